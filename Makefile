@@ -1,0 +1,138 @@
+# uks — one non-recursive GNU Makefile (Kbuild-like).
+#
+#   make                 libuks.a, libuks.so, uks, uksd
+#   make check           build and run every test (tests/run)
+#   make bench | fuzz | demo | install PREFIX=...
+#
+# Options: V=1 (show commands), O=dir (out-of-tree build), CC=clang,
+# COMPILE_TEST=1 / WERROR=1|0, SANITIZE=address,undefined,
+# ZERO_CALL_USED_REGS=1.  See docs/BUILD.md.
+
+VERSION := 0.1.0
+SONAME_MAJOR := 0
+
+O ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+AR ?= ar
+ifeq ($(origin CC),default)
+CC := cc
+endif
+
+.DEFAULT_GOAL := all
+
+include mk/quiet.mk
+include mk/flags.mk
+include mk/config.mk
+
+# ---------------------------------------------------------------- sources
+CORE_SRCS := lib/core/bitmap.c lib/core/cpumask.c lib/core/log.c \
+	     lib/core/clock.c lib/core/percpu.c lib/core/local_lock.c \
+	     lib/core/version.c
+LIB_SRCS := $(CORE_SRCS)
+LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
+LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(O)/pic/%.o)
+
+LIBA := $(O)/libuks.a
+LIBSO := $(O)/libuks.so.$(VERSION)
+UKS := $(O)/uks
+UKSD := $(O)/uksd
+
+TEST_SRCS := $(wildcard tests/unit/*/*.c)
+TEST_BINS := $(TEST_SRCS:%.c=$(O)/%)
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:%.c=$(O)/%)
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(O)/%)
+FUZZ_SRCS := $(wildcard fuzz/*.c)
+
+all: $(LIBA) $(LIBSO) $(UKS) $(UKSD) $(O)/uks.pc
+.PHONY: all check bench fuzz demo install clean examples tests
+
+# ---------------------------------------------------------------- rules
+$(O)/%.o: %.c $(CONFIG_H)
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(O)/pic/%.o: %.c $(CONFIG_H)
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(ALL_CFLAGS) -fPIC -DUKS_SHARED -c $< -o $@
+
+$(LIBA): $(LIB_OBJS)
+	$(Q_AR)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIBSO): $(LIB_PIC_OBJS) lib/libuks.map
+	$(Q_LD)$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libuks.so.$(SONAME_MAJOR) \
+		-Wl,--version-script=lib/libuks.map -Wl,-z,defs \
+		-o $@ $(LIB_PIC_OBJS) $(LIBS)
+	@ln -sf libuks.so.$(VERSION) $(O)/libuks.so.$(SONAME_MAJOR)
+	@ln -sf libuks.so.$(VERSION) $(O)/libuks.so
+
+$(UKS): $(O)/cli/uks.o $(LIBA)
+	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(UKSD): $(O)/daemon/uksd.o $(LIBA)
+	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/tests/%: $(O)/tests/%.o $(LIBA)
+	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/bench/%: $(O)/bench/%.o $(LIBA)
+	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/examples/%: $(O)/examples/%.o $(LIBA)
+	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/uks.pc: uks.pc.in Makefile
+	@mkdir -p $(@D)
+	$(Q_GEN)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+tests: $(TEST_BINS) $(EXAMPLE_BINS)
+examples: $(EXAMPLE_BINS)
+
+# ---------------------------------------------------------------- targets
+check: all tests
+	@O=$(O) CC="$(CC)" tests/run
+
+bench: all $(BENCH_BINS)
+	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+
+FUZZ_SECONDS ?= 20
+FUZZ_CC ?= clang
+fuzz: $(CONFIG_H)
+	@mkdir -p $(O)/fuzz
+	@set -e; for f in $(FUZZ_SRCS); do \
+		n=$$(basename $$f .c); \
+		echo "  FUZZ    $$n ($(FUZZ_SECONDS)s)"; \
+		$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -I include -I lib -I $(O) \
+			-o $(O)/fuzz/$$n $$f $(LIB_SRCS) -lpthread; \
+		mkdir -p $(O)/fuzz/$$n.corpus; \
+		$(O)/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			$(O)/fuzz/$$n.corpus fuzz/corpus/$$n 2>$(O)/fuzz/$$n.log || \
+			{ tail -50 $(O)/fuzz/$$n.log; exit 1; }; \
+		grep -E 'stat::number_of_executed_units' $(O)/fuzz/$$n.log || true; \
+	done
+
+demo: all
+	@scripts/demo.sh $(O)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include/uks $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 644 include/uks/*.h $(DESTDIR)$(PREFIX)/include/uks/
+	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libuks.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libuks.so.$(SONAME_MAJOR)
+	ln -sf libuks.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libuks.so
+	install -m 644 $(O)/uks.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 755 $(UKS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(UKSD) $(DESTDIR)$(PREFIX)/sbin/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+
+clean:
+	rm -rf $(O)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uks: the command-line tool.  Subcommands grow with the subsystems; today
+ * it reports the build and the CPU view the libraries use.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <uks/uks.h>
+
+static void usage(FILE *out)
+{
+	fputs("Usage: uks [--help] [--version] COMMAND [ARGS]\n"
+	      "\n"
+	      "Commands:\n"
+	      "  version            print the library version\n"
+	      "  cpu                print the current CPU, possible CPUs and the CPU-id source\n"
+	      "  cpulist LIST       normalise a kernel cpulist (\"0-3,8\", \"0-15:2/4\", \"N\")\n"
+	      "\n"
+	      "See uks(1).\n", out);
+}
+
+static int cmd_cpu(void)
+{
+	printf("cpu: %d\nnr_cpu_ids: %u\nsource: %s\n", uks_cpu_current(),
+	       uks_nr_cpu_ids(), uks_rseq_active() ? "rseq" : "sched_getcpu");
+	return 0;
+}
+
+static int cmd_cpulist(const char *text)
+{
+	struct uks_cpumask mask;
+	char buf[8192];
+	int ret = uks_cpumask_parse_list(&mask, text, uks_nr_cpu_ids());
+
+	if (ret == 0)
+		ret = uks_cpumask_print_list(&mask, buf, sizeof(buf));
+	if (ret < 0) {
+		fprintf(stderr, "uks: cpulist '%s': %s\n", text, strerror(-ret));
+		return 1;
+	}
+	puts(buf);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("uks %s\n", uks_version());
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[optind];
+
+	if (!strcmp(cmd, "version")) {
+		printf("uks %s\n", uks_version());
+		return 0;
+	}
+	if (!strcmp(cmd, "cpu"))
+		return cmd_cpu();
+	if (!strcmp(cmd, "cpulist") && optind + 1 < argc)
+		return cmd_cpulist(argv[optind + 1]);
+	fprintf(stderr, "uks: unknown command or missing argument: %s\n", cmd);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Possible CPUs, the current CPU, and per-CPU data areas (see percpu.h).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <uks/core.h>
+#include <uks/cpumask.h>
+#include "core/percpu.h"
+
+int __uks_rseq_usable;
+
+__attribute__((constructor)) static void detect_rseq(void)
+{
+	/* Weak: absent with glibc < 2.35; size 0 when the tunable disabled it. */
+	if (&__rseq_size && &__rseq_offset && __rseq_size >= 8)
+		__uks_rseq_usable = uks_rseq_area()->cpu_id >= 0;
+}
+
+static unsigned int nr_cpu_ids;
+static pthread_once_t nr_cpu_once = PTHREAD_ONCE_INIT;
+
+static void read_possible_cpus(void)
+{
+	struct uks_cpumask mask;
+	char text[4096];
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
+	int last = -1, cpu;
+
+	if (f) {
+		if (fgets(text, sizeof(text), f) &&
+		    uks_cpumask_parse_list(&mask, text, 0) == 0)
+			uks_for_each_cpu(cpu, &mask)
+				last = cpu;
+		fclose(f);
+	}
+	if (last < 0)
+		last = (int)sysconf(_SC_NPROCESSORS_CONF) - 1;
+	nr_cpu_ids = last < 0 ? 1 : (unsigned int)last + 1;
+}
+
+/** uks_nr_cpu_ids - Return: highest possible CPU + 1 (sizes per-CPU data). */
+UKS_EXPORT unsigned int uks_nr_cpu_ids(void)
+{
+	pthread_once(&nr_cpu_once, read_possible_cpus);
+	return nr_cpu_ids;
+}
+
+int __uks_cpu_slow(void)
+{
+	int cpu = sched_getcpu();
+	unsigned int nr = uks_nr_cpu_ids();
+
+	/* sched_getcpu() only fails without the getcpu syscall; use CPU 0. */
+	if (cpu < 0)
+		return 0;
+	return (unsigned int)cpu < nr ? cpu : (int)(cpu % nr);
+}
+
+/**
+ * uks_cpu_current - the CPU the calling thread runs on
+ *
+ * Read from glibc's rseq area when registered, else from sched_getcpu().
+ * Return: a CPU number below uks_nr_cpu_ids(); it may be stale at once.
+ */
+UKS_EXPORT int uks_cpu_current(void)
+{
+	return uks_this_cpu();
+}
+
+/** uks_rseq_active - Return: true if CPU ids come from the rseq area. */
+UKS_EXPORT bool uks_rseq_active(void)
+{
+	return __uks_rseq_usable;
+}
+
+int __uks_percpu_alloc(struct uks_percpu *pcp, size_t size)
+{
+	unsigned int nr = uks_nr_cpu_ids();
+	size_t stride = ALIGN_UP(size ? size : 1, (size_t)UKS_CACHELINE);
+	void *base;
+
+	if (stride < size || nr > SIZE_MAX / stride)
+		return -ENOMEM;
+	if (posix_memalign(&base, UKS_CACHELINE, stride * nr))
+		return -ENOMEM;
+	memset(base, 0, stride * nr);
+	pcp->base = base;
+	pcp->stride = stride;
+	pcp->nr_cpus = nr;
+	return 0;
+}
+
+void __uks_percpu_free(struct uks_percpu *pcp)
+{
+	free(pcp->base);
+	pcp->base = NULL;
+	pcp->nr_cpus = 0;
+}

@@ -47,7 +47,7 @@ EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(O)/%)
 FUZZ_SRCS := $(wildcard fuzz/*.c)
 
-all: $(LIBA) $(LIBSO) $(UKS) $(UKSD) $(O)/uks.pc
+all: $(LIBA) $(LIBSO) $(UKS) $(UKSD)
 .PHONY: all check bench fuzz demo install clean examples tests
 
 # ---------------------------------------------------------------- rules
@@ -83,10 +83,6 @@ $(O)/bench/%: $(O)/bench/%.o $(LIBA)
 
 $(O)/examples/%: $(O)/examples/%.o $(LIBA)
 	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
-
-$(O)/uks.pc: uks.pc.in Makefile
-	@mkdir -p $(@D)
-	$(Q_GEN)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 tests: $(TEST_BINS) $(EXAMPLE_BINS)
 examples: $(EXAMPLE_BINS)
@@ -126,7 +122,8 @@ install: all
 	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libuks.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libuks.so.$(SONAME_MAJOR)
 	ln -sf libuks.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libuks.so
-	install -m 644 $(O)/uks.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' uks.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/uks.pc
 	install -m 755 $(UKS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(UKSD) $(DESTDIR)$(PREFIX)/sbin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/

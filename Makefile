@@ -48,7 +48,7 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(O)/%)
 FUZZ_SRCS := $(wildcard fuzz/*.c)
 
 all: $(LIBA) $(LIBSO) $(UKS) $(UKSD)
-.PHONY: all check bench fuzz demo install clean examples tests
+.PHONY: deps all check bench fuzz demo install clean examples tests
 
 # ---------------------------------------------------------------- rules
 $(O)/%.o: %.c $(CONFIG_H)
@@ -88,8 +88,12 @@ tests: $(TEST_BINS) $(EXAMPLE_BINS)
 examples: $(EXAMPLE_BINS)
 
 # ---------------------------------------------------------------- targets
-check: all tests
-	@O=$(O) CC="$(CC)" tests/run
+deps:
+	-@scripts/deps.sh
+
+check: deps
+	@$(MAKE) all tests
+	@O=$(O) tests/run
 
 bench: all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
@@ -101,7 +105,7 @@ fuzz: $(CONFIG_H)
 	@set -e; for f in $(FUZZ_SRCS); do \
 		n=$$(basename $$f .c); \
 		echo "  FUZZ    $$n ($(FUZZ_SECONDS)s)"; \
-		$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -I include -I lib -I $(O) \
+		$(FUZZ_CC) -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -I include -I lib -I $(O) \
 			-o $(O)/fuzz/$$n $$f $(LIB_SRCS) -lpthread; \
 		mkdir -p $(O)/fuzz/$$n.corpus; \
 		$(O)/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
@@ -110,7 +114,8 @@ fuzz: $(CONFIG_H)
 		grep -E 'stat::number_of_executed_units' $(O)/fuzz/$$n.log || true; \
 	done
 
-demo: all
+demo: deps
+	@$(MAKE) all
 	@scripts/demo.sh $(O)
 
 install: all
@@ -133,3 +138,4 @@ clean:
 	rm -rf $(O)
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
+.SECONDARY:

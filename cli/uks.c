@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <uks/uks.h>
@@ -17,7 +18,8 @@ static void usage(FILE *out)
 	      "Commands:\n"
 	      "  version            print the library version\n"
 	      "  cpu                print the current CPU, possible CPUs and the CPU-id source\n"
-	      "  cpulist LIST       normalise a kernel cpulist (\"0-3,8\", \"0-15:2/4\", \"N\")\n"
+	      "  cpulist LIST [NR]  normalise a kernel cpulist (\"0-3,8\", \"0-15:2/4\", \"N\")\n"
+	      "                     against NR CPUs (default: the possible CPUs)\n"
 	      "\n"
 	      "See uks(1).\n", out);
 }
@@ -29,11 +31,12 @@ static int cmd_cpu(void)
 	return 0;
 }
 
-static int cmd_cpulist(const char *text)
+static int cmd_cpulist(const char *text, const char *nr_text)
 {
+	unsigned int nr = nr_text ? (unsigned int)strtoul(nr_text, NULL, 0) : uks_nr_cpu_ids();
 	struct uks_cpumask mask;
 	char buf[8192];
-	int ret = uks_cpumask_parse_list(&mask, text, uks_nr_cpu_ids());
+	int ret = uks_cpumask_parse_list(&mask, text, nr);
 
 	if (ret == 0)
 		ret = uks_cpumask_print_list(&mask, buf, sizeof(buf));
@@ -80,7 +83,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "cpu"))
 		return cmd_cpu();
 	if (!strcmp(cmd, "cpulist") && optind + 1 < argc)
-		return cmd_cpulist(argv[optind + 1]);
+		return cmd_cpulist(argv[optind + 1], optind + 2 < argc ? argv[optind + 2] : NULL);
 	fprintf(stderr, "uks: unknown command or missing argument: %s\n", cmd);
 	usage(stderr);
 	return 2;

@@ -84,7 +84,7 @@ $(O)/bench/%: $(O)/bench/%.o $(LIBA)
 $(O)/examples/%: $(O)/examples/%.o $(LIBA)
 	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-tests: $(TEST_BINS) $(EXAMPLE_BINS)
+tests: $(TEST_BINS) $(EXAMPLE_BINS) $(O)/tests/harness/sample
 examples: $(EXAMPLE_BINS)
 
 # ---------------------------------------------------------------- targets

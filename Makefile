@@ -30,12 +30,20 @@ include mk/config.mk
 CORE_SRCS := lib/core/bitmap.c lib/core/cpumask.c lib/core/log.c \
 	     lib/core/clock.c lib/core/percpu.c lib/core/local_lock.c \
 	     lib/core/version.c
-LIB_SRCS := $(CORE_SRCS)
+SLAB_SRCS := lib/slab/page_alloc.c lib/slab/geometry.c lib/slab/cpu_lock.c \
+	     lib/slab/alloc.c lib/slab/free.c lib/slab/partial.c lib/slab/object.c \
+	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
+	     lib/slab/debug_parse.c lib/slab/sysfs.c
+LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS)
+# libuks-malloc.so: the same sources, built again with 16-byte kmalloc
+# alignment and nothing but the malloc API exported.
+MALLOC_OBJS := $(LIB_SRCS:%.c=$(O)/mpic/%.o) $(O)/mpic/lib/malloc/preload.o
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(O)/pic/%.o)
 
 LIBA := $(O)/libuks.a
 LIBSO := $(O)/libuks.so.$(VERSION)
+LIBMALLOC := $(O)/libuks-malloc.so
 UKS := $(O)/uks
 UKSD := $(O)/uksd
 
@@ -47,7 +55,7 @@ EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(O)/%)
 FUZZ_SRCS := $(wildcard fuzz/*.c)
 
-all: $(LIBA) $(LIBSO) $(UKS) $(UKSD)
+all: $(LIBA) $(LIBSO) $(LIBMALLOC) $(UKS) $(UKSD)
 .PHONY: deps all check bench fuzz demo install clean examples tests
 
 # ---------------------------------------------------------------- rules
@@ -58,6 +66,15 @@ $(O)/%.o: %.c $(CONFIG_H)
 $(O)/pic/%.o: %.c $(CONFIG_H)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(ALL_CFLAGS) -fPIC -DUKS_SHARED -c $< -o $@
+
+$(O)/mpic/%.o: %.c $(CONFIG_H)
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(ALL_CFLAGS) -fPIC -DUKS_SHARED -DUKS_MALLOC_SHIM \
+		-DUKS_KMALLOC_MINALIGN=16 -fvisibility=hidden -c $< -o $@
+
+$(LIBMALLOC): $(MALLOC_OBJS) lib/malloc/preload.map
+	$(Q_LD)$(CC) $(ALL_LDFLAGS) -shared -Wl,--version-script=lib/malloc/preload.map \
+		-Wl,-z,defs -o $@ $(MALLOC_OBJS) $(LIBS)
 
 $(LIBA): $(LIB_OBJS)
 	$(Q_AR)rm -f $@ && $(AR) rcs $@ $^
@@ -125,6 +142,7 @@ install: all
 	install -m 644 include/uks/*.h $(DESTDIR)$(PREFIX)/include/uks/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBMALLOC) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libuks.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libuks.so.$(SONAME_MAJOR)
 	ln -sf libuks.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libuks.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' uks.pc.in \

@@ -11,8 +11,15 @@
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
-/* Exported symbols; everything else is hidden by -fvisibility=hidden. */
+/*
+ * Exported symbols; everything else is hidden by -fvisibility=hidden.  In
+ * libuks-malloc.so only the malloc API is exported, so calls stay direct.
+ */
+#ifdef UKS_MALLOC_SHIM
+#define UKS_EXPORT
+#else
 #define UKS_EXPORT	__attribute__((visibility("default")))
+#endif
 
 #define READ_ONCE(x)	 (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))

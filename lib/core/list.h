@@ -121,6 +121,14 @@ static inline void list_splice_init(struct list_head *list, struct list_head *he
 	     &pos->member != (head);					\
 	     pos = list_next_entry(pos, member))
 
+#define list_prev_entry(pos, member) \
+	list_entry((pos)->member.prev, __typeof__(*(pos)), member)
+
+#define list_for_each_entry_reverse(pos, head, member)			\
+	for (pos = list_last_entry(head, __typeof__(*pos), member);	\
+	     &pos->member != (head);					\
+	     pos = list_prev_entry(pos, member))
+
 #define list_for_each_entry_safe(pos, n, head, member)			\
 	for (pos = list_first_entry(head, __typeof__(*pos), member),	\
 	     n = list_next_entry(pos, member);				\

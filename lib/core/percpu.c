@@ -3,6 +3,7 @@
  * Possible CPUs, the current CPU, and per-CPU data areas (see percpu.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -16,7 +17,11 @@
 
 int __uks_rseq_usable;
 
-__attribute__((constructor)) static void detect_rseq(void)
+/*
+ * Also called by the slab allocator's first use, which as a preloaded
+ * malloc can come before this constructor has run.
+ */
+__attribute__((constructor)) void __uks_percpu_detect_rseq(void)
 {
 	/* Weak: absent with glibc < 2.35; size 0 when the tunable disabled it. */
 	if (&__rseq_size && &__rseq_offset && __rseq_size >= 8)
@@ -26,19 +31,24 @@ __attribute__((constructor)) static void detect_rseq(void)
 static unsigned int nr_cpu_ids;
 static pthread_once_t nr_cpu_once = PTHREAD_ONCE_INIT;
 
+/* No stdio: this runs inside the first malloc() of a preloaded allocator. */
 static void read_possible_cpus(void)
 {
 	struct uks_cpumask mask;
 	char text[4096];
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
-	int last = -1, cpu;
+	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC), last = -1, cpu;
 
-	if (f) {
-		if (fgets(text, sizeof(text), f) &&
-		    uks_cpumask_parse_list(&mask, text, 0) == 0)
-			uks_for_each_cpu(cpu, &mask)
-				last = cpu;
-		fclose(f);
+	if (fd >= 0) {
+		ssize_t n = read(fd, text, sizeof(text) - 1);
+
+		if (n > 0) {
+			text[n] = 0;
+			text[strcspn(text, "\n")] = 0;
+			if (uks_cpumask_parse_list(&mask, text, 0) == 0)
+				uks_for_each_cpu(cpu, &mask)
+					last = cpu;
+		}
+		close(fd);
 	}
 	if (last < 0)
 		last = (int)sysconf(_SC_NPROCESSORS_CONF) - 1;

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slab_alloc() and slab_free(): the per-object entry points, inlined into
+ * uks_kmem_cache_alloc()/free() and uks_kmalloc()/kfree().  They try the
+ * cache's lockless fast path and fall back to the slow paths in alloc.c
+ * and free.c (5.15's slab_alloc_node() and do_slab_free()).
+ */
+#ifndef UKS_LIB_SLAB_HOT_H
+#define UKS_LIB_SLAB_HOT_H
+
+#include <stdlib.h>
+
+#include "core/log.h"
+#include "slab/fastpath.h"
+#include "slab/slub.h"
+
+/* 5.15's tid + this_cpu_cmpxchg_double() pop, with a LOCKed cmpxchg16b. */
+static inline void *cmpxchg_pop(struct uks_kmem_cache *s)
+{
+	for (;;) {
+		struct kmem_cache_cpu *c = cpu_slab(s, (unsigned int)uks_this_cpu() % s->nr_cpus);
+		/* tid first: an older (object, page) pair never meets a newer tid. */
+		unsigned long tid = __atomic_load_n(&c->tid, __ATOMIC_ACQUIRE);
+		void *object = READ_ONCE(c->freelist);
+		struct uks_page *page = READ_ONCE(c->page);
+		void *next;
+
+		if (unlikely((tid & TID_LOCKED) || !object || !page))
+			return NULL;
+		/* May read a reused object: harmless, the cmpxchg then fails. */
+		next = get_freepointer(s, object);
+		if (likely(cmpxchg16(&c->freelist, (uintptr_t)object, tid, (uintptr_t)next,
+				     tid + s->tid_step))) {
+			c->nr_alloc_fast++;
+			return object;
+		}
+		c->stat[CMPXCHG_DOUBLE_CPU_FAIL]++;
+	}
+}
+
+static __attribute__((always_inline)) inline void *slab_alloc(struct uks_kmem_cache *s,
+							       unsigned long addr)
+{
+	void *object = NULL;
+
+#if UKS_HAVE_RSEQ_ASM
+	if (likely(s->fastpath == FASTPATH_RSEQ)) {
+		struct kmem_cache_cpu *c;
+		unsigned long aborts = 0;
+
+		object = rseq_pop(s, uks_rseq_area(), &c, &aborts);
+		if (unlikely(aborts))
+			stat(s, CMPXCHG_DOUBLE_CPU_FAIL);
+		if (likely(object)) {
+			c->nr_alloc_fast++;
+			return object;
+		}
+	} else
+#endif
+	if (s->fastpath == FASTPATH_CMPXCHG) {
+		object = cmpxchg_pop(s);
+		if (likely(object))
+			return object;
+	}
+	/* PREEMPT_RT, or the fast path failed: the slow path, under the lock. */
+	return __uks_slab_alloc(s, addr);
+}
+
+static inline void slab_double_free(struct uks_kmem_cache *s, void *object)
+{
+	pr_err("SLUB %s: double free of object 0x%p (it is already the first free object)",
+	       s->name, object);
+	abort();
+}
+
+/* 5.15's do_slab_free() on the cmpxchg16b fast path. */
+static inline bool cmpxchg_push(struct uks_kmem_cache *s, struct uks_page *page, void *head,
+				void *tail)
+{
+	for (;;) {
+		struct kmem_cache_cpu *c = cpu_slab(s, (unsigned int)uks_this_cpu() % s->nr_cpus);
+		unsigned long tid = __atomic_load_n(&c->tid, __ATOMIC_ACQUIRE);
+		void *freelist;
+
+		if (unlikely((tid & TID_LOCKED) || page != READ_ONCE(c->page)))
+			return false;
+		freelist = READ_ONCE(c->freelist);
+		if (unlikely(freelist == head))
+			slab_double_free(s, head);
+		set_freepointer(s, tail, freelist);
+		if (likely(cmpxchg16(&c->freelist, (uintptr_t)freelist, tid, (uintptr_t)head,
+				     tid + s->tid_step))) {
+			c->nr_free_fast++;
+			return true;
+		}
+		c->stat[CMPXCHG_DOUBLE_CPU_FAIL]++;
+	}
+}
+
+/*
+ * Free head..tail (cnt objects of @page, already linked): onto the CPU
+ * freelist when @page is the CPU slab, else to the slab (__slab_free).
+ */
+static __attribute__((always_inline)) inline void
+slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tail, int cnt,
+	  unsigned long addr)
+{
+	void *tail_obj = tail ? tail : head;
+
+	if (unlikely(kmem_cache_debug(s))) {
+		__uks_slab_free(s, page, head, tail_obj, cnt, addr);
+		return;
+	}
+#if UKS_HAVE_RSEQ_ASM
+	if (likely(s->fastpath == FASTPATH_RSEQ)) {
+		struct kmem_cache_cpu *c;
+		unsigned long aborts = 0;
+		int ret = rseq_push(s, uks_rseq_area(), page, head, tail_obj, &c, &aborts);
+
+		if (unlikely(aborts))
+			stat(s, CMPXCHG_DOUBLE_CPU_FAIL);
+		if (likely(ret == 1)) {
+			c->nr_free_fast++;
+			return;
+		}
+		if (ret == 2)
+			slab_double_free(s, head);
+	} else
+#endif
+	if (s->fastpath == FASTPATH_CMPXCHG) {
+		if (likely(cmpxchg_push(s, page, head, tail_obj)))
+			return;
+	} else {
+		__uks_do_slab_free(s, page, head, tail_obj, cnt, addr);
+		return;
+	}
+	__uks_slab_free(s, page, head, tail_obj, cnt, addr);
+}
+
+#endif

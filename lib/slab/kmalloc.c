@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kmalloc: size classes over kmem caches, as 5.15's SLUB sets them up.
+ *
+ * Classes are 8, 16, 32, 64, 96, 128, 192, 256, 512, 1k, 2k, 4k and 8k
+ * (kmalloc_caches[] indices 3..13 plus 1 = 96 and 2 = 192).  Larger
+ * requests skip the caches: up to a 2 MiB chunk they take pages from the
+ * buddy allocator (kmalloc_large()), beyond that a mapping of their own.
+ * kmalloc(0) returns ZERO_SIZE_PTR, like the kernel.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/log.h"
+#include "slab/hot.h"
+#include "slab/slub.h"
+
+#ifndef UKS_KMALLOC_MINALIGN
+#define UKS_KMALLOC_MINALIGN 8	/* ARCH_KMALLOC_MINALIGN on x86-64 */
+#endif
+#define KMALLOC_SHIFT_LOW	3
+#define KMALLOC_SHIFT_HIGH	13	/* PAGE_SHIFT + 1 */
+#define KMALLOC_MAX_CACHE_SIZE	(1UL << KMALLOC_SHIFT_HIGH)
+#define ZERO_SIZE_PTR		((void *)16)
+#define ZERO_OR_NULL_PTR(x)	((uintptr_t)(x) <= (uintptr_t)ZERO_SIZE_PTR)
+
+unsigned int __uks_kmalloc_minalign = UKS_KMALLOC_MINALIGN;
+static struct uks_kmem_cache *kmalloc_caches[KMALLOC_SHIFT_HIGH + 1];
+
+/* kmalloc_caches[] index for sizes up to 192, by (size - 1) / 8. */
+static const uint8_t size_index[24] = {
+	3, 4, 5, 5, 6, 6, 6, 6, 1, 1, 1, 1, 7, 7, 7, 7, 2, 2, 2, 2, 2, 2, 2, 2,
+};
+
+static unsigned int kmalloc_index(size_t size)
+{
+	if (size <= 192)
+		return size_index[(size - 1) / 8];
+	return 64u - (unsigned int)__builtin_clzl(size - 1);
+}
+
+static const char *kmalloc_name(unsigned int idx, char *buf, size_t len)
+{
+	static const unsigned int small[] = { 0, 96, 192 };
+	unsigned long size = idx < 3 ? small[idx] : 1UL << idx;
+
+	if (size >= 1024)
+		snprintf(buf, len, "kmalloc-%luk", size >> 10);
+	else
+		snprintf(buf, len, "kmalloc-%lu", size);
+	return buf;
+}
+
+/** __uks_kmalloc_init - create the kmalloc caches (from __uks_slab_init) */
+int __uks_kmalloc_init(void)
+{
+	for (unsigned int idx = 1; idx <= KMALLOC_SHIFT_HIGH; idx++) {
+		unsigned int size = idx == 1 ? 96 : idx == 2 ? 192 : 1U << idx;
+		char name[32];
+
+		if (idx > 2 && idx < KMALLOC_SHIFT_LOW)
+			continue;
+		/* Power-of-two classes are naturally aligned, debug or not (5.15). */
+		unsigned int align = (size & (size - 1)) ? __uks_kmalloc_minalign : size;
+
+		if (align < __uks_kmalloc_minalign)
+			align = __uks_kmalloc_minalign;
+		kmalloc_caches[idx] = __uks_kmem_cache_create(kmalloc_name(idx, name, sizeof(name)),
+							      size, align, 0, NULL, true);
+		if (!kmalloc_caches[idx])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/** __uks_kmalloc_slab - Return: the kmalloc cache for @size (1..8192) */
+struct uks_kmem_cache *__uks_kmalloc_slab(size_t size)
+{
+	struct uks_kmem_cache *s = kmalloc_caches[kmalloc_index(size)];
+
+	if (unlikely(!s)) {
+		__uks_slab_init();
+		s = kmalloc_caches[kmalloc_index(size)];
+	}
+	return s;
+}
+
+static unsigned int size_order(size_t size)
+{
+	unsigned int order = 0;
+
+	while (((size_t)__uks_page_size << order) < size)
+		order++;
+	return order;
+}
+
+/* Above the largest cache: whole pages (kmalloc_large()), or a mapping. */
+static void *kmalloc_large(size_t size, size_t align)
+{
+	struct uks_page *page;
+
+	__uks_slab_init();
+	if (size_order(size) <= UKS_MAX_PAGE_ORDER && align <= UKS_CHUNK_SIZE &&
+	    size_order(size > align ? size : align) <= UKS_MAX_PAGE_ORDER) {
+		/* Buddy blocks are aligned to their size. */
+		page = __uks_alloc_pages(size_order(size > align ? size : align));
+		if (!page)
+			return NULL;
+		page->kind = PAGE_LARGE;
+		page->large_size = size;
+		return page->addr;
+	}
+	page = __uks_alloc_huge(size, align);
+	return page ? page->addr : NULL;
+}
+
+static __attribute__((always_inline)) inline void *__kmalloc(size_t size, unsigned long addr)
+{
+	if (unlikely(size > KMALLOC_MAX_CACHE_SIZE))
+		return kmalloc_large(size, __uks_page_size);
+	if (unlikely(!size))
+		return ZERO_SIZE_PTR;
+	return slab_alloc(__uks_kmalloc_slab(size), addr);
+}
+
+#define CALLER ((unsigned long)__builtin_return_address(0))
+
+/**
+ * uks_kmalloc - allocate @size bytes
+ * @size: bytes; 0 gives ZERO_SIZE_PTR, which uks_kfree() accepts
+ *
+ * Return: memory aligned to at least 8 bytes (naturally aligned for
+ * power-of-two sizes without debugging), or NULL.
+ */
+UKS_EXPORT void *uks_kmalloc(size_t size)
+{
+	return __kmalloc(size, CALLER);
+}
+
+/** uks_kzalloc - uks_kmalloc() and zero the memory */
+UKS_EXPORT void *uks_kzalloc(size_t size)
+{
+	void *p = __kmalloc(size, CALLER);
+
+	if (!ZERO_OR_NULL_PTR(p))
+		memset(p, 0, size);
+	return p;
+}
+
+/** uks_kcalloc - zeroed array of @n elements of @size; NULL on overflow */
+UKS_EXPORT void *uks_kcalloc(size_t n, size_t size)
+{
+	size_t bytes;
+	void *p;
+
+	if (__builtin_mul_overflow(n, size, &bytes))
+		return NULL;
+	p = __kmalloc(bytes, CALLER);
+	if (!ZERO_OR_NULL_PTR(p))
+		memset(p, 0, bytes);
+	return p;
+}
+
+/**
+ * uks_kmalloc_aligned - allocate @size bytes aligned to @align
+ * @size: bytes
+ * @align: a power of two
+ *
+ * Power-of-two kmalloc classes are naturally aligned (with debugging
+ * too, as in 5.15); bigger requests get whole, size-aligned pages.
+ * Return: the memory, or NULL (also for a bad @align).
+ */
+UKS_EXPORT void *uks_kmalloc_aligned(size_t size, size_t align)
+{
+	struct uks_kmem_cache *s;
+	size_t want;
+
+	if (!align || (align & (align - 1)))
+		return NULL;
+	if (align <= __uks_kmalloc_minalign)
+		return __kmalloc(size ? size : 1, CALLER);
+	want = size > align ? size : align;
+	if (want <= KMALLOC_MAX_CACHE_SIZE) {
+		/* A power-of-two class at least @align big is aligned to its size. */
+		want = 1UL << kmalloc_index(want < 8 ? 8 : want);
+		s = __uks_kmalloc_slab(want);
+		if (s)
+			return slab_alloc(s, CALLER);
+	}
+	return kmalloc_large(size ? size : 1, align > __uks_page_size ? align : __uks_page_size);
+}
+
+/* kfree() of a pointer that is not ours: report, never touch it. */
+static void bad_free(const void *p)
+{
+	pr_err("SLUB <none>: no slab for object 0x%p.", p);
+}
+
+static __attribute__((always_inline)) inline void __kfree(const void *x, unsigned long addr)
+{
+	struct uks_page *page;
+	void *object = (void *)x;
+
+	if (unlikely(ZERO_OR_NULL_PTR(x)))
+		return;
+	page = __uks_virt_to_head_page(x);
+	if (likely(page && page->kind == PAGE_SLAB)) {
+		slab_free(page->slab_cache, page, object, NULL, 1, addr);
+		return;
+	}
+	if (page && page->kind == PAGE_LARGE && object == page->addr)
+		__uks_free_pages(page);
+	else if (page && page->kind == PAGE_HUGE && object == page->addr)
+		__uks_free_huge(page);
+	else
+		bad_free(x);
+}
+
+/** uks_kfree - free memory from uks_kmalloc() and friends (NULL is a no-op) */
+UKS_EXPORT void uks_kfree(const void *p)
+{
+	__kfree(p, CALLER);
+}
+
+/**
+ * uks_ksize - usable size of an allocation
+ * @p: memory from uks_kmalloc() (or a kmem cache)
+ *
+ * Return: bytes the caller may use, as the kernel's ksize(): the object
+ * size with red zones or poisoning, the whole slot otherwise; 0 for NULL,
+ * ZERO_SIZE_PTR and foreign pointers.
+ */
+UKS_EXPORT size_t uks_ksize(const void *p)
+{
+	struct uks_page *page;
+	struct uks_kmem_cache *s;
+
+	if (ZERO_OR_NULL_PTR(p))
+		return 0;
+	page = __uks_virt_to_head_page(p);
+	if (!page)
+		return 0;
+	switch (page->kind) {
+	case PAGE_SLAB:
+		s = page->slab_cache;
+		if (s->flags & (UKS_SLAB_RED_ZONE | UKS_SLAB_POISON))
+			return s->object_size;
+		if (s->flags & UKS_SLAB_STORE_USER)
+			return s->inuse;
+		return s->size;
+	case PAGE_LARGE:
+		return (size_t)__uks_page_size << page->order;
+	case PAGE_HUGE:
+		return page->map_size - (size_t)((char *)p - page->addr);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * uks_krealloc - resize an allocation
+ * @p: memory from uks_kmalloc(), or NULL
+ * @new_size: bytes; 0 frees @p and returns ZERO_SIZE_PTR
+ *
+ * Keeps @p when it already has room (ksize()); otherwise copies.
+ * Return: the memory, or NULL with @p untouched.
+ */
+UKS_EXPORT void *uks_krealloc(void *p, size_t new_size)
+{
+	size_t ks;
+	void *ret;
+
+	if (unlikely(!new_size)) {
+		__kfree(p, CALLER);
+		return ZERO_SIZE_PTR;
+	}
+	ks = uks_ksize(p);
+	if (ks >= new_size)
+		return p;
+	ret = __kmalloc(new_size, CALLER);
+	if (ret && !ZERO_OR_NULL_PTR(p)) {
+		memcpy(ret, p, ks);
+		__kfree(p, CALLER);
+	}
+	return ret;
+}

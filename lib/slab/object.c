@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The object API: kmem_cache_alloc/free and the bulk calls (5.15's
+ * kmem_cache_alloc_bulk() and build_detached_freelist()).
+ *
+ * Bulk allocation on the rseq fast path pops a run of objects in one rseq
+ * section, the user-space analogue of the kernel popping them with
+ * interrupts disabled; the other fast paths pop under the local lock, as
+ * the kernel's bulk call does.
+ */
+#include <string.h>
+
+#include "core/log.h"
+#include "slab/hot.h"
+#include "slab/slub.h"
+
+#define CALLER ((unsigned long)__builtin_return_address(0))
+
+/**
+ * uks_kmem_cache_alloc - allocate an object
+ * @s: cache
+ *
+ * Return: the object (constructed by the cache's ctor when its slab was
+ * made), or NULL without memory.
+ */
+UKS_EXPORT void *uks_kmem_cache_alloc(struct uks_kmem_cache *s)
+{
+	return slab_alloc(s, CALLER);
+}
+
+/** uks_kmem_cache_zalloc - allocate a zeroed object (Return: it, or NULL) */
+UKS_EXPORT void *uks_kmem_cache_zalloc(struct uks_kmem_cache *s)
+{
+	void *p = slab_alloc(s, CALLER);
+
+	if (p)
+		memset(p, 0, s->object_size);
+	return p;
+}
+
+/*
+ * The cache an object really belongs to.  Freeing to the wrong cache is
+ * reported as the kernel's cache_from_obj() does and the right one used.
+ */
+static struct uks_kmem_cache *cache_from_obj(struct uks_kmem_cache *s, struct uks_page *page,
+					     const void *x)
+{
+	if (unlikely(!page || page->kind != PAGE_SLAB)) {
+		pr_err("SLUB %s: no slab for object 0x%p.", s ? s->name : "<none>", x);
+		return NULL;
+	}
+	if (unlikely(s && page->slab_cache != s)) {
+		pr_warn("%s: Wrong slab cache. %s but object is from %s", __func__, s->name,
+			page->slab_cache->name);
+		__uks_dump_stack();
+	}
+	return page->slab_cache;
+}
+
+/**
+ * uks_kmem_cache_free - free an object to its cache
+ * @s: the cache it came from
+ * @x: the object (NULL is a no-op)
+ */
+UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
+{
+	struct uks_page *page;
+
+	if (unlikely(!x))
+		return;
+	page = __uks_virt_to_head_page(x);
+	if (likely(page && page->kind == PAGE_SLAB && page->slab_cache == s)) {
+		slab_free(s, page, x, NULL, 1, CALLER);
+		return;
+	}
+	s = cache_from_obj(s, page, x);
+	if (s)
+		slab_free(s, page, x, NULL, 1, CALLER);
+}
+
+/* Pop under the local lock until @nr are taken or the freelist runs dry. */
+static size_t locked_pop_many(struct uks_kmem_cache *s, void **p, size_t nr)
+{
+	unsigned int cpu;
+	struct kmem_cache_cpu *c = __uks_cpu_slab_lock(s, &cpu);
+	size_t i = 0;
+
+	if (c->page) {
+		for (; i < nr && c->freelist; i++) {
+			p[i] = c->freelist;
+			c->freelist = get_freepointer(s, p[i]);
+		}
+	}
+	__uks_cpu_slab_unlock(s, c);
+	return i;
+}
+
+/**
+ * uks_kmem_cache_alloc_bulk - allocate @nr objects into @p
+ * @s: cache
+ * @nr: how many
+ * @p: array of at least @nr pointers
+ *
+ * Return: @nr, or 0 if memory ran out (nothing is then left allocated).
+ */
+UKS_EXPORT int uks_kmem_cache_alloc_bulk(struct uks_kmem_cache *s, size_t nr, void **p)
+{
+	size_t i = 0;
+
+	if (nr > INT32_MAX)
+		return 0;
+	while (i < nr) {
+		size_t got = 0;
+
+		if (!kmem_cache_debug(s)) {
+#if UKS_HAVE_RSEQ_ASM
+			if (s->fastpath == FASTPATH_RSEQ) {
+				unsigned long aborts = 0;
+
+				got = rseq_pop_many(s, uks_rseq_area(), p + i, nr - i, &aborts);
+				if (unlikely(aborts))
+					stat(s, CMPXCHG_DOUBLE_CPU_FAIL);
+			} else
+#endif
+				got = locked_pop_many(s, p + i, nr - i);
+		}
+		i += got;
+		if (i < nr && !got) {
+			/* Freelist empty: one object from the slow path refills it. */
+			p[i] = __uks_slab_alloc(s, CALLER);
+			if (unlikely(!p[i])) {
+				uks_kmem_cache_free_bulk(s, i, p);
+				return 0;
+			}
+			i++;
+		}
+	}
+	return (int)nr;
+}
+
+struct detached_freelist {
+	struct uks_page *page;
+	void *tail;
+	void *freelist;
+	int cnt;
+	struct uks_kmem_cache *s;
+};
+
+/*
+ * Chain the objects of p[]'s last slab into one freelist, looking up to
+ * three objects past ones of other slabs.  Freed entries become NULL.
+ * Return: how much of p[] is left to scan.
+ */
+static size_t build_detached_freelist(struct uks_kmem_cache *s, size_t size, void **p,
+				      struct detached_freelist *df)
+{
+	size_t first_skipped_index = 0;
+	int lookahead = 3;
+	struct uks_page *page;
+	void *object;
+
+	df->page = NULL;
+	do {
+		object = p[--size];
+	} while (!object && size);
+	if (!object)
+		return 0;
+
+	page = __uks_virt_to_head_page(object);
+	if (!s) {
+		/* kfree_bulk(): large blocks and foreign pointers go one by one. */
+		if (unlikely(!page || page->kind != PAGE_SLAB)) {
+			uks_kfree(object);
+			p[size] = NULL;
+			return size;
+		}
+		df->s = page->slab_cache;
+	} else {
+		df->s = cache_from_obj(s, page, object);
+		if (!df->s) {
+			p[size] = NULL;
+			return size;
+		}
+	}
+
+	df->page = page;
+	set_freepointer(df->s, object, NULL);
+	df->tail = object;
+	df->freelist = object;
+	p[size] = NULL;
+	df->cnt = 1;
+
+	while (size) {
+		object = p[--size];
+		if (!object)
+			continue;
+		if (df->page == __uks_virt_to_head_page(object)) {
+			set_freepointer(df->s, object, df->freelist);
+			df->freelist = object;
+			df->cnt++;
+			p[size] = NULL;
+			continue;
+		}
+		if (!--lookahead)
+			break;
+		if (!first_skipped_index)
+			first_skipped_index = size + 1;
+	}
+	return first_skipped_index;
+}
+
+/**
+ * uks_kmem_cache_free_bulk - free @nr objects of @p
+ * @s: their cache (NULL: each object's own, as kfree_bulk())
+ * @nr: how many
+ * @p: the objects; entries are set to NULL as they are freed
+ */
+UKS_EXPORT void uks_kmem_cache_free_bulk(struct uks_kmem_cache *s, size_t nr, void **p)
+{
+	while (nr) {
+		struct detached_freelist df;
+
+		nr = build_detached_freelist(s, nr, p, &df);
+		if (!df.page)
+			continue;
+		slab_free(df.s, df.page, df.freelist, df.tail, df.cnt, CALLER);
+	}
+}
+
+/** uks_kfree_bulk - uks_kfree() each of @nr pointers in @p */
+UKS_EXPORT void uks_kfree_bulk(size_t nr, void **p)
+{
+	uks_kmem_cache_free_bulk(NULL, nr, p);
+}

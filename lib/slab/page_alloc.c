@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Buddy page allocator over 2 MiB chunks (see page_alloc.h).
+ *
+ * Blocks of 2^order pages, order 0..UKS_MAX_PAGE_ORDER, are split from and
+ * merged back into chunks exactly as the kernel's buddy allocator does.
+ * One mutex (the "zone lock") protects the free areas; callers reach here
+ * once per slab, not per object.
+ *
+ * Memory goes back to the system in the background of frees: once more
+ * than a small reserve of free pages may be resident, a freed (and merged)
+ * block is madvise(MADV_DONTNEED)ed.  The reserve absorbs slab churn so a
+ * workload that frees and reallocates a slab does not pay two syscalls.
+ *
+ * The chunk table maps (addr >> 21) to the chunk's descriptor array with
+ * two loads; entries for huge mappings are tagged with bit 0 and point at
+ * a single descriptor.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/compiler.h"
+#include "slab/page_alloc.h"
+
+#define TABLE_LEAF_BITS		13
+/* Linux hands out 47-bit user addresses unless a mapping asks for more. */
+#define TABLE_TOP_BITS		(48 - UKS_CHUNK_SHIFT - TABLE_LEAF_BITS)
+#define RESIDENT_FREE_RESERVE	(1UL << 20)	/* bytes of free pages kept resident */
+
+unsigned int __uks_page_size = 4096;
+unsigned int __uks_page_shift = 12;
+
+struct free_area {
+	struct list_head free_list;
+	unsigned long nr_free;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct free_area area[UKS_MAX_PAGE_ORDER + 1];
+	unsigned int chunk_pages;
+	unsigned int max_order;
+	unsigned long resident_free_pages;	/* estimate, for the reserve */
+	struct uks_page *spare_descs;		/* for huge mappings */
+	bool ready;
+} zone = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static _Atomic(uintptr_t *) chunk_table[1UL << TABLE_TOP_BITS];
+
+static void *map_anon(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* @size bytes aligned to @align (a power of two >= the page size). */
+static void *map_aligned(size_t size, size_t align)
+{
+	size_t span = size + align;
+	char *p, *start;
+
+	if (span < size)
+		return NULL;
+	p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	start = (char *)ALIGN_UP((uintptr_t)p, align);
+	if (start > p)
+		munmap(p, (size_t)(start - p));
+	if (start + size < p + span)
+		munmap(start + size, (size_t)(p + span - (start + size)));
+	return start;
+}
+
+void __uks_page_alloc_init(void)
+{
+	long ps;
+
+	pthread_mutex_lock(&zone.lock);
+	if (zone.ready)
+		goto out;
+	ps = sysconf(_SC_PAGESIZE);
+	if (ps > 0 && (ps & (ps - 1)) == 0 && (unsigned long)ps <= UKS_CHUNK_SIZE / 2) {
+		__uks_page_size = (unsigned int)ps;
+		__uks_page_shift = (unsigned int)__builtin_ctzl((unsigned long)ps);
+	}
+	zone.chunk_pages = (unsigned int)(UKS_CHUNK_SIZE >> __uks_page_shift);
+	zone.max_order = (unsigned int)__builtin_ctz(zone.chunk_pages);
+	if (zone.max_order > UKS_MAX_PAGE_ORDER)
+		zone.max_order = UKS_MAX_PAGE_ORDER;
+	for (unsigned int o = 0; o <= UKS_MAX_PAGE_ORDER; o++)
+		INIT_LIST_HEAD(&zone.area[o].free_list);
+	zone.ready = true;
+out:
+	pthread_mutex_unlock(&zone.lock);
+}
+
+static _Atomic(uintptr_t) *table_slot(uintptr_t addr, bool create)
+{
+	uintptr_t idx = addr >> UKS_CHUNK_SHIFT;
+	uintptr_t top = idx >> TABLE_LEAF_BITS;
+	uintptr_t *leaf;
+
+	if (top >= ARRAY_SIZE(chunk_table))
+		return NULL;
+	leaf = atomic_load_explicit(&chunk_table[top], memory_order_acquire);
+	if (!leaf) {
+		uintptr_t *fresh, *expected = NULL;
+
+		if (!create)
+			return NULL;
+		fresh = map_anon(sizeof(uintptr_t) << TABLE_LEAF_BITS);
+		if (!fresh)
+			return NULL;
+		if (atomic_compare_exchange_strong(&chunk_table[top], &expected, fresh)) {
+			leaf = fresh;
+		} else {
+			munmap(fresh, sizeof(uintptr_t) << TABLE_LEAF_BITS);
+			leaf = expected;
+		}
+	}
+	return (_Atomic(uintptr_t) *)&leaf[idx & ((1UL << TABLE_LEAF_BITS) - 1)];
+}
+
+/**
+ * __uks_virt_to_page - the descriptor of the page holding @addr
+ * @addr: any address
+ *
+ * Return: the page descriptor (PAGE_TAIL for a later page of a block), or
+ * NULL if the address was never handed out by this allocator.
+ */
+struct uks_page *__uks_virt_to_page(const void *addr)
+{
+	_Atomic(uintptr_t) *slot = table_slot((uintptr_t)addr, false);
+	uintptr_t e;
+
+	if (!slot)
+		return NULL;
+	e = atomic_load_explicit(slot, memory_order_acquire);
+	if (!e)
+		return NULL;
+	if (e & 1)
+		return (struct uks_page *)(e & ~1UL);
+	return &((struct uks_page *)e)[((uintptr_t)addr >> __uks_page_shift) &
+				       (zone.chunk_pages - 1)];
+}
+
+static struct uks_page *page_at(struct uks_page *page, long delta)
+{
+	return page + delta;
+}
+
+static unsigned long page_index(const struct uks_page *page)
+{
+	return ((uintptr_t)page->addr >> __uks_page_shift) & (zone.chunk_pages - 1);
+}
+
+static void add_free_block(struct uks_page *page, unsigned int order, uint32_t nr_dirty)
+{
+	page->kind = PAGE_BUDDY;
+	page->order = (uint8_t)order;
+	page->nr_dirty = nr_dirty;
+	list_add(&page->buddy, &zone.area[order].free_list);
+	zone.area[order].nr_free++;
+}
+
+static void del_free_block(struct uks_page *page)
+{
+	list_del(&page->buddy);
+	zone.area[page->order].nr_free--;
+	page->kind = PAGE_UNUSED;
+}
+
+static int grow_zone(void)
+{
+	struct uks_page *descs;
+	char *base;
+	size_t desc_bytes = (size_t)zone.chunk_pages * sizeof(struct uks_page);
+	_Atomic(uintptr_t) *slot;
+
+	base = map_aligned(UKS_CHUNK_SIZE, UKS_CHUNK_SIZE);
+	if (!base)
+		return -ENOMEM;
+	descs = map_anon(desc_bytes);
+	slot = descs ? table_slot((uintptr_t)base, true) : NULL;
+	if (!slot) {
+		if (descs)
+			munmap(descs, desc_bytes);
+		munmap(base, UKS_CHUNK_SIZE);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < zone.chunk_pages; i++)
+		descs[i].addr = base + ((size_t)i << __uks_page_shift);
+	atomic_store_explicit(slot, (uintptr_t)descs, memory_order_release);
+	add_free_block(&descs[0], zone.max_order, 0);
+	return 0;
+}
+
+/**
+ * __uks_alloc_pages - allocate 2^@order contiguous, naturally aligned pages
+ * @order: 0..UKS_MAX_PAGE_ORDER
+ *
+ * Return: the head page (kind PAGE_UNUSED, for the caller to set; later
+ * pages are PAGE_TAIL pointing at it), or NULL without memory.
+ */
+struct uks_page *__uks_alloc_pages(unsigned int order)
+{
+	struct uks_page *page = NULL;
+	unsigned int o;
+	uint32_t dirty;
+
+	if (order > zone.max_order)
+		return NULL;
+	pthread_mutex_lock(&zone.lock);
+	for (;;) {
+		for (o = order; o <= zone.max_order; o++)
+			if (!list_empty(&zone.area[o].free_list))
+				break;
+		if (o <= zone.max_order)
+			break;
+		if (grow_zone()) {
+			pthread_mutex_unlock(&zone.lock);
+			return NULL;
+		}
+	}
+	page = list_first_entry(&zone.area[o].free_list, struct uks_page, buddy);
+	dirty = page->nr_dirty;
+	del_free_block(page);
+	zone.resident_free_pages -= dirty < zone.resident_free_pages ? dirty : zone.resident_free_pages;
+	/* Split: the upper halves go back, each with half the dirty estimate. */
+	while (o > order) {
+		o--;
+		dirty /= 2;
+		add_free_block(page_at(page, 1L << o), o, dirty);
+		zone.resident_free_pages += dirty;
+	}
+	pthread_mutex_unlock(&zone.lock);
+
+	page->order = (uint8_t)order;
+	page->kind = PAGE_UNUSED;
+	for (long i = 1; i < (1L << order); i++) {
+		struct uks_page *tail = page_at(page, i);
+
+		tail->kind = PAGE_TAIL;
+		tail->head = page;
+	}
+	return page;
+}
+
+/**
+ * __uks_free_pages - return a block from __uks_alloc_pages()
+ * @page: its head page
+ */
+void __uks_free_pages(struct uks_page *page)
+{
+	unsigned int order = page->order;
+	unsigned long idx = page_index(page);
+	uint32_t dirty = 1U << order;
+
+	for (long i = 1; i < (1L << order); i++)
+		page_at(page, i)->kind = PAGE_UNUSED;
+
+	pthread_mutex_lock(&zone.lock);
+	while (order < zone.max_order) {
+		unsigned long buddy_idx = idx ^ (1UL << order);
+		struct uks_page *buddy = page_at(page, (long)buddy_idx - (long)idx);
+
+		if (buddy->kind != PAGE_BUDDY || buddy->order != order)
+			break;
+		dirty += buddy->nr_dirty;
+		zone.resident_free_pages -= buddy->nr_dirty;
+		del_free_block(buddy);
+		if (buddy_idx < idx) {
+			page->kind = PAGE_UNUSED;
+			page = buddy;
+			idx = buddy_idx;
+		} else {
+			buddy->kind = PAGE_UNUSED;
+		}
+		order++;
+	}
+	zone.resident_free_pages += dirty;
+	if (((zone.resident_free_pages) << __uks_page_shift) > RESIDENT_FREE_RESERVE) {
+		/* Over the reserve: hand this block's memory back. */
+		madvise(page->addr, (size_t)__uks_page_size << order, MADV_DONTNEED);
+		zone.resident_free_pages -= dirty;
+		dirty = 0;
+	}
+	add_free_block(page, order, dirty);
+	pthread_mutex_unlock(&zone.lock);
+}
+
+/* Descriptors for huge mappings come from a small pool under the zone lock. */
+static struct uks_page *get_spare_desc(void)
+{
+	struct uks_page *d;
+
+	if (!zone.spare_descs) {
+		size_t bytes = 64 * 1024;
+		struct uks_page *arr = map_anon(bytes);
+
+		if (!arr)
+			return NULL;
+		for (size_t i = 0; i < bytes / sizeof(*arr); i++) {
+			arr[i].head = zone.spare_descs;
+			zone.spare_descs = &arr[i];
+		}
+	}
+	d = zone.spare_descs;
+	zone.spare_descs = d->head;
+	memset(d, 0, sizeof(*d));
+	return d;
+}
+
+static void put_spare_desc(struct uks_page *d)
+{
+	d->kind = PAGE_UNUSED;
+	d->head = zone.spare_descs;
+	zone.spare_descs = d;
+}
+
+static void set_huge_slots(const struct uks_page *page, uintptr_t value)
+{
+	for (size_t off = 0; off < page->map_size; off += UKS_CHUNK_SIZE) {
+		_Atomic(uintptr_t) *slot = table_slot((uintptr_t)page->addr + off, true);
+
+		if (slot)
+			atomic_store_explicit(slot, value, memory_order_release);
+	}
+}
+
+/**
+ * __uks_alloc_huge - an allocation with a mapping of its own
+ * @size: bytes
+ * @align: alignment, a power of two
+ *
+ * The mapping is chunk-aligned so its chunk-table entries belong to it
+ * alone.  Return: a PAGE_HUGE descriptor with addr and large_size set, or
+ * NULL.
+ */
+struct uks_page *__uks_alloc_huge(size_t size, size_t align)
+{
+	size_t map_size = ALIGN_UP(size, UKS_CHUNK_SIZE);
+	struct uks_page *page;
+	char *addr;
+
+	if (map_size < size)
+		return NULL;
+	addr = map_aligned(map_size, align > UKS_CHUNK_SIZE ? align : UKS_CHUNK_SIZE);
+	if (!addr)
+		return NULL;
+	pthread_mutex_lock(&zone.lock);
+	page = get_spare_desc();
+	if (page) {
+		page->kind = PAGE_HUGE;
+		page->addr = addr;
+		page->large_size = size;
+		page->map_size = map_size;
+		set_huge_slots(page, (uintptr_t)page | 1);
+	}
+	pthread_mutex_unlock(&zone.lock);
+	if (!page)
+		munmap(addr, map_size);
+	return page;
+}
+
+/** __uks_free_huge - unmap a __uks_alloc_huge() allocation */
+void __uks_free_huge(struct uks_page *page)
+{
+	char *addr = page->addr;
+	size_t map_size = page->map_size;
+
+	pthread_mutex_lock(&zone.lock);
+	set_huge_slots(page, 0);
+	put_spare_desc(page);
+	pthread_mutex_unlock(&zone.lock);
+	munmap(addr, map_size);
+}
+
+/** __uks_page_alloc_resident_free - bytes of free pages possibly resident */
+size_t __uks_page_alloc_resident_free(void)
+{
+	return (size_t)zone.resident_free_pages << __uks_page_shift;
+}
+
+/* fork(): hold the zone lock across it so the child sees consistent lists. */
+void __uks_page_alloc_lock(void)
+{
+	pthread_mutex_lock(&zone.lock);
+}
+
+void __uks_page_alloc_unlock(void)
+{
+	pthread_mutex_unlock(&zone.lock);
+}
+
+void __uks_page_alloc_child_reset(void)
+{
+	pthread_mutex_init(&zone.lock, NULL);
+}

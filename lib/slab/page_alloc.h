@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The page allocator under the slab allocator: a buddy allocator over
+ * 2 MiB chunks of anonymous memory, with one struct uks_page per page kept
+ * outside the memory it describes (the kernel's mem_map).  Any address
+ * the allocator handed out maps back to its descriptor in two loads
+ * (__uks_virt_to_page()), which is how kfree() finds an object's slab.
+ *
+ * Chunks are never unmapped: a free block is only madvise()d away, so a
+ * stale read of a freed slab (the lockless fast path's speculative
+ * get_freepointer()) reads zeroes instead of faulting, as the kernel's
+ * direct map does.  Allocations above a chunk go to their own mmap().
+ */
+#ifndef UKS_LIB_SLAB_PAGE_ALLOC_H
+#define UKS_LIB_SLAB_PAGE_ALLOC_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/list.h"
+
+enum uks_page_kind {
+	PAGE_UNUSED,	/* inside a free buddy block, or not ours */
+	PAGE_BUDDY,	/* head of a free buddy block */
+	PAGE_SLAB,	/* head of a slab */
+	PAGE_LARGE,	/* head of a kmalloc_large() block */
+	PAGE_TAIL,	/* later page of a slab or large block */
+	PAGE_HUGE,	/* an allocation with its own mapping */
+};
+
+struct uks_kmem_cache;
+
+/* The slab fields of 5.15's struct page, plus what the buddy needs. */
+struct uks_page {
+	void *freelist __attribute__((aligned(16)));	/* with counters: cmpxchg16b */
+	union {
+		unsigned long counters;
+		struct {
+			unsigned int inuse:16;
+			unsigned int objects:15;
+			unsigned int frozen:1;
+		};
+	};
+	union {
+		struct list_head slab_list;	/* node partial or full list */
+		struct {			/* per-CPU partial chain */
+			struct uks_page *next;
+			int slabs;		/* slabs in the chain from here */
+			int pobjects;		/* approximate free objects */
+		};
+		struct list_head buddy;		/* free block */
+	};
+	union {
+		struct uks_kmem_cache *slab_cache;	/* PAGE_SLAB */
+		struct uks_page *head;			/* PAGE_TAIL */
+		size_t large_size;			/* PAGE_LARGE, PAGE_HUGE */
+	};
+	char *addr;			/* first byte of the block */
+	uint8_t kind;			/* enum uks_page_kind */
+	uint8_t order;
+	atomic_uchar locked;		/* slab_lock() bit */
+	uint8_t pad;
+	uint32_t nr_dirty;		/* free block: pages maybe resident */
+	size_t map_size;		/* PAGE_HUGE: bytes mapped */
+} __attribute__((aligned(64)));
+
+#define UKS_CHUNK_SHIFT		21
+#define UKS_CHUNK_SIZE		(1UL << UKS_CHUNK_SHIFT)
+#define UKS_MAX_PAGE_ORDER	9	/* a whole chunk of 4 KiB pages */
+
+extern unsigned int __uks_page_size;
+extern unsigned int __uks_page_shift;
+
+struct uks_page *__uks_alloc_pages(unsigned int order);
+void __uks_free_pages(struct uks_page *page);
+struct uks_page *__uks_alloc_huge(size_t size, size_t align);
+void __uks_free_huge(struct uks_page *page);
+struct uks_page *__uks_virt_to_page(const void *addr);
+void __uks_page_alloc_init(void);
+void __uks_page_alloc_lock(void);
+void __uks_page_alloc_unlock(void);
+void __uks_page_alloc_child_reset(void);
+size_t __uks_page_alloc_resident_free(void);
+
+/* The descriptor of the first page of the slab or block holding @addr. */
+static inline struct uks_page *__uks_virt_to_head_page(const void *addr)
+{
+	struct uks_page *page = __uks_virt_to_page(addr);
+
+	if (page && page->kind == PAGE_TAIL)
+		page = page->head;
+	return page;
+}
+
+#endif

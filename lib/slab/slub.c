@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Cache lifecycle: initialisation, kmem_cache_create/destroy/shrink, the
+ * list of caches, and fork safety.  The design and lock order are in
+ * slub.h.
+ *
+ * The allocator initialises itself on first use (a kmalloc or a cache
+ * creation), not from a constructor, because as a preloaded malloc it
+ * may be called before any constructor of ours has run.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "core/log.h"
+#include "slab/geometry.h"
+#include "slab/hot.h"
+#include "slab/slub.h"
+
+pthread_mutex_t __uks_slab_mutex = PTHREAD_MUTEX_INITIALIZER;
+struct list_head __uks_slab_caches = LIST_HEAD_INIT(__uks_slab_caches);
+
+static pthread_once_t slab_once = PTHREAD_ONCE_INIT;
+static struct slub_tunables tunables;
+
+/**
+ * __uks_meta_alloc - memory for allocator metadata (caches, per-CPU slots)
+ * @size: bytes
+ *
+ * Straight from mmap(), so that it never recurses into a preloaded malloc.
+ * Return: zeroed memory or NULL.
+ */
+void *__uks_meta_alloc(size_t size)
+{
+	void *p = mmap(NULL, ALIGN_UP(size, (size_t)__uks_page_size), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void __uks_meta_free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, ALIGN_UP(size, (size_t)__uks_page_size));
+}
+
+static unsigned int env_uint(const char *name, unsigned int dflt, unsigned int max)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return dflt;
+	n = strtoul(v, &end, 0);
+	if (*end || n > max) {
+		pr_warn("%s=%s ignored: expected a number up to %u", name, v, max);
+		return dflt;
+	}
+	return (unsigned int)n;
+}
+
+static void atfork_prepare(void);
+static void atfork_parent(void);
+static void atfork_child(void);
+
+static void slab_init_once(void)
+{
+	long present = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *debug = getenv("UKS_SLUB_DEBUG");
+
+	__uks_percpu_detect_rseq();
+	__uks_page_alloc_init();
+	__uks_slab_fastpath_init();
+	/* The kernel's boot parameters slub_min_order= etc., as variables. */
+	tunables.page_size = __uks_page_size;
+	tunables.nr_cpus = present > 0 ? (unsigned int)present : 1;
+	tunables.min_order = env_uint("UKS_SLUB_MIN_ORDER", 0, UKS_MAX_PAGE_ORDER);
+	tunables.max_order = env_uint("UKS_SLUB_MAX_ORDER", 3, UKS_MAX_PAGE_ORDER);
+	tunables.min_objects = env_uint("UKS_SLUB_MIN_OBJECTS", 0, SLUB_MAX_OBJS_PER_PAGE);
+	if (tunables.min_order > tunables.max_order)
+		tunables.max_order = tunables.min_order;
+	if (debug)
+		__uks_slub_debug_parse(debug);
+	__uks_kmalloc_init();
+}
+
+/** __uks_slab_init - initialise the allocator once (idempotent, thread-safe) */
+void __uks_slab_init(void)
+{
+	static atomic_bool atfork_registered;
+
+	pthread_once(&slab_once, slab_init_once);
+	/*
+	 * After the once: registering may itself malloc(), which must find
+	 * the allocator ready when we are the preloaded malloc.
+	 */
+	if (!atomic_load_explicit(&atfork_registered, memory_order_acquire) &&
+	    !atomic_exchange(&atfork_registered, true))
+		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+static struct uks_kmem_cache *find_cache_locked(const char *name)
+{
+	struct uks_kmem_cache *s;
+
+	list_for_each_entry(s, &__uks_slab_caches, list)
+		if (!strcmp(s->name, name))
+			return s;
+	return NULL;
+}
+
+static unsigned long random_key(void)
+{
+	unsigned long key = 0;
+
+	while (!key)
+		if (getrandom(&key, sizeof(key), 0) != (ssize_t)sizeof(key))
+			key = (unsigned long)uks_clock_mono_ns() * 0x9e3779b97f4a7c15UL;
+	return key;
+}
+
+static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int align,
+		      unsigned long flags, void (*ctor)(void *))
+{
+	struct slub_geometry g, plain;
+	unsigned int nr_cpus = uks_nr_cpu_ids(), tid_step = 1;
+	int err;
+
+	align = __uks_slub_calc_align(flags, align, size);
+	err = __uks_slub_geometry(size, align, flags, ctor != NULL, &tunables, &g);
+	if (err)
+		return err;
+	/* slub_debug=O: no debug metadata where it would raise the order. */
+	if ((flags & (UKS_SLAB_RED_ZONE | UKS_SLAB_POISON | UKS_SLAB_STORE_USER)) &&
+	    __uks_slub_debug_disable_higher_order() &&
+	    !__uks_slub_geometry(size, align, flags & ~SLUB_DEBUG_FLAGS, ctor != NULL, &tunables,
+				 &plain) &&
+	    g.min_order > plain.min_order) {
+		flags &= ~(UKS_SLAB_RED_ZONE | UKS_SLAB_POISON | UKS_SLAB_STORE_USER);
+		err = __uks_slub_geometry(size, align, flags, ctor != NULL, &tunables, &g);
+		if (err)
+			return err;
+	}
+
+	s->flags = flags;
+	s->object_size = g.object_size;
+	s->size = g.size;
+	s->align = g.align;
+	s->inuse = g.inuse;
+	s->offset = g.offset;
+	s->red_left_pad = g.red_left_pad;
+	s->oo.x = g.order << 16 | g.objects;
+	s->min.x = g.min_order << 16 | g.min_objects;
+	s->max = s->oo;
+	s->min_partial = g.min_partial;
+	s->cpu_partial = g.cpu_partial;
+	s->ctor = ctor;
+	s->poison_objects = (flags & UKS_SLAB_POISON) && !ctor;
+	s->cmpxchg_double = !(flags & SLUB_NO_CMPXCHG_FLAGS);
+	s->random = (flags & UKS_SLAB_NO_HARDENING) ? 0 : random_key();
+	s->refcount = 1;
+	s->remote_node_defrag_ratio = 1000;
+
+	if (flags & UKS_SLAB_RT)
+		s->fastpath = FASTPATH_RT;
+	else if (flags & UKS_SLAB_CMPXCHG_FASTPATH)
+		s->fastpath = FASTPATH_CMPXCHG;
+	else
+		s->fastpath = __uks_slab_default_fastpath;
+
+	while (tid_step < nr_cpus)
+		tid_step <<= 1;
+	s->tid_step = (unsigned long)tid_step << TID_SHIFT;
+	s->nr_cpus = nr_cpus;
+	s->cpu_stride = ALIGN_UP(sizeof(struct kmem_cache_cpu), (size_t)UKS_CACHELINE);
+	s->cpu_base = __uks_meta_alloc(s->cpu_stride * nr_cpus);
+	if (!s->cpu_base)
+		return -ENOMEM;
+	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++)
+		cpu_slab(s, cpu)->tid = (unsigned long)cpu << TID_SHIFT;
+
+	pthread_mutex_init(&s->node[0].list_lock, NULL);
+	INIT_LIST_HEAD(&s->node[0].partial);
+	INIT_LIST_HEAD(&s->node[0].full);
+	return 0;
+}
+
+/**
+ * __uks_kmem_cache_create - create a cache (kmalloc caches included)
+ * @name: cache name, unique, up to 63 bytes
+ * @size: object size
+ * @align: requested alignment (0 or a power of two)
+ * @flags: UKS_SLAB_* flags
+ * @ctor: constructor run on every object when its slab is created
+ * @is_kmalloc: a kmalloc-<n> cache
+ *
+ * Return: the cache, or NULL (the reason logged, as the kernel does).
+ */
+struct uks_kmem_cache *__uks_kmem_cache_create(const char *name, unsigned int size,
+					       unsigned int align, unsigned long flags,
+					       void (*ctor)(void *), bool is_kmalloc)
+{
+	struct uks_kmem_cache *s = NULL;
+	int err = -EINVAL;
+
+	pthread_mutex_lock(&__uks_slab_mutex);
+	if (!name || !*name || strlen(name) >= sizeof(s->name) || !size ||
+	    size > (__uks_page_size << UKS_MAX_PAGE_ORDER) || (align & (align - 1)) ||
+	    (flags & ~SLUB_FLAGS_PERMITTED))
+		goto out;
+	err = -EEXIST;
+	if (find_cache_locked(name))
+		goto out;
+	err = -ENOMEM;
+	s = __uks_meta_alloc(sizeof(*s));
+	if (!s)
+		goto out;
+	strcpy(s->name, name);
+	s->is_kmalloc = is_kmalloc;
+	err = open_cache(s, size, align ? align : SLUB_MINALIGN,
+			 __uks_slub_debug_flags(name, flags), ctor);
+	if (err) {
+		__uks_meta_free(s, sizeof(*s));
+		s = NULL;
+		goto out;
+	}
+	list_add_tail(&s->list, &__uks_slab_caches);
+out:
+	pthread_mutex_unlock(&__uks_slab_mutex);
+	if (!s) {
+		if (flags & UKS_SLAB_PANIC) {
+			pr_err("kmem_cache_create: Failed to create slab '%s'. Error %d",
+			       name ? name : "(null)", err);
+			abort();
+		}
+		pr_warn("kmem_cache_create(%s) failed with error %d", name ? name : "(null)", err);
+	}
+	return s;
+}
+
+/**
+ * uks_kmem_cache_create - create a cache of fixed-size objects
+ * @name: unique name (shown in reports and as /sys/kernel/slab/<name>)
+ * @size: object size in bytes (up to 2 MiB)
+ * @align: required alignment, 0 or a power of two
+ * @flags: UKS_SLAB_* flags; UKS_SLUB_DEBUG may add debug flags by name
+ * @ctor: optional constructor, run once per object when its slab is made
+ *
+ * Return: the cache, or NULL on bad arguments (-EINVAL), a duplicate name
+ * (-EEXIST) or no memory; the reason is logged.
+ */
+UKS_EXPORT struct uks_kmem_cache *uks_kmem_cache_create(const char *name, size_t size,
+							size_t align, unsigned long flags,
+							void (*ctor)(void *))
+{
+	__uks_slab_init();
+	if (size > UINT32_MAX || align > UINT32_MAX)
+		size = 0;	/* rejected below */
+	return __uks_kmem_cache_create(name, (unsigned int)size, (unsigned int)align,
+				       flags, ctor, false);
+}
+
+/* Free empty partial slabs; report the objects of the others. */
+static void free_partial(struct uks_kmem_cache *s, struct kmem_cache_node *n)
+{
+	struct uks_page *page, *h;
+	LIST_HEAD(discard);
+
+	pthread_mutex_lock(&n->list_lock);
+	list_for_each_entry_safe(page, h, &n->partial, slab_list) {
+		if (!page->inuse) {
+			__uks_remove_partial(n, page);
+			list_add(&page->slab_list, &discard);
+		} else {
+			__uks_list_slab_objects(s, page,
+				"Objects remaining in %s on __kmem_cache_shutdown()");
+		}
+	}
+	pthread_mutex_unlock(&n->list_lock);
+	list_for_each_entry_safe(page, h, &discard, slab_list)
+		__uks_discard_slab(s, page);
+}
+
+/**
+ * uks_kmem_cache_destroy - destroy a cache whose objects are all freed
+ * @s: the cache (NULL is a no-op)
+ *
+ * As the kernel's: objects still allocated are reported ("Objects
+ * remaining in ... on __kmem_cache_shutdown()", "kmem_cache_destroy ...:
+ * Slab cache still has objects"), and then the cache is kept rather than
+ * freed under them.
+ *
+ * Return: 0, or -EBUSY if objects remain (the cache stays usable).
+ */
+UKS_EXPORT int uks_kmem_cache_destroy(struct uks_kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+
+	if (!s)
+		return 0;
+	if (s->is_kmalloc)
+		return -EPERM;
+	pthread_mutex_lock(&__uks_slab_mutex);
+	if (--s->refcount) {
+		pthread_mutex_unlock(&__uks_slab_mutex);
+		return 0;
+	}
+	__uks_flush_all(s);
+	n = get_node(s, 0);
+	free_partial(s, n);
+	if (n->nr_partial || atomic_load(&n->nr_slabs)) {
+		s->refcount = 1;
+		pthread_mutex_unlock(&__uks_slab_mutex);
+		pr_err("kmem_cache_destroy %s: Slab cache still has objects", s->name);
+		__uks_dump_stack();
+		return -EBUSY;
+	}
+	list_del(&s->list);
+	pthread_mutex_unlock(&__uks_slab_mutex);
+	pthread_mutex_destroy(&n->list_lock);
+	__uks_meta_free(s->cpu_base, s->cpu_stride * s->nr_cpus);
+	__uks_meta_free(s, sizeof(*s));
+	return 0;
+}
+
+#define SHRINK_PROMOTE_MAX 32
+
+/**
+ * uks_kmem_cache_shrink - release the cache's empty slabs to the system
+ * @s: cache
+ *
+ * Flushes every CPU's slabs, frees empty partial slabs and sorts the
+ * partial list so the fullest slabs are used first (5.15's
+ * __kmem_cache_do_shrink()).
+ *
+ * Return: 0 if the cache now holds no slab at all, 1 if slabs remain (the
+ * kernel's convention).
+ */
+UKS_EXPORT int uks_kmem_cache_shrink(struct uks_kmem_cache *s)
+{
+	struct kmem_cache_node *n = get_node(s, 0);
+	struct list_head promote[SHRINK_PROMOTE_MAX];
+	struct uks_page *page, *t;
+	LIST_HEAD(discard);
+
+	__uks_flush_all(s);
+	for (int i = 0; i < SHRINK_PROMOTE_MAX; i++)
+		INIT_LIST_HEAD(promote + i);
+
+	pthread_mutex_lock(&n->list_lock);
+	list_for_each_entry_safe(page, t, &n->partial, slab_list) {
+		int free = (int)page->objects - (int)page->inuse;
+
+		if (free == (int)page->objects) {
+			list_move(&page->slab_list, &discard);
+			n->nr_partial--;
+		} else if (free <= SHRINK_PROMOTE_MAX) {
+			list_move(&page->slab_list, promote + free - 1);
+		}
+	}
+	/* Fullest first: slabs with 1 free object end up at the head. */
+	for (int i = SHRINK_PROMOTE_MAX - 1; i >= 0; i--)
+		list_splice(promote + i, &n->partial);
+	pthread_mutex_unlock(&n->list_lock);
+
+	list_for_each_entry_safe(page, t, &discard, slab_list)
+		__uks_discard_slab(s, page);
+	return atomic_load(&n->nr_slabs) ? 1 : 0;
+}
+
+/**
+ * uks_kmem_cache_for_each - call @fn on every cache until it returns non-zero
+ * @fn: callback; must not create or destroy caches
+ * @arg: passed to @fn
+ *
+ * Return: the first non-zero value of @fn, or 0.
+ */
+UKS_EXPORT int uks_kmem_cache_for_each(int (*fn)(struct uks_kmem_cache *s, void *arg), void *arg)
+{
+	struct uks_kmem_cache *s;
+	int ret = 0;
+
+	__uks_slab_init();
+	pthread_mutex_lock(&__uks_slab_mutex);
+	list_for_each_entry(s, &__uks_slab_caches, list) {
+		ret = fn(s, arg);
+		if (ret)
+			break;
+	}
+	pthread_mutex_unlock(&__uks_slab_mutex);
+	return ret;
+}
+
+/** uks_kmem_cache_find - Return: the cache called @name, or NULL */
+UKS_EXPORT struct uks_kmem_cache *uks_kmem_cache_find(const char *name)
+{
+	struct uks_kmem_cache *s;
+
+	__uks_slab_init();
+	pthread_mutex_lock(&__uks_slab_mutex);
+	s = name ? find_cache_locked(name) : NULL;
+	pthread_mutex_unlock(&__uks_slab_mutex);
+	return s;
+}
+
+/** uks_kmem_cache_name - Return: the cache's name */
+UKS_EXPORT const char *uks_kmem_cache_name(const struct uks_kmem_cache *s)
+{
+	return s->name;
+}
+
+/** uks_kmem_cache_size - Return: the object size the cache was created with */
+UKS_EXPORT size_t uks_kmem_cache_size(const struct uks_kmem_cache *s)
+{
+	return s->object_size;
+}
+
+/** uks_slab_fastpath - Return: "rseq", "cmpxchg16b" or "rt" (the default) */
+UKS_EXPORT const char *uks_slab_fastpath(void)
+{
+	static const char *const names[] = { "rseq", "cmpxchg16b", "rt" };
+
+	__uks_slab_init();
+	return names[__uks_slab_default_fastpath];
+}
+
+/*
+ * fork(): the child has only the forking thread, so every lock another
+ * thread might hold is taken first, in lock order, and released on both
+ * sides.
+ */
+static void atfork_prepare(void)
+{
+	struct uks_kmem_cache *s;
+
+	pthread_mutex_lock(&__uks_slab_mutex);
+	list_for_each_entry(s, &__uks_slab_caches, list) {
+		pthread_mutex_lock(&s->node[0].list_lock);
+		for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
+			__uks_cpu_slab_lock_remote(s, cpu);
+	}
+	__uks_page_alloc_lock();
+}
+
+static void atfork_release(bool child)
+{
+	struct uks_kmem_cache *s;
+
+	if (child)
+		__uks_page_alloc_child_reset();
+	else
+		__uks_page_alloc_unlock();
+	list_for_each_entry_reverse(s, &__uks_slab_caches, list) {
+		for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
+			__uks_cpu_slab_unlock(s, cpu_slab(s, cpu));
+		pthread_mutex_unlock(&s->node[0].list_lock);
+	}
+	pthread_mutex_unlock(&__uks_slab_mutex);
+}
+
+static void atfork_parent(void)
+{
+	atfork_release(false);
+}
+
+static void atfork_child(void)
+{
+	atfork_release(true);
+	__uks_slab_fastpath_init();	/* membarrier registration is per process */
+}

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SLUB, the 5.15 design, in user space.
+ *
+ * What: object caches carved out of "slabs" (runs of 2^order pages from
+ * the page allocator in page_alloc.c).  Each CPU owns one frozen slab and
+ * a lockless freelist of it (kmem_cache_cpu), plus a short list of frozen
+ * partial slabs; each node keeps a locked list of partial slabs.  Objects
+ * freed on another CPU go straight back to their slab's own freelist with
+ * a 16-byte compare-and-swap of {freelist, counters}.
+ *
+ * Mapping of kernel mechanisms (see also docs/SLAB.md):
+ *
+ *   CPU                 the CPU a thread runs on (glibc's rseq cpu_id)
+ *   this_cpu_cmpxchg_double(freelist, tid)
+ *                       fast path "cmpxchg16b": LOCK cmpxchg16b on the
+ *                       kmem_cache_cpu {freelist, tid} pair.  LOCK is needed
+ *                       because a thread that migrated may still commit to
+ *                       the CPU slot it read, concurrently with the threads
+ *                       now on that CPU.  tid starts at the CPU number and
+ *                       steps by TID_STEP, as in the kernel.
+ *   (rseq variant)      fast path "rseq": the pop/push is an rseq critical
+ *                       section whose last instruction is the committing
+ *                       store of c->freelist; preemption, migration or a
+ *                       signal aborts and restarts it.  This is the default
+ *                       where it is faster (bench/slab-fastpath).
+ *   local_lock          bit 0 of kmem_cache_cpu.tid, with PREEMPT_RT
+ *                       semantics: the holder may be preempted and keeps
+ *                       working on the slot it locked; others wait.  The
+ *                       lockless fast paths see the bit and divert to the
+ *                       slow path instead of racing with the holder.  In
+ *                       rseq mode the bit is set by an rseq section running
+ *                       on that CPU (so no fast path there is half-way), or,
+ *                       for another CPU's slot, by a CAS followed by a
+ *                       membarrier(RSEQ) fence of that CPU (cpu_lock.c).
+ *   irqs off in slow paths
+ *                       nothing: only the local lock, held exactly around
+ *                       kmem_cache_cpu updates (the 5.15 scope), never across
+ *                       the page allocator or deactivate_slab().
+ *   PREEMPT_RT          UKS_SLAB_RT caches: fast paths take the local lock.
+ *   preempt_disable     none: a slow path that migrates simply keeps using
+ *                       the slot it locked, and rechecks c->page after every
+ *                       relock, as ___slab_alloc() already does.
+ *   flush_all() IPI/work
+ *                       the flusher locks each CPU's slot in turn.
+ *   struct page         struct uks_page descriptors kept outside the slab
+ *                       memory (mem_map), found from an address through the
+ *                       page allocator's chunk table.
+ *   slab_lock(page)     a bit spinlock in uks_page, used for debug caches
+ *                       (F/U/T disable cmpxchg16b, as in the kernel).
+ *   interrupts          signal handlers: they abort rseq sections, but must
+ *                       not allocate (a handler could deadlock on a local
+ *                       lock its thread holds), like glibc's malloc.
+ *
+ * Lock order:
+ *   1. slab_mutex (cache list, create/destroy)
+ *   2. kmem_cache_node.list_lock
+ *   3. kmem_cache_cpu local lock (tid bit 0)
+ *   4. slab_lock(page) (debug caches only)
+ *   5. the page allocator's zone lock (leaf: never held while taking others)
+ *
+ * Frozen slabs are exempt from list management: only the CPU slot that
+ * froze one takes objects from its freelist; anyone may push onto it.
+ */
+#ifndef UKS_LIB_SLAB_SLUB_H
+#define UKS_LIB_SLAB_SLUB_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uks/slab.h>
+
+#include "core/compiler.h"
+#include "core/list.h"
+#include "core/percpu.h"
+#include "slab/page_alloc.h"
+
+#define SLUB_MINALIGN		8u	/* ARCH_SLAB_MINALIGN */
+#define SLUB_MAX_OBJS_PER_PAGE	32767u
+
+/* Internal flag bits (the kernel's __OBJECT_POISON, __CMPXCHG_DOUBLE). */
+#define SLUB_DEBUG_FLAGS	(UKS_SLAB_RED_ZONE | UKS_SLAB_POISON | UKS_SLAB_STORE_USER | \
+				 UKS_SLAB_TRACE | UKS_SLAB_CONSISTENCY_CHECKS)
+#define SLUB_NO_CMPXCHG_FLAGS	(UKS_SLAB_CONSISTENCY_CHECKS | UKS_SLAB_STORE_USER | UKS_SLAB_TRACE)
+#define SLUB_NEVER_MERGE	(SLUB_DEBUG_FLAGS | UKS_SLAB_FAILSLAB)
+#define SLUB_FLAGS_PERMITTED	(SLUB_DEBUG_FLAGS | UKS_SLAB_HWCACHE_ALIGN | UKS_SLAB_PANIC | \
+				 UKS_SLAB_NOLEAKTRACE | UKS_SLAB_FAILSLAB | UKS_SLAB_ACCOUNT | \
+				 UKS_SLAB_RECLAIM_ACCOUNT | UKS_SLAB_RT | \
+				 UKS_SLAB_CMPXCHG_FASTPATH | UKS_SLAB_NO_HARDENING)
+
+/* The 26 stat items of 5.15, in the kernel's order. */
+enum stat_item {
+	ALLOC_FASTPATH, ALLOC_SLOWPATH, FREE_FASTPATH, FREE_SLOWPATH, FREE_FROZEN,
+	FREE_ADD_PARTIAL, FREE_REMOVE_PARTIAL, ALLOC_FROM_PARTIAL, ALLOC_SLAB, ALLOC_REFILL,
+	ALLOC_NODE_MISMATCH, FREE_SLAB, CPUSLAB_FLUSH, DEACTIVATE_FULL, DEACTIVATE_EMPTY,
+	DEACTIVATE_TO_HEAD, DEACTIVATE_TO_TAIL, DEACTIVATE_REMOTE_FREES, DEACTIVATE_BYPASS,
+	ORDER_FALLBACK, CMPXCHG_DOUBLE_CPU_FAIL, CMPXCHG_DOUBLE_FAIL, CPU_PARTIAL_ALLOC,
+	CPU_PARTIAL_FREE, CPU_PARTIAL_NODE, CPU_PARTIAL_DRAIN, NR_SLUB_STAT_ITEMS
+};
+
+enum slub_fastpath { FASTPATH_RSEQ, FASTPATH_CMPXCHG, FASTPATH_RT };
+
+/* tid: bit 0 = local lock held, bit 1 = taken remotely, CPU from bit 2. */
+#define TID_LOCKED	1UL
+#define TID_REMOTE	2UL
+#define TID_LOCK_MASK	3UL
+#define TID_SHIFT	2
+
+/*
+ * Per-CPU state.  The first line is all the fast paths touch: the
+ * {freelist, tid} pair (16-byte aligned for cmpxchg16b), the CPU slab, and
+ * the two fast-path stat counters.
+ */
+struct kmem_cache_cpu {
+	void **freelist;		/* first free object of page */
+	unsigned long tid;		/* transaction id; bit 0 = local lock held */
+	struct uks_page *page;		/* the frozen CPU slab */
+	struct uks_page *partial;	/* frozen partial slabs, via page->next */
+	unsigned long nr_alloc_fast;	/* ALLOC_FASTPATH */
+	unsigned long nr_free_fast;	/* FREE_FASTPATH */
+	/* The local lock is bit 0 of tid (cpu_lock.c). */
+	unsigned int stat[NR_SLUB_STAT_ITEMS] __cacheline_aligned;	/* other items */
+} __attribute__((aligned(UKS_CACHELINE)));
+
+struct kmem_cache_node {
+	pthread_mutex_t list_lock;
+	unsigned long nr_partial;
+	struct list_head partial;
+	atomic_long nr_slabs;
+	atomic_long total_objects;
+	struct list_head full;		/* kept only with SLAB_STORE_USER */
+};
+
+struct kmem_cache_order_objects {
+	unsigned int x;			/* order << 16 | objects */
+};
+
+struct uks_kmem_cache {
+	/* Read by every fast path: keep together. */
+	char *cpu_base;			/* kmem_cache_cpu of CPU 0 */
+	size_t cpu_stride;
+	unsigned long random;		/* FREELIST_HARDENED key, 0 if off */
+	unsigned int offset;		/* free pointer offset in the object */
+	unsigned int nr_cpus;
+	unsigned long flags;
+	enum slub_fastpath fastpath;
+	unsigned int cpu_partial;	/* objects kept in per-CPU partials */
+
+	unsigned int size;		/* object slot, metadata included */
+	unsigned int object_size;
+	unsigned int inuse;		/* offset of the metadata */
+	unsigned int align;
+	unsigned int red_left_pad;
+	unsigned long min_partial;
+	unsigned int remote_node_defrag_ratio;	/* sysfs only: one node */
+	unsigned long tid_step;
+	struct kmem_cache_order_objects oo, min, max;
+	bool poison_objects;		/* __OBJECT_POISON */
+	bool cmpxchg_double;		/* __CMPXCHG_DOUBLE */
+	bool is_kmalloc;
+	void (*ctor)(void *);
+	int refcount;
+	struct list_head list;		/* on slab_caches */
+	char name[64];
+	struct kmem_cache_node node[1];
+};
+
+/* slub.c */
+extern pthread_mutex_t __uks_slab_mutex;
+extern struct list_head __uks_slab_caches;
+
+static inline struct kmem_cache_cpu *cpu_slab(const struct uks_kmem_cache *s, unsigned int cpu)
+{
+	return (struct kmem_cache_cpu *)(s->cpu_base + (size_t)cpu * s->cpu_stride);
+}
+
+static inline struct kmem_cache_node *get_node(struct uks_kmem_cache *s, int node)
+{
+	(void)node;
+	return &s->node[0];
+}
+
+static inline unsigned int oo_order(struct kmem_cache_order_objects x)
+{
+	return x.x >> 16;
+}
+
+static inline unsigned int oo_objects(struct kmem_cache_order_objects x)
+{
+	return x.x & 0xffff;
+}
+
+static inline bool kmem_cache_debug(const struct uks_kmem_cache *s)
+{
+	return s->flags & SLUB_DEBUG_FLAGS;
+}
+
+static inline bool kmem_cache_has_cpu_partial(const struct uks_kmem_cache *s)
+{
+	return !kmem_cache_debug(s);
+}
+
+/* Racy per-CPU counter bump, like raw_cpu_inc(): a lost count is harmless. */
+static inline void stat(const struct uks_kmem_cache *s, enum stat_item si)
+{
+	struct kmem_cache_cpu *c = cpu_slab(s, (unsigned int)uks_this_cpu() % s->nr_cpus);
+
+	c->stat[si]++;
+}
+
+/* Free pointers, mangled as CONFIG_SLAB_FREELIST_HARDENED does. */
+static inline void *freelist_ptr(const struct uks_kmem_cache *s, void *ptr, uintptr_t ptr_addr)
+{
+	if (!s->random)
+		return ptr;
+	return (void *)((uintptr_t)ptr ^ s->random ^ __builtin_bswap64(ptr_addr));
+}
+
+static inline void *get_freepointer(const struct uks_kmem_cache *s, void *object)
+{
+	uintptr_t addr = (uintptr_t)object + s->offset;
+
+	return freelist_ptr(s, *(void **)addr, addr);
+}
+
+static inline void set_freepointer(const struct uks_kmem_cache *s, void *object, void *fp)
+{
+	uintptr_t addr = (uintptr_t)object + s->offset;
+
+	*(void **)addr = freelist_ptr(s, fp, addr);
+}
+
+static inline void *fixup_red_left(const struct uks_kmem_cache *s, void *p)
+{
+	return (char *)p + s->red_left_pad;
+}
+
+static inline void *slab_address(const struct uks_page *page)
+{
+	return page->addr;
+}
+
+static inline size_t slab_bytes(const struct uks_page *page)
+{
+	return (size_t)__uks_page_size << page->order;
+}
+
+/* Index of @obj in its slab. */
+static inline unsigned int obj_index(const struct uks_kmem_cache *s, const struct uks_page *page,
+				     const void *obj)
+{
+	return (unsigned int)(((const char *)obj - page->addr) / s->size);
+}
+
+#define for_each_object(p, s, addr, objects)					\
+	for ((p) = fixup_red_left((s), (addr));					\
+	     (char *)(p) < (char *)(addr) + (size_t)(objects) * (s)->size;	\
+	     (p) = (char *)(p) + (s)->size)
+
+/* alloc.c / free.c / partial.c */
+void *__uks_slab_alloc(struct uks_kmem_cache *s, unsigned long addr);
+void __uks_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tail,
+		     int cnt, unsigned long addr);
+void __uks_do_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tail,
+			int cnt, unsigned long addr);
+void __uks_deactivate_slab(struct uks_kmem_cache *s, struct uks_page *page, void *freelist);
+void __uks_put_cpu_partial(struct uks_kmem_cache *s, struct uks_page *page, int drain);
+void __uks_unfreeze_partials(struct uks_kmem_cache *s, struct uks_page *partial_page);
+void __uks_add_partial(struct kmem_cache_node *n, struct uks_page *page, int tail);
+void __uks_remove_partial(struct kmem_cache_node *n, struct uks_page *page);
+void __uks_discard_slab(struct uks_kmem_cache *s, struct uks_page *page);
+bool __uks_cmpxchg_double_slab(struct uks_kmem_cache *s, struct uks_page *page,
+			       void *freelist_old, unsigned long counters_old,
+			       void *freelist_new, unsigned long counters_new);
+void __uks_flush_all(struct uks_kmem_cache *s);
+void __uks_flush_cpu(struct uks_kmem_cache *s, unsigned int cpu);
+int __uks_free_partial_all(struct uks_kmem_cache *s);
+
+/* local lock of a kmem_cache_cpu (cpu_lock.c) */
+struct kmem_cache_cpu *__uks_cpu_slab_lock(struct uks_kmem_cache *s, unsigned int *cpu);
+void __uks_cpu_slab_lock_remote(struct uks_kmem_cache *s, unsigned int cpu);
+void __uks_cpu_slab_unlock(struct uks_kmem_cache *s, struct kmem_cache_cpu *c);
+bool __uks_slab_rseq_locking(void);
+int __uks_slab_fastpath_init(void);
+extern enum slub_fastpath __uks_slab_default_fastpath;
+
+/* debug.c (no-ops for non-debug caches) */
+struct slub_debug_config;
+int __uks_slub_debug_parse(const char *text);
+bool __uks_slub_debug_disable_higher_order(void);
+void __uks_dump_stack(void);
+unsigned long __uks_slub_debug_flags(const char *name, unsigned long flags);
+void __uks_setup_slab_debug(struct uks_kmem_cache *s, struct uks_page *page, void *addr);
+void __uks_setup_object_debug(struct uks_kmem_cache *s, void *object);
+bool __uks_alloc_debug_processing(struct uks_kmem_cache *s, struct uks_page *page, void *object,
+				  unsigned long addr);
+bool __uks_free_debug_processing(struct uks_kmem_cache *s, struct uks_page *page, void *head,
+				 void *tail, int bulk_cnt, unsigned long addr);
+void __uks_init_tracking(struct uks_kmem_cache *s, void *object);
+void __uks_trace(struct uks_kmem_cache *s, struct uks_page *page, void *object, int alloc);
+void __uks_slab_check_pad_on_free(struct uks_kmem_cache *s, struct uks_page *page);
+int __uks_validate_slab_cache(struct uks_kmem_cache *s);
+void __uks_list_slab_objects(struct uks_kmem_cache *s, struct uks_page *page, const char *text);
+bool __uks_check_valid_pointer(struct uks_kmem_cache *s, struct uks_page *page, void *object);
+void __uks_slab_err(struct uks_kmem_cache *s, struct uks_page *page, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void __uks_object_err(struct uks_kmem_cache *s, struct uks_page *page, void *object,
+		      const char *reason);
+bool __uks_freelist_corrupted(struct uks_kmem_cache *s, struct uks_page *page, void **freelist,
+			      void *nextfree);
+/* kunit-style error counting: while set, reports are counted, not printed. */
+extern __thread int *__uks_slab_kunit_errors;
+/* While set, every report and fix is also counted here (validate's result). */
+extern __thread int *__uks_slab_error_tally;
+
+/* kmalloc.c */
+extern unsigned int __uks_kmalloc_minalign;
+int __uks_kmalloc_init(void);
+struct uks_kmem_cache *__uks_kmalloc_slab(size_t size);
+void __uks_slab_init(void);
+
+/* slub.c */
+struct uks_kmem_cache *__uks_kmem_cache_create(const char *name, unsigned int size,
+					       unsigned int align, unsigned long flags,
+					       void (*ctor)(void *), bool is_kmalloc);
+void *__uks_meta_alloc(size_t size);
+void __uks_meta_free(void *p, size_t size);
+
+#endif

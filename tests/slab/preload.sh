@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# libuks-malloc.so runs real programs: python3, git, gcc compiling a file,
+# and a multithreaded program that forks, each plain and under
+# UKS_SLUB_DEBUG=FZPU (full slub_debug on every kmalloc cache).  Also:
+# debugging really is on under the preload, and catches a heap overflow.
+set -u
+. "$(dirname "$0")/../tap.bash"
+O=${O:-build}
+so=$(realpath "$O/libuks-malloc.so")
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+echo "TAP version 13"
+
+${CC:-cc} -O2 -pthread -o "$tmp/mt-alloc" tests/slab/mt-alloc.c
+cat >"$tmp/hello.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(void) { char *s = strdup("compiled under uks"); puts(s); free(s); return 0; }
+C
+cat >"$tmp/overflow.c" <<'C'
+#include <stdlib.h>
+int main(void) { volatile char *p = malloc(64); p[64] = 0x12; free((char *)p); return 0; }
+C
+${CC:-cc} -O0 -o "$tmp/overflow" "$tmp/overflow.c"
+git init -q "$tmp/repo" && git -C "$tmp/repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init
+
+check_programs() {	# check_programs LABEL; env already set by the caller
+	local label=$1
+	ok "$label: python3 builds and hashes 50k objects" -- bash -c \
+		"[ \"\$(python3 -c 'import hashlib, json
+d = {str(i): [i] * (i % 50) for i in range(50000)}
+print(hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12])')\" = \
+		 \"\$(env -u LD_PRELOAD -u UKS_SLUB_DEBUG python3 -c 'import hashlib, json
+d = {str(i): [i] * (i % 50) for i in range(50000)}
+print(hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:12])')\" ]"
+	ok "$label: python3 threads and subprocess" -- python3 -c '
+import threading, subprocess
+def work():
+    x = [bytes(i % 200) for i in range(20000)]
+    assert len(x) == 20000
+ts = [threading.Thread(target=work) for _ in range(4)]
+[t.start() for t in ts]; [t.join() for t in ts]
+assert subprocess.run(["true"]).returncode == 0'
+	ok "$label: git log, status and a commit" -- bash -c \
+		"git -C '$tmp/repo' -c user.name=t -c user.email=t@t commit -q --allow-empty -m '$label' &&
+		 git -C '$tmp/repo' log --oneline | grep -q '$label' && git -C '$tmp/repo' status --short"
+	ok "$label: gcc compiles and links a file" -- bash -c \
+		"gcc -O2 -o '$tmp/hello-$label' '$tmp/hello.c' && env -u LD_PRELOAD '$tmp/hello-$label' | grep -q 'compiled under uks'"
+	ok "$label: multithreaded program with remote frees and fork" -- bash -c "'$tmp/mt-alloc' | grep -qx ok"
+}
+
+export LD_PRELOAD=$so
+check_programs plain
+ok "the allocator in use is uks (malloc_usable_size of 100 is the kmalloc-128 slot)" -- \
+	python3 -c 'import ctypes; c = ctypes.CDLL(None); c.malloc.restype = ctypes.c_void_p
+c.malloc_usable_size.argtypes = [ctypes.c_void_p]; assert c.malloc_usable_size(c.malloc(100)) == 128'
+
+export UKS_SLUB_DEBUG=FZPU
+check_programs FZPU
+ok "FZPU: malloc_usable_size is the object size (red zones follow it)" -- \
+	python3 -c 'import ctypes; c = ctypes.CDLL(None); c.malloc.restype = ctypes.c_void_p
+c.malloc_usable_size.argtypes = [ctypes.c_void_p]; assert c.malloc_usable_size(c.malloc(100)) == 128'
+ok "FZPU: a one-byte heap overflow is reported in the kernel's format" -- bash -c \
+	"'$tmp/overflow' 2>&1 | grep -q 'BUG kmalloc-64 (Not tainted): Right Redzone overwritten'"
+unset UKS_SLUB_DEBUG LD_PRELOAD
+tap_done

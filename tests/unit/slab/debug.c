@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: MIT
+/*
+ * slub_debug: the slub_debug= syntax, and reports in the 5.15 format for
+ * corruptions the kernel reports (red zones, poison, double free, invalid
+ * pointers, leaks at destroy), checked line by line from the log sink.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include <uks/core.h>
+#include <uks/slab.h>
+#include "slab/slub.h"
+
+#define ALL_DEBUG (UKS_SLAB_CONSISTENCY_CHECKS | UKS_SLAB_RED_ZONE | UKS_SLAB_POISON | \
+		   UKS_SLAB_STORE_USER)
+
+static char logbuf[65536];
+static size_t loglen;
+
+static void capture(enum uks_log_level level, const char *msg, void *arg)
+{
+	int n = snprintf(logbuf + loglen, sizeof(logbuf) - loglen, "%s\n", msg);
+
+	(void)level;
+	(void)arg;
+	if (n > 0 && (size_t)n < sizeof(logbuf) - loglen)
+		loglen += (size_t)n;
+}
+
+static void log_reset(void)
+{
+	loglen = 0;
+	logbuf[0] = 0;
+	uks_set_log_fn(capture, NULL);
+}
+
+static bool logged(const char *text)
+{
+	return strstr(logbuf, text) != NULL;
+}
+
+TEST(parse_global_and_per_cache)
+{
+	static const struct { const char *opt, *cache; unsigned long want; } rows[] = {
+		{ "", "any", ALL_DEBUG },
+		{ "FZ", "any", UKS_SLAB_CONSISTENCY_CHECKS | UKS_SLAB_RED_ZONE },
+		{ "fzput", "any", ALL_DEBUG | UKS_SLAB_TRACE },
+		{ "P,kmalloc-64", "kmalloc-64", UKS_SLAB_POISON },
+		{ "P,kmalloc-64", "kmalloc-640", 0 },
+		{ "P,kmalloc-64", "kmalloc-6", 0 },
+		{ "P,kmalloc-*", "kmalloc-4k", UKS_SLAB_POISON },
+		{ ",dentry", "dentry", ALL_DEBUG },
+		{ ",dentry", "inode", 0 },
+		{ "U,a,b;Z,c", "b", UKS_SLAB_STORE_USER },
+		{ "U,a,b;Z,c", "c", UKS_SLAB_RED_ZONE },
+		{ "U,a,b;Z,c", "d", 0 },
+		{ "U,a;F", "d", UKS_SLAB_CONSISTENCY_CHECKS },
+		{ "U,a;F", "a", UKS_SLAB_STORE_USER },
+		{ "FZ-P", "x", UKS_SLAB_POISON },
+		{ ";;;P;;", "x", UKS_SLAB_POISON },
+		{ "A", "x", UKS_SLAB_FAILSLAB },
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned long got;
+
+		ASSERT_EQ(0, __uks_slub_debug_parse(rows[i].opt));
+		got = __uks_slub_debug_flags(rows[i].cache, 0);
+		if (got != rows[i].want)
+			TH_LOG("slub_debug=%s on %s: %#lx, want %#lx", rows[i].opt, rows[i].cache,
+			       got, rows[i].want);
+		EXPECT_EQ(rows[i].want, got);
+	}
+	/* NOLEAKTRACE caches don't get U from the global options. */
+	__uks_slub_debug_parse("U");
+	EXPECT_EQ(UKS_SLAB_NOLEAKTRACE, __uks_slub_debug_flags("x", UKS_SLAB_NOLEAKTRACE));
+	__uks_slub_debug_parse("-");
+}
+
+TEST(parse_garbage)
+{
+	char junk[2048];
+
+	log_reset();
+	__uks_slub_debug_parse("FQ");
+	EXPECT_TRUE(logged("slub_debug option 'Q' unknown. skipped"));
+	EXPECT_EQ(UKS_SLAB_CONSISTENCY_CHECKS, __uks_slub_debug_flags("x", 0));
+	memset(junk, 'F', sizeof(junk) - 1);
+	junk[sizeof(junk) - 1] = 0;
+	EXPECT_EQ(-E2BIG, __uks_slub_debug_parse(junk));
+	/* Random bytes never crash the parser or the matcher. */
+	srand(1);
+	for (int i = 0; i < 2000; i++) {
+		char s[64];
+		int n = rand() % 63;
+
+		for (int j = 0; j < n; j++)
+			s[j] = (char)(1 + rand() % 255);
+		s[n] = 0;
+		__uks_slub_debug_parse(s);
+		__uks_slub_debug_flags("kmalloc-64", 0);
+	}
+	__uks_slub_debug_parse("-");
+}
+
+TEST(report_right_redzone_in_kernel_format)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_rz", 64, 0, ALL_DEBUG, NULL);
+	unsigned char *p;
+
+	ASSERT_NONNULL(s);
+	EXPECT_EQ(400u, s->size);	/* 5.15 FZPU layout of 64-byte objects, align 8 */
+	p = uks_kmem_cache_alloc(s);
+	for (int i = 0; i < 64; i++)
+		ASSERT_EQ(i == 63 ? 0xa5 : 0x6b, p[i]);	/* allocated objects stay poisoned */
+	log_reset();
+	p[64] = 0x12;
+	EXPECT_GT(uks_kmem_cache_validate(s), 0);
+	EXPECT_TRUE(logged("=============================================================================\n"
+			   "BUG t_rz (Not tainted): Right Redzone overwritten\n"
+			   "-----------------------------------------------------------------------------\n\n"));
+	EXPECT_TRUE(logged(". First byte 0x12 instead of 0xcc\n"));
+	EXPECT_TRUE(logged("Allocated in "));
+	EXPECT_TRUE(logged(" age="));
+	EXPECT_TRUE(logged("Slab 0x"));
+	EXPECT_TRUE(logged("Redzone  "));
+	EXPECT_TRUE(logged(": 12 cc cc cc cc cc cc cc"));
+	EXPECT_TRUE(logged("Object   "));
+	EXPECT_TRUE(logged("6b 6b 6b 6b 6b 6b 6b 6b 6b 6b 6b 6b 6b 6b 6b a5  kkkkkkkkkkkkkkk."));
+	EXPECT_TRUE(logged("FIX t_rz: Restoring Right Redzone 0x"));
+	/* Restored: clean now, and every later report says Tainted. */
+	EXPECT_EQ(0, uks_kmem_cache_validate(s));
+	p[-1] = 0;
+	log_reset();
+	uks_kmem_cache_free(s, p);
+	EXPECT_TRUE(logged("BUG t_rz (Tainted: G    B            ): Left Redzone overwritten"));
+	EXPECT_TRUE(logged("not freed"));
+	uks_kmem_cache_free(s, p);	/* now it frees */
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+}
+
+TEST(report_use_after_free_and_double_free)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_uaf", 48, 0, ALL_DEBUG, NULL);
+	unsigned char *p, *q;
+
+	ASSERT_NONNULL(s);
+	p = uks_kmem_cache_alloc(s);
+	q = uks_kmem_cache_alloc(s);
+	uks_kmem_cache_free(s, p);
+	log_reset();
+	p[10] = 0;	/* write after free */
+	EXPECT_EQ(2, uks_kmem_cache_validate(s));
+	EXPECT_TRUE(logged("): Poison overwritten"));
+	EXPECT_TRUE(logged("First byte 0x0 instead of 0x6b"));
+	EXPECT_TRUE(logged("Freed in "));
+
+	log_reset();
+	uks_kmem_cache_free(s, p);	/* double free */
+	EXPECT_TRUE(logged("): Object already free"));
+	EXPECT_TRUE(logged("FIX t_uaf: Object at 0x"));
+
+	log_reset();
+	uks_kmem_cache_free(s, q + 1);	/* not an object start */
+	EXPECT_TRUE(logged("Invalid object pointer 0x"));
+	uks_kmem_cache_free(s, q);
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+}
+
+TEST(destroy_lists_remaining_objects)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_leak", 32, 0, UKS_SLAB_STORE_USER, NULL);
+	void *p, *q;
+
+	ASSERT_NONNULL(s);
+	p = uks_kmem_cache_alloc(s);
+	q = uks_kmem_cache_alloc(s);
+	uks_kmem_cache_free(s, q);
+	log_reset();
+	EXPECT_EQ(-EBUSY, uks_kmem_cache_destroy(s));
+	EXPECT_TRUE(logged("Objects remaining in t_leak on __kmem_cache_shutdown()"));
+	EXPECT_TRUE(logged("Object 0x"));
+	EXPECT_TRUE(logged("Allocated in "));
+	EXPECT_TRUE(logged("kmem_cache_destroy t_leak: Slab cache still has objects"));
+	uks_kmem_cache_free(s, p);
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+}
+
+TEST(trace_option_logs_each_operation)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_trace", 16, 0, UKS_SLAB_TRACE, NULL);
+	void *p;
+
+	ASSERT_NONNULL(s);
+	log_reset();
+	p = uks_kmem_cache_alloc(s);
+	uks_kmem_cache_free(s, p);
+	EXPECT_TRUE(logged("TRACE t_trace alloc 0x"));
+	EXPECT_TRUE(logged("TRACE t_trace free 0x"));
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+}
+
+TEST(hardened_freelist_is_mangled)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_hard", 64, 0, 0, NULL);
+	struct uks_kmem_cache *plain = uks_kmem_cache_create("t_plain", 64, 0,
+							     UKS_SLAB_NO_HARDENING, NULL);
+	char *a, *b;
+
+	ASSERT_NONNULL(s);
+	ASSERT_NONNULL(plain);
+	EXPECT_NE(0, s->random);
+	EXPECT_EQ(0, plain->random);
+	a = uks_kmem_cache_alloc(plain);
+	b = uks_kmem_cache_alloc(plain);
+	uks_kmem_cache_free(plain, b);
+	uks_kmem_cache_free(plain, a);
+	/* In the clear, a's free pointer (mid-object) is b. */
+	EXPECT_EQ((void *)b, *(void **)(a + plain->offset));
+	a = uks_kmem_cache_alloc(s);
+	b = uks_kmem_cache_alloc(s);
+	uks_kmem_cache_free(s, b);
+	uks_kmem_cache_free(s, a);
+	EXPECT_NE((void *)b, *(void **)(a + s->offset));
+	EXPECT_EQ((void *)b, get_freepointer(s, a));
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+	EXPECT_EQ(0, uks_kmem_cache_destroy(plain));
+}
+
+static void double_free_child(void)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_df", 64, 0, 0, NULL);
+	void *p = uks_kmem_cache_alloc(s);
+
+	uks_set_log_fn(NULL, NULL);
+	uks_kmem_cache_free(s, p);
+	uks_kmem_cache_free(s, p);	/* BUG_ON(object == fp): abort() */
+	exit(0);
+}
+
+TEST(naive_double_free_aborts)
+{
+	pid_t pid = fork();
+	int status;
+
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		double_free_child();
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(SIGABRT, WTERMSIG(status));
+}
+
+TEST_HARNESS_MAIN

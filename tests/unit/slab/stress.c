@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fast paths under preemption and migration: more threads than CPUs
+ * allocate and free (locally and remotely) while a signal storm and
+ * affinity changes interrupt them between reading the CPU slot and
+ * committing.  Every object is tagged by its owner while allocated; a lost
+ * or duplicated object (two owners at once, or a leak at the end) fails.
+ * The abort/retry counter (cmpxchg_double_cpu_fail) proves that
+ * interruptions inside the window were detected and retried.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include <uks/slab.h>
+
+#define NR_THREADS	8
+#define OBJ_SIZE	64
+#define RING		256
+
+struct stress {
+	struct uks_kmem_cache *s;
+	atomic_bool stop;
+	atomic_long errors;
+	atomic_long ops;
+	/* Objects handed from thread i to thread (i + 1) % NR_THREADS. */
+	_Atomic(void *) ring[NR_THREADS][RING];
+};
+
+struct worker {
+	struct stress *st;
+	int id;
+	pthread_t thread;
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;	/* only interrupts: an rseq section in flight aborts */
+}
+
+static void tag(void *p, long owner)
+{
+	long *w = p;
+
+	for (int i = 0; i < OBJ_SIZE / 8; i++)
+		w[i] = owner;
+}
+
+static bool tagged(void *p, long owner)
+{
+	long *w = p;
+
+	for (int i = 0; i < OBJ_SIZE / 8; i++)
+		if (w[i] != owner)
+			return false;
+	return true;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct stress *st = w->st;
+	void *mine[64] = { 0 };
+	unsigned int seed = (unsigned int)w->id * 7919u + 1;
+	long owner = w->id + 1, n = 0;
+
+	while (!atomic_load_explicit(&st->stop, memory_order_relaxed)) {
+		int slot = (int)(rand_r(&seed) % 64);
+		void *p = mine[slot];
+
+		if (p) {
+			if (!tagged(p, owner))
+				atomic_fetch_add(&st->errors, 1);
+			if (rand_r(&seed) & 1) {
+				/* Remote free: the next thread frees it. */
+				void *expected = NULL;
+				int r = (int)(rand_r(&seed) % RING);
+
+				tag(p, -1);
+				if (!atomic_compare_exchange_strong(&st->ring[(w->id + 1) % NR_THREADS][r],
+								    &expected, p))
+					uks_kmem_cache_free(st->s, p);
+			} else {
+				tag(p, 0);
+				uks_kmem_cache_free(st->s, p);
+			}
+			mine[slot] = NULL;
+		} else {
+			p = uks_kmem_cache_alloc(st->s);
+			if (!p) {
+				atomic_fetch_add(&st->errors, 1);
+				break;
+			}
+			tag(p, owner);
+			mine[slot] = p;
+		}
+		/* Free what others handed us. */
+		if ((n & 15) == 0) {
+			for (int r = 0; r < RING; r++) {
+				void *q = atomic_exchange(&st->ring[w->id][r], NULL);
+
+				if (q) {
+					if (!tagged(q, -1))
+						atomic_fetch_add(&st->errors, 1);
+					uks_kmem_cache_free(st->s, q);
+				}
+			}
+		}
+		n++;
+	}
+	for (int i = 0; i < 64; i++)
+		uks_kmem_cache_free(st->s, mine[i]);
+	atomic_fetch_add(&st->ops, n);
+	return NULL;
+}
+
+static unsigned long stat_sum(struct uks_kmem_cache *s, const char *attr)
+{
+	char buf[256];
+
+	if (uks_kmem_cache_attr_show(s, attr, buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoul(buf, NULL, 10);
+}
+
+static void run(struct th_result *_th_r, unsigned long flags, const char *name, bool expect_retries)
+{
+	static struct stress st;
+	struct worker w[NR_THREADS];
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct timespec end, now;
+	unsigned long retries;
+	long nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int round = 0;
+
+	memset(&st, 0, sizeof(st));
+	sigaction(SIGUSR1, &sa, NULL);
+	st.s = uks_kmem_cache_create(name, OBJ_SIZE, 0, flags, NULL);
+	ASSERT_NONNULL(st.s);
+	ASSERT_GT(NR_THREADS, nr_cpus);
+	for (int i = 0; i < NR_THREADS; i++) {
+		w[i].st = &st;
+		w[i].id = i;
+		ASSERT_EQ(0, pthread_create(&w[i].thread, NULL, work, &w[i]));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 2;
+	do {
+		/* The storm: signals, and forced migrations every few rounds. */
+		for (int i = 0; i < NR_THREADS; i++)
+			pthread_kill(w[i].thread, SIGUSR1);
+		if (++round % 8 == 0 && nr_cpus > 1) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(round / 8 % nr_cpus, &set);
+			pthread_setaffinity_np(w[round % NR_THREADS].thread, sizeof(set), &set);
+			CPU_ZERO(&set);
+			for (int c = 0; c < nr_cpus; c++)
+				CPU_SET(c, &set);
+			pthread_setaffinity_np(w[(round + 3) % NR_THREADS].thread, sizeof(set), &set);
+		}
+		usleep(50);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+	atomic_store(&st.stop, true);
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_join(w[i].thread, NULL);
+	for (int t = 0; t < NR_THREADS; t++)
+		for (int r = 0; r < RING; r++)
+			uks_kmem_cache_free(st.s, st.ring[t][r]);
+
+	retries = stat_sum(st.s, "cmpxchg_double_cpu_fail");
+	TH_LOG("%s: %ld ops, %lu fast-path retries, %d signal rounds", name,
+	       atomic_load(&st.ops), retries, round);
+	EXPECT_EQ(0, atomic_load(&st.errors));
+	EXPECT_GT(atomic_load(&st.ops), 100000);
+	if (expect_retries)
+		EXPECT_GT(retries, 0);
+	/* Every object came back: nothing lost, so destroy succeeds. */
+	EXPECT_EQ(0, uks_kmem_cache_destroy(st.s));
+}
+
+TEST_TIMEOUT(default_fastpath, 60)
+{
+	if (strcmp(uks_slab_fastpath(), "rseq"))
+		SKIP(return, "rseq fast path not in use here (%s)", uks_slab_fastpath());
+	run(_th_r, 0, "stress_rseq", true);
+}
+
+TEST_TIMEOUT(cmpxchg16b_fastpath, 60)
+{
+	run(_th_r, UKS_SLAB_CMPXCHG_FASTPATH, "stress_cmpxchg", true);
+}
+
+TEST_TIMEOUT(rt_fastpath, 60)
+{
+	run(_th_r, UKS_SLAB_RT, "stress_rt", false);
+}
+
+TEST_TIMEOUT(debug_cache, 60)
+{
+	run(_th_r, UKS_SLAB_RED_ZONE | UKS_SLAB_POISON | UKS_SLAB_CONSISTENCY_CHECKS,
+	    "stress_debug", false);
+}
+
+TEST_HARNESS_MAIN

@@ -116,24 +116,47 @@ static inline void list_splice_init(struct list_head *list, struct list_head *he
 #define list_for_each(pos, head) \
 	for (pos = (head)->next; pos != (head); pos = pos->next)
 
-#define list_for_each_entry(pos, head, member)				\
-	for (pos = list_first_entry(head, __typeof__(*pos), member);	\
-	     &pos->member != (head);					\
-	     pos = list_next_entry(pos, member))
+/*
+ * The entry iterators walk list_head pointers and convert only real
+ * entries: the kernel's versions also form an "entry" from the head
+ * itself and touch its member, which sanitizers rightly flag.
+ */
+#define __list_it(n)	__uks_list_it_##n
+#define __list_nx(n)	__uks_list_nx_##n
 
-#define list_prev_entry(pos, member) \
-	list_entry((pos)->member.prev, __typeof__(*(pos)), member)
+#define list_for_each_entry(pos, head, member) \
+	__list_for_each_entry(pos, head, member, __COUNTER__)
+#define __list_for_each_entry(pos, head, member, n) \
+	___list_for_each_entry(pos, head, member, n)
+#define ___list_for_each_entry(pos, head, member, n)				\
+	for (struct list_head *__list_it(n) = (head)->next;			\
+	     __list_it(n) != (head) &&						\
+	     ((pos) = list_entry(__list_it(n), __typeof__(*(pos)), member), 1);	\
+	     __list_it(n) = __list_it(n)->next)
 
-#define list_for_each_entry_reverse(pos, head, member)			\
-	for (pos = list_last_entry(head, __typeof__(*pos), member);	\
-	     &pos->member != (head);					\
-	     pos = list_prev_entry(pos, member))
+#define list_for_each_entry_reverse(pos, head, member) \
+	__list_for_each_entry_reverse(pos, head, member, __COUNTER__)
+#define __list_for_each_entry_reverse(pos, head, member, n) \
+	___list_for_each_entry_reverse(pos, head, member, n)
+#define ___list_for_each_entry_reverse(pos, head, member, n)			\
+	for (struct list_head *__list_it(n) = (head)->prev;			\
+	     __list_it(n) != (head) &&						\
+	     ((pos) = list_entry(__list_it(n), __typeof__(*(pos)), member), 1);	\
+	     __list_it(n) = __list_it(n)->prev)
 
-#define list_for_each_entry_safe(pos, n, head, member)			\
-	for (pos = list_first_entry(head, __typeof__(*pos), member),	\
-	     n = list_next_entry(pos, member);				\
-	     &pos->member != (head);					\
-	     pos = n, n = list_next_entry(n, member))
+/* Safe against removal of pos; @tmp gets the next entry. */
+#define list_for_each_entry_safe(pos, tmp, head, member) \
+	__list_for_each_entry_safe(pos, tmp, head, member, __COUNTER__)
+#define __list_for_each_entry_safe(pos, tmp, head, member, n) \
+	___list_for_each_entry_safe(pos, tmp, head, member, n)
+#define ___list_for_each_entry_safe(pos, tmp, head, member, n)			\
+	for (struct list_head *__list_it(n) = (head)->next,			\
+	     *__list_nx(n) = __list_it(n)->next;				\
+	     __list_it(n) != (head) &&						\
+	     ((pos) = list_entry(__list_it(n), __typeof__(*(pos)), member),	\
+	      (tmp) = list_entry(__list_nx(n), __typeof__(*(pos)), member),	\
+	      (void)(tmp), 1);	\
+	     __list_it(n) = __list_nx(n), __list_nx(n) = __list_it(n)->next)
 
 /* hlist: a one-pointer head for hash tables. */
 struct hlist_node {

@@ -160,8 +160,15 @@ unsigned long __uks_slub_debug_flags(const char *name, unsigned long flags)
 			const char *end = strchrnul(iter, ','), *glob;
 			size_t cmplen;
 
-			if (next_block && next_block < end)
+			/*
+			 * Stop at this block's end.  The kernel tests "<" and so
+			 * runs into a next block that starts with ',' (found by
+			 * fuzzing); "<=" keeps the walk inside the block.
+			 */
+			if (next_block && next_block <= end)
 				end = next_block - 1;
+			if (end < iter)
+				break;
 			glob = memchr(iter, '*', (size_t)(end - iter));
 			if (glob)
 				cmplen = (size_t)(glob - iter);

@@ -87,6 +87,10 @@ TEST(parse_garbage)
 	__uks_slub_debug_parse("FQ");
 	EXPECT_TRUE(logged("slub_debug option 'Q' unknown. skipped"));
 	EXPECT_EQ(UKS_SLAB_CONSISTENCY_CHECKS, __uks_slub_debug_flags("x", 0));
+	/* Found by fuzzing: a list followed by a block that starts with ','. */
+	EXPECT_EQ(0, __uks_slub_debug_parse("avvvv,bb;,bb;\x90;-\x90;-"));
+	EXPECT_EQ(UKS_SLAB_FAILSLAB, __uks_slub_debug_flags("bb", 0));
+	EXPECT_EQ(0, __uks_slub_debug_flags("kmalloc-64", 0));
 	memset(junk, 'F', sizeof(junk) - 1);
 	junk[sizeof(junk) - 1] = 0;
 	EXPECT_EQ(-E2BIG, __uks_slub_debug_parse(junk));

@@ -40,7 +40,6 @@ _Static_assert(offsetof(struct kmem_cache_cpu, freelist) == 0, "asm offset");
 _Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "asm offset");
 _Static_assert(offsetof(struct kmem_cache_cpu, page) == 16, "asm offset");
 _Static_assert(offsetof(struct uks_kmem_cache, cpu_base) == 0, "asm offset");
-_Static_assert(offsetof(struct uks_kmem_cache, cpu_stride) == 8, "asm offset");
 _Static_assert(offsetof(struct uks_rseq_abi, cpu_id) == 4, "asm offset");
 _Static_assert(offsetof(struct uks_rseq_abi, rseq_cs) == 8, "asm offset");
 
@@ -91,7 +90,7 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 	"movslq 4(%[rs]), %[c]\n\t"					\
 	"testq %[c], %[c]\n\t"						\
 	"js 5f\n\t"							\
-	"imulq 8(%[s]), %[c]\n\t"					\
+	"shlq %%cl, %[c]\n\t"					\
 	"addq (%[s]), %[c]\n\t"
 
 /* Decode the free pointer stored at %[slot] into %[out] (FREELIST_HARDENED). */
@@ -140,7 +139,7 @@ rseq_pop(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct kmem_ca
 			"6:\n\t"
 			: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [slot] "=&r"(slot),
 			  [next] "=&r"(next), [aborts] "+r"(ab)
-			: [rs] "r"(rs), [s] "r"(s), [off] "r"(off), [rnd] "r"(rnd)
+			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift), [off] "r"(off), [rnd] "r"(rnd)
 			: "memory", "cc");
 	} else {
 		__asm__ __volatile__(
@@ -162,7 +161,7 @@ rseq_pop(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct kmem_ca
 			"6:\n\t"
 			: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [slot] "=&r"(slot),
 			  [aborts] "+r"(ab)
-			: [rs] "r"(rs), [s] "r"(s), [off] "r"(off)
+			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift), [off] "r"(off)
 			: "memory", "cc");
 		(void)next;
 	}
@@ -221,7 +220,7 @@ rseq_push(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct uks_pa
 			"6:\n\t"
 			: [c] "=&r"(c), [tmp] "=&r"(tmp), [slot] "=&r"(slot), [enc] "=&r"(enc),
 			  [done] "=&r"(done), [aborts] "+r"(ab)
-			: [rs] "r"(rs), [s] "r"(s), [page] "r"(page), [head] "r"(head),
+			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift), [page] "r"(page), [head] "r"(head),
 			  [tail] "r"(tail), [off] "r"(off), [rnd] "r"(rnd)
 			: "memory", "cc");
 	} else {
@@ -248,7 +247,7 @@ rseq_push(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct uks_pa
 			"6:\n\t"
 			: [c] "=&r"(c), [tmp] "=&r"(tmp), [enc] "=&r"(enc), [done] "=&r"(done),
 			  [aborts] "+r"(ab)
-			: [rs] "r"(rs), [s] "r"(s), [page] "r"(page), [head] "r"(head),
+			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift), [page] "r"(page), [head] "r"(head),
 			  [tail] "r"(tail), [off] "r"(off)
 			: "memory", "cc");
 		(void)slot;
@@ -312,7 +311,7 @@ rseq_pop_many(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void **p,
 		"6:\n\t"
 		: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [slot] "=&r"(slot),
 		  [cnt] "=&r"(cnt), [aborts] "+r"(ab)
-		: [rs] "r"(rs), [s] "r"(s), [p] "r"(p), [n] "r"(n), [off] "r"(off), [rnd] "r"(rnd)
+		: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift), [p] "r"(p), [n] "r"(n), [off] "r"(off), [rnd] "r"(rnd)
 		: "memory", "cc");
 	*aborts += ab;
 	return cnt;

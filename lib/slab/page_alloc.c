@@ -26,9 +26,6 @@
 #include "core/compiler.h"
 #include "slab/page_alloc.h"
 
-#define TABLE_LEAF_BITS		13
-/* Linux hands out 47-bit user addresses unless a mapping asks for more. */
-#define TABLE_TOP_BITS		(48 - UKS_CHUNK_SHIFT - TABLE_LEAF_BITS)
 #define RESIDENT_FREE_RESERVE	(1UL << 20)	/* bytes of free pages kept resident */
 
 unsigned int __uks_page_size = 4096;
@@ -49,7 +46,8 @@ static struct {
 	bool ready;
 } zone = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static _Atomic(uintptr_t *) chunk_table[1UL << TABLE_TOP_BITS];
+_Atomic(uintptr_t *) __uks_chunk_table[1UL << UKS_TABLE_TOP_BITS];
+unsigned int __uks_chunk_pages_mask;
 
 static void *map_anon(size_t size)
 {
@@ -92,6 +90,7 @@ void __uks_page_alloc_init(void)
 	}
 	zone.chunk_pages = (unsigned int)(UKS_CHUNK_SIZE >> __uks_page_shift);
 	zone.max_order = (unsigned int)__builtin_ctz(zone.chunk_pages);
+	__uks_chunk_pages_mask = zone.chunk_pages - 1;
 	if (zone.max_order > UKS_MAX_PAGE_ORDER)
 		zone.max_order = UKS_MAX_PAGE_ORDER;
 	for (unsigned int o = 0; o <= UKS_MAX_PAGE_ORDER; o++)
@@ -104,51 +103,28 @@ out:
 static _Atomic(uintptr_t) *table_slot(uintptr_t addr, bool create)
 {
 	uintptr_t idx = addr >> UKS_CHUNK_SHIFT;
-	uintptr_t top = idx >> TABLE_LEAF_BITS;
+	uintptr_t top = idx >> UKS_TABLE_LEAF_BITS;
 	uintptr_t *leaf;
 
-	if (top >= ARRAY_SIZE(chunk_table))
+	if (top >= ARRAY_SIZE(__uks_chunk_table))
 		return NULL;
-	leaf = atomic_load_explicit(&chunk_table[top], memory_order_acquire);
+	leaf = atomic_load_explicit(&__uks_chunk_table[top], memory_order_acquire);
 	if (!leaf) {
 		uintptr_t *fresh, *expected = NULL;
 
 		if (!create)
 			return NULL;
-		fresh = map_anon(sizeof(uintptr_t) << TABLE_LEAF_BITS);
+		fresh = map_anon(sizeof(uintptr_t) << UKS_TABLE_LEAF_BITS);
 		if (!fresh)
 			return NULL;
-		if (atomic_compare_exchange_strong(&chunk_table[top], &expected, fresh)) {
+		if (atomic_compare_exchange_strong(&__uks_chunk_table[top], &expected, fresh)) {
 			leaf = fresh;
 		} else {
-			munmap(fresh, sizeof(uintptr_t) << TABLE_LEAF_BITS);
+			munmap(fresh, sizeof(uintptr_t) << UKS_TABLE_LEAF_BITS);
 			leaf = expected;
 		}
 	}
-	return (_Atomic(uintptr_t) *)&leaf[idx & ((1UL << TABLE_LEAF_BITS) - 1)];
-}
-
-/**
- * __uks_virt_to_page - the descriptor of the page holding @addr
- * @addr: any address
- *
- * Return: the page descriptor (PAGE_TAIL for a later page of a block), or
- * NULL if the address was never handed out by this allocator.
- */
-struct uks_page *__uks_virt_to_page(const void *addr)
-{
-	_Atomic(uintptr_t) *slot = table_slot((uintptr_t)addr, false);
-	uintptr_t e;
-
-	if (!slot)
-		return NULL;
-	e = atomic_load_explicit(slot, memory_order_acquire);
-	if (!e)
-		return NULL;
-	if (e & 1)
-		return (struct uks_page *)(e & ~1UL);
-	return &((struct uks_page *)e)[((uintptr_t)addr >> __uks_page_shift) &
-				       (zone.chunk_pages - 1)];
+	return (_Atomic(uintptr_t) *)&leaf[idx & ((1UL << UKS_TABLE_LEAF_BITS) - 1)];
 }
 
 static struct uks_page *page_at(struct uks_page *page, long delta)

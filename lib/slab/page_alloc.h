@@ -76,12 +76,45 @@ struct uks_page *__uks_alloc_pages(unsigned int order);
 void __uks_free_pages(struct uks_page *page);
 struct uks_page *__uks_alloc_huge(size_t size, size_t align);
 void __uks_free_huge(struct uks_page *page);
-struct uks_page *__uks_virt_to_page(const void *addr);
 void __uks_page_alloc_init(void);
 void __uks_page_alloc_lock(void);
 void __uks_page_alloc_unlock(void);
 void __uks_page_alloc_child_reset(void);
 size_t __uks_page_alloc_resident_free(void);
+
+/* Linux hands out 47-bit user addresses unless a mapping asks for more. */
+#define UKS_TABLE_LEAF_BITS	13
+#define UKS_TABLE_TOP_BITS	(48 - UKS_CHUNK_SHIFT - UKS_TABLE_LEAF_BITS)
+
+extern _Atomic(uintptr_t *) __uks_chunk_table[1UL << UKS_TABLE_TOP_BITS];
+extern unsigned int __uks_chunk_pages_mask;
+
+/**
+ * __uks_virt_to_page - the descriptor of the page holding @addr
+ * @addr: any address
+ *
+ * Return: the page descriptor (PAGE_TAIL for a later page of a block), or
+ * NULL if the address was never handed out by this allocator.
+ */
+static inline struct uks_page *__uks_virt_to_page(const void *addr)
+{
+	uintptr_t idx = (uintptr_t)addr >> UKS_CHUNK_SHIFT, e;
+	uintptr_t *leaf;
+
+	if (__builtin_expect(idx >> UKS_TABLE_LEAF_BITS >= (1UL << UKS_TABLE_TOP_BITS), 0))
+		return NULL;
+	leaf = atomic_load_explicit(&__uks_chunk_table[idx >> UKS_TABLE_LEAF_BITS],
+				    memory_order_acquire);
+	if (__builtin_expect(!leaf, 0))
+		return NULL;
+	e = __atomic_load_n(&leaf[idx & ((1UL << UKS_TABLE_LEAF_BITS) - 1)], __ATOMIC_ACQUIRE);
+	if (__builtin_expect(e & 1, 0))
+		return (struct uks_page *)(e & ~1UL);	/* a huge mapping */
+	if (__builtin_expect(!e, 0))
+		return NULL;
+	return &((struct uks_page *)e)[((uintptr_t)addr >> __uks_page_shift) &
+				       __uks_chunk_pages_mask];
+}
 
 /* The descriptor of the first page of the slab or block holding @addr. */
 static inline struct uks_page *__uks_virt_to_head_page(const void *addr)

@@ -140,10 +140,11 @@ struct kmem_cache_order_objects {
 struct uks_kmem_cache {
 	/* Read by every fast path: keep together. */
 	char *cpu_base;			/* kmem_cache_cpu of CPU 0 */
-	size_t cpu_stride;
+	size_t cpu_stride;		/* a power of two: 1 << cpu_shift */
 	unsigned long random;		/* FREELIST_HARDENED key, 0 if off */
 	unsigned int offset;		/* free pointer offset in the object */
 	unsigned int nr_cpus;
+	unsigned int cpu_shift;
 	unsigned long flags;
 	enum slub_fastpath fastpath;
 	unsigned int cpu_partial;	/* objects kept in per-CPU partials */

@@ -12,6 +12,9 @@ PACKAGES=(
 	libfuse3-dev fuse3		# uksfs (FUSE mounts)
 	liburing-dev			# uksd I/O
 	libpng-dev			# DAMON heatmaps
+	python3 git			# real programs run under libuks-malloc.so
+	libjemalloc2 libmimalloc2.0	# allocator peers in make bench
+	libtcmalloc-minimal4
 )
 
 missing=()

@@ -130,6 +130,7 @@ static struct uks_page *allocate_slab(struct uks_kmem_cache *s)
 	page->objects = oo_objects(oo);
 	page->slab_cache = s;
 	page->kind = PAGE_SLAB;
+	page->map_size = slab_bytes(page);	/* for the free fast path's range check */
 	atomic_store_explicit(&page->locked, 0, memory_order_relaxed);
 
 	start = slab_address(page);
@@ -176,7 +177,7 @@ void *__uks_slab_alloc(struct uks_kmem_cache *s, unsigned long addr)
 	stat(s, ALLOC_SLOWPATH);
 
 reread_page:
-	c = cpu_slab(s, (unsigned int)uks_this_cpu() % s->nr_cpus);
+	c = cpu_slab(s, this_cpu_index(s));
 	page = READ_ONCE(c->page);
 	if (!page)
 		goto new_slab;
@@ -241,7 +242,7 @@ check_new_page:
 	if (kmem_cache_debug(s)) {
 		if (!__uks_alloc_debug_processing(s, page, freelist, addr)) {
 			/* Slab failed checks ("Marking all objects used"): next slab. */
-			c = cpu_slab(s, (unsigned int)uks_this_cpu() % s->nr_cpus);
+			c = cpu_slab(s, this_cpu_index(s));
 			goto new_slab;
 		}
 		/* Debug caches never load a CPU freelist: every object is checked. */

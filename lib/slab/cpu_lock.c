@@ -106,7 +106,7 @@ struct kmem_cache_cpu *__uks_cpu_slab_lock(struct uks_kmem_cache *s, unsigned in
 	unsigned int spins = 0;
 
 	for (;;) {
-		unsigned int here = (unsigned int)uks_this_cpu() % s->nr_cpus;
+		unsigned int here = this_cpu_index(s);
 		struct kmem_cache_cpu *c = cpu_slab(s, here);
 		int got;
 

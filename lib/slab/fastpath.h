@@ -41,6 +41,8 @@ _Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "asm offset");
 _Static_assert(offsetof(struct kmem_cache_cpu, page) == 16, "asm offset");
 _Static_assert(offsetof(struct uks_kmem_cache, cpu_base) == 0, "asm offset");
 _Static_assert(offsetof(struct uks_rseq_abi, cpu_id) == 4, "asm offset");
+_Static_assert(offsetof(struct uks_page, addr) == 40, "asm offset");
+_Static_assert(offsetof(struct uks_page, map_size) == 56, "asm offset");
 _Static_assert(offsetof(struct uks_rseq_abi, rseq_cs) == 8, "asm offset");
 
 static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uintptr_t new_lo,
@@ -252,6 +254,89 @@ rseq_push(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct uks_pa
 			: "memory", "cc");
 		(void)slot;
 	}
+	*cp = (struct kmem_cache_cpu *)c;
+	*aborts += ab;
+	return done;
+}
+
+/**
+ * rseq_free_cpu_slab - free @obj onto this CPU's freelist if it lies in the CPU slab
+ * @s: cache
+ * @rs: this thread's rseq area
+ * @obj: the object
+ * @cp: set to the slot used
+ * @aborts: incremented once per aborted attempt
+ *
+ * The kmem_cache_free() fast path: an address-range check against the CPU
+ * slab replaces the page lookup, since an object inside it is of this cache.
+ * Return: 1 freed, 0 the general path must run, 2 a naive double free.
+ */
+static __attribute__((always_inline)) inline int
+rseq_free_cpu_slab(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void *obj,
+		   struct kmem_cache_cpu **cp, unsigned long *aborts)
+{
+	uintptr_t c, tmp, page, slot, enc, off = s->offset, rnd = s->random;
+	unsigned long ab = 0;
+	unsigned char done;
+
+#define RSEQ_FREE_CHECKS						\
+	"testb $1, 8(%[c])\n\t"					\
+	"jnz 5f\n\t"							\
+	"movq 16(%[c]), %[page]\n\t"					\
+	"testq %[page], %[page]\n\t"					\
+	"jz 5f\n\t"							\
+	"movq %[obj], %[tmp]\n\t"					\
+	"subq 40(%[page]), %[tmp]\n\t"				\
+	"cmpq 56(%[page]), %[tmp]\n\t"				\
+	"jae 5f\n\t"							\
+	"movq (%[c]), %[enc]\n\t"					\
+	"cmpq %[enc], %[obj]\n\t"					\
+	"je 9f\n\t"
+#define RSEQ_FREE_TAIL							\
+	"movq %[obj], (%[c])\n\t"					\
+	"2:\n\t"							\
+	"movb $1, %b[done]\n\t"					\
+	"jmp 6f\n\t"							\
+	"9:\n\t"							\
+	"movb $2, %b[done]\n\t"					\
+	"jmp 6f\n\t"							\
+	"5:\n\t"							\
+	"movb $0, %b[done]\n\t"					\
+	"6:\n\t"
+
+	if (rnd) {
+		__asm__ __volatile__(
+			RSEQ_SECTION_HEAD
+			RSEQ_LOAD_CPU_SLOT
+			RSEQ_FREE_CHECKS
+			"leaq (%[obj], %[off]), %[slot]\n\t"
+			"movq %[slot], %[tmp]\n\t"
+			"bswapq %[tmp]\n\t"
+			"xorq %[tmp], %[enc]\n\t"
+			"xorq %[rnd], %[enc]\n\t"
+			"movq %[enc], (%[slot])\n\t"
+			RSEQ_FREE_TAIL
+			: [c] "=&r"(c), [tmp] "=&r"(tmp), [page] "=&r"(page), [slot] "=&r"(slot),
+			  [enc] "=&r"(enc), [done] "=&r"(done), [aborts] "+r"(ab)
+			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift),
+			  [obj] "r"(obj), [off] "r"(off), [rnd] "r"(rnd)
+			: "memory", "cc");
+	} else {
+		__asm__ __volatile__(
+			RSEQ_SECTION_HEAD
+			RSEQ_LOAD_CPU_SLOT
+			RSEQ_FREE_CHECKS
+			"movq %[enc], (%[obj], %[off])\n\t"
+			RSEQ_FREE_TAIL
+			: [c] "=&r"(c), [tmp] "=&r"(tmp), [page] "=&r"(page), [enc] "=&r"(enc),
+			  [done] "=&r"(done), [aborts] "+r"(ab)
+			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift),
+			  [obj] "r"(obj), [off] "r"(off)
+			: "memory", "cc");
+		(void)slot;
+	}
+#undef RSEQ_FREE_CHECKS
+#undef RSEQ_FREE_TAIL
 	*cp = (struct kmem_cache_cpu *)c;
 	*aborts += ab;
 	return done;

@@ -18,7 +18,7 @@
 static inline void *cmpxchg_pop(struct uks_kmem_cache *s)
 {
 	for (;;) {
-		struct kmem_cache_cpu *c = cpu_slab(s, (unsigned int)uks_this_cpu() % s->nr_cpus);
+		struct kmem_cache_cpu *c = cpu_slab(s, this_cpu_index(s));
 		/* tid first: an older (object, page) pair never meets a newer tid. */
 		unsigned long tid = __atomic_load_n(&c->tid, __ATOMIC_ACQUIRE);
 		void *object = READ_ONCE(c->freelist);
@@ -78,7 +78,7 @@ static inline bool cmpxchg_push(struct uks_kmem_cache *s, struct uks_page *page,
 				void *tail)
 {
 	for (;;) {
-		struct kmem_cache_cpu *c = cpu_slab(s, (unsigned int)uks_this_cpu() % s->nr_cpus);
+		struct kmem_cache_cpu *c = cpu_slab(s, this_cpu_index(s));
 		unsigned long tid = __atomic_load_n(&c->tid, __ATOMIC_ACQUIRE);
 		void *freelist;
 

@@ -68,6 +68,22 @@ UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
 
 	if (unlikely(!x))
 		return;
+#if UKS_HAVE_RSEQ_ASM
+	if (likely(s->fastpath == FASTPATH_RSEQ && !kmem_cache_debug(s))) {
+		struct kmem_cache_cpu *c;
+		unsigned long aborts = 0;
+		int ret = rseq_free_cpu_slab(s, uks_rseq_area(), x, &c, &aborts);
+
+		if (unlikely(aborts))
+			stat(s, CMPXCHG_DOUBLE_CPU_FAIL);
+		if (likely(ret == 1)) {
+			c->nr_free_fast++;
+			return;
+		}
+		if (ret == 2)
+			slab_double_free(s, x);
+	}
+#endif
 	page = __uks_virt_to_head_page(x);
 	if (likely(page && page->kind == PAGE_SLAB && page->slab_cache == s)) {
 		slab_free(s, page, x, NULL, 1, CALLER);

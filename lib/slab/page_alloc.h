@@ -62,7 +62,7 @@ struct uks_page {
 	atomic_uchar locked;		/* slab_lock() bit */
 	uint8_t pad;
 	uint32_t nr_dirty;		/* free block: pages maybe resident */
-	size_t map_size;		/* PAGE_HUGE: bytes mapped */
+	size_t map_size;		/* PAGE_HUGE: bytes mapped; PAGE_SLAB: slab bytes */
 } __attribute__((aligned(64)));
 
 #define UKS_CHUNK_SHIFT		21

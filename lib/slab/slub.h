@@ -203,10 +203,18 @@ static inline bool kmem_cache_has_cpu_partial(const struct uks_kmem_cache *s)
 	return !kmem_cache_debug(s);
 }
 
+/* This thread's CPU as a slot index (CPU ids are below nr_cpu_ids). */
+static inline unsigned int this_cpu_index(const struct uks_kmem_cache *s)
+{
+	unsigned int cpu = (unsigned int)uks_this_cpu();
+
+	return likely(cpu < s->nr_cpus) ? cpu : cpu % s->nr_cpus;
+}
+
 /* Racy per-CPU counter bump, like raw_cpu_inc(): a lost count is harmless. */
 static inline void stat(const struct uks_kmem_cache *s, enum stat_item si)
 {
-	struct kmem_cache_cpu *c = cpu_slab(s, (unsigned int)uks_this_cpu() % s->nr_cpus);
+	struct kmem_cache_cpu *c = cpu_slab(s, this_cpu_index(s));
 
 	c->stat[si]++;
 }

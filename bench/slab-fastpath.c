@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Slab fast paths side by side, in one process and one run:
+ *
+ *   baseline      the physical limit: a plain per-thread freelist of 64-byte
+ *                 objects, link stored in the object, head in TLS memory
+ *   rseq          uks_kmem_cache_alloc/free, default (rseq commits, hardened)
+ *   rseq-nohard   the same without freelist-pointer mangling (its cost)
+ *   cmpxchg16b    the kernel's tid + LOCK cmpxchg16b fast path
+ *   rt            PREEMPT_RT mode: the local lock taken on every operation
+ *   kmalloc       uks_kmalloc(64)/uks_kfree
+ *   glibc         malloc(64)/free
+ *   mimalloc      mi_malloc/mi_free (libmimalloc.so.2 via dlopen)
+ *   bulk16        uks_kmem_cache_alloc_bulk/free_bulk of 16 vs 16 pairs
+ *
+ * Each figure is the median of several runs of ns per alloc+free pair, the
+ * variants interleaved run by run.  Then the issue's targets are checked
+ * and printed as MET / NOT MET.  UKS_BENCH_SCALE multiplies the work.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <uks/slab.h>
+
+#define RUNS 7
+
+struct node {
+	struct node *next;
+	char pad[56];
+};
+
+static __thread struct node *tls_head;
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+#define KEEP(p) __asm__ __volatile__("" : : "r"(p) : "memory")
+
+static __attribute__((noinline)) void *tls_pop(void)
+{
+	struct node *n = tls_head;
+
+	tls_head = n->next;
+	return n;
+}
+
+static __attribute__((noinline)) void tls_push(void *p)
+{
+	struct node *n = p;
+
+	n->next = tls_head;
+	tls_head = n;
+}
+
+static struct uks_kmem_cache *cache_rseq, *cache_nohard, *cache_cmpxchg, *cache_rt, *cache_bulk;
+static void *(*mi_malloc)(size_t);
+static void (*mi_free)(void *);
+static long iters;
+
+static double run_baseline(void)
+{
+	double t = now_ns();
+
+	for (long i = 0; i < iters; i++) {
+		char *p = tls_pop();
+
+		p[8] = 1;
+		KEEP(p);
+		tls_push(p);
+	}
+	return (now_ns() - t) / (double)iters;
+}
+
+static double run_cache(struct uks_kmem_cache *s)
+{
+	double t = now_ns();
+
+	for (long i = 0; i < iters; i++) {
+		char *p = uks_kmem_cache_alloc(s);
+
+		p[8] = 1;
+		KEEP(p);
+		uks_kmem_cache_free(s, p);
+	}
+	return (now_ns() - t) / (double)iters;
+}
+
+static double run_rseq(void) { return run_cache(cache_rseq); }
+static double run_nohard(void) { return run_cache(cache_nohard); }
+static double run_cmpxchg(void) { return run_cache(cache_cmpxchg); }
+static double run_rt(void) { return run_cache(cache_rt); }
+
+static double run_kmalloc(void)
+{
+	double t = now_ns();
+
+	for (long i = 0; i < iters; i++) {
+		char *p = uks_kmalloc(64);
+
+		p[8] = 1;
+		KEEP(p);
+		uks_kfree(p);
+	}
+	return (now_ns() - t) / (double)iters;
+}
+
+static double run_glibc(void)
+{
+	double t = now_ns();
+
+	for (long i = 0; i < iters; i++) {
+		char *p = malloc(64);
+
+		p[8] = 1;
+		KEEP(p);
+		free(p);
+	}
+	return (now_ns() - t) / (double)iters;
+}
+
+static double run_mimalloc(void)
+{
+	double t = now_ns();
+
+	for (long i = 0; i < iters; i++) {
+		char *p = mi_malloc(64);
+
+		p[8] = 1;
+		KEEP(p);
+		mi_free(p);
+	}
+	return (now_ns() - t) / (double)iters;
+}
+
+/* ns per object for bulk alloc+free of @n, and for @n single pairs. */
+static double run_bulk_n(long n)
+{
+	void *p[256];
+	long rounds = iters / n;
+	double t = now_ns();
+
+	for (long r = 0; r < rounds; r++) {
+		uks_kmem_cache_alloc_bulk(cache_bulk, (size_t)n, p);
+		for (long i = 0; i < n; i++)
+			((char *)p[i])[8] = 1;
+		uks_kmem_cache_free_bulk(cache_bulk, (size_t)n, p);
+	}
+	return (now_ns() - t) / (double)(rounds * n);
+}
+
+static double run_bulk16(void) { return run_bulk_n(16); }
+
+static double run_single16(void)
+{
+	void *p[16];
+	long rounds = iters / 16;
+	double t = now_ns();
+
+	for (long r = 0; r < rounds; r++) {
+		for (int i = 0; i < 16; i++) {
+			p[i] = uks_kmem_cache_alloc(cache_bulk);
+			((char *)p[i])[8] = 1;
+		}
+		for (int i = 0; i < 16; i++)
+			uks_kmem_cache_free(cache_bulk, p[i]);
+	}
+	return (now_ns() - t) / (double)(rounds * 16);
+}
+
+struct variant {
+	const char *name;
+	double (*run)(void);
+	double samples[RUNS];
+	double median;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void target(const char *what, double value, double limit)
+{
+	printf("  %-58s %6.2fx  (limit %.2fx)  %s\n", what, value, limit,
+	       value <= limit ? "MET" : "NOT MET");
+}
+
+int main(void)
+{
+	struct variant v[] = {
+		{ .name = "baseline (TLS freelist)", .run = run_baseline }, { .name = "uks rseq (default)", .run = run_rseq },
+		{ .name = "uks rseq, no hardening", .run = run_nohard }, { .name = "uks cmpxchg16b", .run = run_cmpxchg },
+		{ .name = "uks rt", .run = run_rt }, { .name = "uks kmalloc(64)", .run = run_kmalloc },
+		{ .name = "glibc malloc(64)", .run = run_glibc }, { .name = "mimalloc mi_malloc(64)", .run = run_mimalloc },
+		{ .name = "uks bulk 16 (per object)", .run = run_bulk16 }, { .name = "uks 16 singles (per object)", .run = run_single16 },
+	};
+	const int nv = (int)(sizeof(v) / sizeof(v[0]));
+	const char *scale = getenv("UKS_BENCH_SCALE");
+	static struct node pool[64];
+	void *mi = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
+	double base, rseq;
+
+	iters = 5000000L * (scale ? atol(scale) : 1);
+	if (iters <= 0)
+		iters = 5000000L;
+	for (int i = 0; i < 64; i++)
+		tls_push(&pool[i]);
+	if (mi) {
+		mi_malloc = (void *(*)(size_t))dlsym(mi, "mi_malloc");
+		mi_free = (void (*)(void *))dlsym(mi, "mi_free");
+	}
+	cache_rseq = uks_kmem_cache_create("bench64", 64, 0, 0, NULL);
+	cache_nohard = uks_kmem_cache_create("bench64_nohard", 64, 0, UKS_SLAB_NO_HARDENING, NULL);
+	cache_cmpxchg = uks_kmem_cache_create("bench64_cmpxchg", 64, 0,
+					      UKS_SLAB_CMPXCHG_FASTPATH, NULL);
+	cache_rt = uks_kmem_cache_create("bench64_rt", 64, 0, UKS_SLAB_RT, NULL);
+	cache_bulk = uks_kmem_cache_create("bench64_bulk", 64, 0, 0, NULL);
+	if (!cache_rseq || !cache_nohard || !cache_cmpxchg || !cache_rt || !cache_bulk) {
+		fprintf(stderr, "slab-fastpath: cache creation failed\n");
+		return 1;
+	}
+
+	printf("slab fast paths, 64-byte objects, one thread, %ld pairs x %d runs; default: %s\n",
+	       iters, RUNS, uks_slab_fastpath());
+	for (int r = 0; r < RUNS; r++)
+		for (int i = 0; i < nv; i++)
+			v[i].samples[r] = (v[i].run == run_mimalloc && !mi) ? 0 : v[i].run();
+	for (int i = 0; i < nv; i++) {
+		qsort(v[i].samples, RUNS, sizeof(double), cmp_double);
+		v[i].median = v[i].samples[RUNS / 2];
+	}
+	base = v[0].median;
+	rseq = v[1].median;
+	printf("  %-30s %10s %12s %12s\n", "variant", "ns/pair", "vs baseline", "vs default");
+	for (int i = 0; i < nv; i++) {
+		if (v[i].run == run_mimalloc && !mi) {
+			printf("  %-30s skipped: libmimalloc.so.2 not installed\n", v[i].name);
+			continue;
+		}
+		printf("  %-30s %10.2f %11.2fx %11.2fx\n", v[i].name, v[i].median,
+		       v[i].median / base, v[i].median / rseq);
+	}
+
+	printf("bulk alloc+free, ns per object (kernel slab_bulk_test01 sizes):\n ");
+	for (long n = 1; n <= 250; n = n < 8 ? n * 2 : n == 8 ? 16 : n == 16 ? 32 :
+	     n == 32 ? 64 : n == 64 ? 128 : 250) {
+		printf(" %ld:%.2f", n, run_bulk_n(n));
+		if (n == 250)
+			break;
+	}
+	printf("\nkmalloc pair by size class, ns:\n ");
+	for (size_t size = 8; size <= 8192; size *= 2) {
+		double t = now_ns();
+		long n = iters / 4;
+
+		for (long i = 0; i < n; i++) {
+			char *p = uks_kmalloc(size);
+
+			p[0] = 1;
+			KEEP(p);
+			uks_kfree(p);
+		}
+		printf(" %zu:%.2f", size, (now_ns() - t) / (double)n);
+	}
+	printf("\ntargets:\n");
+	target("kmem_cache pair <= 1.5x the plain per-thread freelist", rseq / base, 1.5);
+	if (mi)
+		target("kmem_cache pair no slower than mimalloc's pair", rseq / v[7].median, 1.0);
+	target("bulk 16 <= 0.6x the cost of 16 single pairs", v[8].median / v[9].median, 0.6);
+	target("RT mode fast path <= 2x the default", v[4].median / rseq, 2.0);
+	printf("  %-58s %6.2fx  (%s is the default)\n", "rseq vs cmpxchg16b fast path",
+	       rseq / v[3].median, rseq < v[3].median ? "rseq" : "cmpxchg16b");
+	printf("  %-58s %6.2f ns\n", "freelist hardening cost per pair", rseq - v[2].median);
+	return 0;
+}

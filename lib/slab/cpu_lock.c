@@ -33,7 +33,8 @@
 #include "slab/slub.h"
 
 enum slub_fastpath __uks_slab_default_fastpath = FASTPATH_CMPXCHG;
-static bool rseq_locking;	/* rseq + membarrier fences usable */
+bool __uks_slab_rseq_locking_flag;	/* rseq + membarrier fences usable */
+#define rseq_locking __uks_slab_rseq_locking_flag
 
 static int membarrier(int cmd, unsigned int flags, int cpu)
 {
@@ -71,10 +72,6 @@ int __uks_slab_fastpath_init(void)
 	return 0;
 }
 
-bool __uks_slab_rseq_locking(void)
-{
-	return rseq_locking;
-}
 
 static void lock_wait(unsigned int *spins)
 {
@@ -112,7 +109,7 @@ struct kmem_cache_cpu *__uks_cpu_slab_lock(struct uks_kmem_cache *s, unsigned in
 
 #if UKS_HAVE_RSEQ_ASM
 		if (rseq_locking && s->fastpath != FASTPATH_CMPXCHG)
-			got = rseq_trylock(c, here, uks_rseq_area());
+			got = rseq_trylock(s, c, here, uks_rseq_area());
 		else
 #endif
 			got = cas_lock(c, TID_LOCKED);
@@ -156,14 +153,4 @@ void __uks_cpu_slab_lock_remote(struct uks_kmem_cache *s, unsigned int cpu)
 	}
 }
 
-/**
- * __uks_cpu_slab_unlock - release a slot's local lock, bumping its tid
- * @s: cache
- * @c: the slot
- */
-void __uks_cpu_slab_unlock(struct uks_kmem_cache *s, struct kmem_cache_cpu *c)
-{
-	unsigned long tid = c->tid & ~TID_LOCK_MASK;
 
-	__atomic_store_n(&c->tid, tid + s->tid_step, __ATOMIC_RELEASE);
-}

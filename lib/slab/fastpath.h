@@ -40,6 +40,8 @@ _Static_assert(offsetof(struct kmem_cache_cpu, freelist) == 0, "asm offset");
 _Static_assert(offsetof(struct kmem_cache_cpu, tid) == 8, "asm offset");
 _Static_assert(offsetof(struct kmem_cache_cpu, page) == 16, "asm offset");
 _Static_assert(offsetof(struct uks_kmem_cache, cpu_base) == 0, "asm offset");
+_Static_assert(sizeof(((struct uks_kmem_cache *)0)->offset) == 4, "asm size");
+_Static_assert(offsetof(struct uks_kmem_cache, cpu_stride) == 8, "asm offset");
 _Static_assert(offsetof(struct uks_rseq_abi, cpu_id) == 4, "asm offset");
 _Static_assert(offsetof(struct uks_page, addr) == 40, "asm offset");
 _Static_assert(offsetof(struct uks_page, map_size) == 56, "asm offset");
@@ -68,7 +70,15 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 
 #if UKS_HAVE_RSEQ_ASM
 
-/* The descriptor, the abort handler (signature first) and the section start. */
+/*
+ * The descriptor, the abort handler (signature first; it counts the abort
+ * in s->rseq_aborts and restarts) and the section start.  Every section
+ * has operands [s] (the cache), [rs] (the rseq area), [tmp] (scratch) and
+ * the constant offsets [abo], [rndo], [offo] into the cache.  The
+ * fields a section needs from the cache are read inside it, from memory,
+ * to leave registers to the compiler: the fast paths then need no stack
+ * frame.
+ */
 #define RSEQ_SECTION_HEAD						\
 	".pushsection __rseq_cs, \"aw\"\n\t"				\
 	".balign 32\n\t"						\
@@ -80,7 +90,7 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 	".byte 0x0f, 0xb9, 0x3d\n\t"					\
 	".long 0x53053053\n\t"						\
 	"4:\n\t"							\
-	"addq $1, %[aborts]\n\t"					\
+	"addq $1, %c[abo](%[s])\n\t"					\
 	"jmp 1f\n\t"							\
 	".popsection\n\t"						\
 	"1:\n\t"							\
@@ -92,83 +102,80 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 	"movslq 4(%[rs]), %[c]\n\t"					\
 	"testq %[c], %[c]\n\t"						\
 	"js 5f\n\t"							\
-	"shlq %%cl, %[c]\n\t"					\
+	"imulq 8(%[s]), %[c]\n\t"					\
 	"addq (%[s]), %[c]\n\t"
 
-/* Decode the free pointer stored at %[slot] into %[out] (FREELIST_HARDENED). */
-#define RSEQ_DECODE_HARDENED(out, slot, scratch)			\
-	"movq (%[" slot "]), %[" out "]\n\t"				\
-	"movq %[" slot "], %[" scratch "]\n\t"				\
-	"bswapq %[" scratch "]\n\t"					\
-	"xorq %[" scratch "], %[" out "]\n\t"				\
-	"xorq %[rnd], %[" out "]\n\t"
+#define RSEQ_CONSTS(s)							\
+	[s] "r"(s),							\
+	[abo] "i"(offsetof(struct uks_kmem_cache, rseq_aborts)),	\
+	[rndo] "i"(offsetof(struct uks_kmem_cache, random)),		\
+	[offo] "i"(offsetof(struct uks_kmem_cache, offset))
+
+/*
+ * %[out] = the free pointer of object %[obj], decoded when the cache is
+ * hardened (ptr ^ random ^ bswap(slot address)).  Clobbers %[tmp].
+ */
+#define RSEQ_GET_FREEPOINTER(out, obj)					\
+	"movl %c[offo](%[s]), %k[tmp]\n\t"				\
+	"addq %[" obj "], %[tmp]\n\t"					\
+	"movq (%[tmp]), %[" out "]\n\t"					\
+	"cmpq $0, %c[rndo](%[s])\n\t"					\
+	"je 7f\n\t"							\
+	"bswapq %[tmp]\n\t"						\
+	"xorq %[tmp], %[" out "]\n\t"					\
+	"xorq %c[rndo](%[s]), %[" out "]\n\t"				\
+	"7:\n\t"
+
+/* Store %[val] as the free pointer of object %[obj]; clobbers %[tmp], %[val]. */
+#define RSEQ_SET_FREEPOINTER(obj, val)					\
+	"movl %c[offo](%[s]), %k[tmp]\n\t"				\
+	"addq %[" obj "], %[tmp]\n\t"					\
+	"cmpq $0, %c[rndo](%[s])\n\t"					\
+	"je 7f\n\t"							\
+	"xorq %c[rndo](%[s]), %[" val "]\n\t"				\
+	"bswapq %[tmp]\n\t"						\
+	"xorq %[tmp], %[" val "]\n\t"					\
+	"bswapq %[tmp]\n\t"						\
+	"7:\n\t"							\
+	"movq %[" val "], (%[tmp])\n\t"
 
 /**
  * rseq_pop - take the first object of this CPU's freelist
  * @s: cache
  * @rs: this thread's rseq area
- * @cp: set to the slot used (for stat counting)
- * @aborts: incremented once per aborted attempt
  *
+ * The ALLOC_FASTPATH count is bumped before the commit, so an abort may
+ * count twice: as racy as the kernel's raw_cpu_inc(), and free.
  * Return: the object, or NULL if the slow path must run (empty freelist,
  * no CPU slab, slot locked, or rseq not registered).
  */
 static __attribute__((always_inline)) inline void *
-rseq_pop(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct kmem_cache_cpu **cp,
-	 unsigned long *aborts)
+rseq_pop(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs)
 {
-	uintptr_t obj, c, tmp, slot, next, off = s->offset, rnd = s->random;
-	unsigned long ab = 0;
+	uintptr_t obj, c, tmp, next;
 
-	if (rnd) {
-		__asm__ __volatile__(
-			RSEQ_SECTION_HEAD
-			RSEQ_LOAD_CPU_SLOT
-			"testb $1, 8(%[c])\n\t"
-			"jnz 5f\n\t"
-			"cmpq $0, 16(%[c])\n\t"
-			"je 5f\n\t"
-			"movq (%[c]), %[obj]\n\t"
-			"testq %[obj], %[obj]\n\t"
-			"jz 5f\n\t"
-			"leaq (%[obj], %[off]), %[slot]\n\t"
-			RSEQ_DECODE_HARDENED("next", "slot", "tmp")
-			"movq %[next], (%[c])\n\t"
-			"2:\n\t"
-			"jmp 6f\n\t"
-			"5:\n\t"
-			"xorl %k[obj], %k[obj]\n\t"
-			"6:\n\t"
-			: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [slot] "=&r"(slot),
-			  [next] "=&r"(next), [aborts] "+r"(ab)
-			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift), [off] "r"(off), [rnd] "r"(rnd)
-			: "memory", "cc");
-	} else {
-		__asm__ __volatile__(
-			RSEQ_SECTION_HEAD
-			RSEQ_LOAD_CPU_SLOT
-			"testb $1, 8(%[c])\n\t"
-			"jnz 5f\n\t"
-			"cmpq $0, 16(%[c])\n\t"
-			"je 5f\n\t"
-			"movq (%[c]), %[obj]\n\t"
-			"testq %[obj], %[obj]\n\t"
-			"jz 5f\n\t"
-			"movq (%[obj], %[off]), %[slot]\n\t"
-			"movq %[slot], (%[c])\n\t"
-			"2:\n\t"
-			"jmp 6f\n\t"
-			"5:\n\t"
-			"xorl %k[obj], %k[obj]\n\t"
-			"6:\n\t"
-			: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [slot] "=&r"(slot),
-			  [aborts] "+r"(ab)
-			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift), [off] "r"(off)
-			: "memory", "cc");
-		(void)next;
-	}
-	*cp = (struct kmem_cache_cpu *)c;
-	*aborts += ab;
+	__asm__ __volatile__(
+		RSEQ_SECTION_HEAD
+		RSEQ_LOAD_CPU_SLOT
+		"testb $1, 8(%[c])\n\t"
+		"jnz 5f\n\t"
+		"cmpq $0, 16(%[c])\n\t"
+		"je 5f\n\t"
+		"movq (%[c]), %[obj]\n\t"
+		"testq %[obj], %[obj]\n\t"
+		"jz 5f\n\t"
+		RSEQ_GET_FREEPOINTER("next", "obj")
+		"addq $1, %c[fast](%[c])\n\t"
+		"movq %[next], (%[c])\n\t"
+		"2:\n\t"
+		"jmp 6f\n\t"
+		"5:\n\t"
+		"xorl %k[obj], %k[obj]\n\t"
+		"6:\n\t"
+		: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [next] "=&r"(next)
+		: [rs] "r"(rs), RSEQ_CONSTS(s),
+		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_alloc_fast))
+		: "memory", "cc");
 	return (void *)obj;
 }
 
@@ -179,83 +186,43 @@ rseq_pop(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct kmem_ca
  * @page: slab of the objects
  * @head: first object of the chain (already linked up to @tail)
  * @tail: last object; its free pointer is set to the old freelist
- * @cp: set to the slot used
- * @aborts: incremented once per aborted attempt
  *
  * Return: 1 if pushed, 0 if the slow path must run, 2 if @head already is
  * the first free object (a double free, the kernel's BUG_ON(object == fp)).
  */
 static __attribute__((always_inline)) inline int
 rseq_push(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct uks_page *page,
-	  void *head, void *tail, struct kmem_cache_cpu **cp, unsigned long *aborts)
+	  void *head, void *tail)
 {
-	uintptr_t c, tmp, slot, enc, off = s->offset, rnd = s->random;
-	unsigned long ab = 0;
+	uintptr_t c, tmp, enc;
 	unsigned char done;
 
-	if (rnd) {
-		__asm__ __volatile__(
-			RSEQ_SECTION_HEAD
-			RSEQ_LOAD_CPU_SLOT
-			"testb $1, 8(%[c])\n\t"
-			"jnz 5f\n\t"
-			"cmpq %[page], 16(%[c])\n\t"
-			"jne 5f\n\t"
-			"movq (%[c]), %[enc]\n\t"
-			"cmpq %[enc], %[head]\n\t"
-			"je 9f\n\t"
-			"leaq (%[tail], %[off]), %[slot]\n\t"
-			"movq %[slot], %[tmp]\n\t"
-			"bswapq %[tmp]\n\t"
-			"xorq %[tmp], %[enc]\n\t"
-			"xorq %[rnd], %[enc]\n\t"
-			"movq %[enc], (%[slot])\n\t"
-			"movq %[head], (%[c])\n\t"
-			"2:\n\t"
-			"movb $1, %b[done]\n\t"
-			"jmp 6f\n\t"
-			"9:\n\t"
-			"movb $2, %b[done]\n\t"
-			"jmp 6f\n\t"
-			"5:\n\t"
-			"movb $0, %b[done]\n\t"
-			"6:\n\t"
-			: [c] "=&r"(c), [tmp] "=&r"(tmp), [slot] "=&r"(slot), [enc] "=&r"(enc),
-			  [done] "=&r"(done), [aborts] "+r"(ab)
-			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift), [page] "r"(page), [head] "r"(head),
-			  [tail] "r"(tail), [off] "r"(off), [rnd] "r"(rnd)
-			: "memory", "cc");
-	} else {
-		__asm__ __volatile__(
-			RSEQ_SECTION_HEAD
-			RSEQ_LOAD_CPU_SLOT
-			"testb $1, 8(%[c])\n\t"
-			"jnz 5f\n\t"
-			"cmpq %[page], 16(%[c])\n\t"
-			"jne 5f\n\t"
-			"movq (%[c]), %[enc]\n\t"
-			"cmpq %[enc], %[head]\n\t"
-			"je 9f\n\t"
-			"movq %[enc], (%[tail], %[off])\n\t"
-			"movq %[head], (%[c])\n\t"
-			"2:\n\t"
-			"movb $1, %b[done]\n\t"
-			"jmp 6f\n\t"
-			"9:\n\t"
-			"movb $2, %b[done]\n\t"
-			"jmp 6f\n\t"
-			"5:\n\t"
-			"movb $0, %b[done]\n\t"
-			"6:\n\t"
-			: [c] "=&r"(c), [tmp] "=&r"(tmp), [enc] "=&r"(enc), [done] "=&r"(done),
-			  [aborts] "+r"(ab)
-			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift), [page] "r"(page), [head] "r"(head),
-			  [tail] "r"(tail), [off] "r"(off)
-			: "memory", "cc");
-		(void)slot;
-	}
-	*cp = (struct kmem_cache_cpu *)c;
-	*aborts += ab;
+	__asm__ __volatile__(
+		RSEQ_SECTION_HEAD
+		RSEQ_LOAD_CPU_SLOT
+		"testb $1, 8(%[c])\n\t"
+		"jnz 5f\n\t"
+		"cmpq %[page], 16(%[c])\n\t"
+		"jne 5f\n\t"
+		"movq (%[c]), %[enc]\n\t"
+		"cmpq %[enc], %[head]\n\t"
+		"je 9f\n\t"
+		RSEQ_SET_FREEPOINTER("tail", "enc")
+		"addq $1, %c[fast](%[c])\n\t"
+		"movq %[head], (%[c])\n\t"
+		"2:\n\t"
+		"movb $1, %b[done]\n\t"
+		"jmp 6f\n\t"
+		"9:\n\t"
+		"movb $2, %b[done]\n\t"
+		"jmp 6f\n\t"
+		"5:\n\t"
+		"movb $0, %b[done]\n\t"
+		"6:\n\t"
+		: [c] "=&r"(c), [tmp] "=&r"(tmp), [enc] "=&r"(enc), [done] "=&r"(done)
+		: [rs] "r"(rs), RSEQ_CONSTS(s), [page] "r"(page), [head] "r"(head),
+		  [tail] "r"(tail), [fast] "i"(offsetof(struct kmem_cache_cpu, nr_free_fast))
+		: "memory", "cc");
 	return done;
 }
 
@@ -264,81 +231,49 @@ rseq_push(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct uks_pa
  * @s: cache
  * @rs: this thread's rseq area
  * @obj: the object
- * @cp: set to the slot used
- * @aborts: incremented once per aborted attempt
  *
  * The kmem_cache_free() fast path: an address-range check against the CPU
  * slab replaces the page lookup, since an object inside it is of this cache.
  * Return: 1 freed, 0 the general path must run, 2 a naive double free.
  */
 static __attribute__((always_inline)) inline int
-rseq_free_cpu_slab(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void *obj,
-		   struct kmem_cache_cpu **cp, unsigned long *aborts)
+rseq_free_cpu_slab(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void *obj)
 {
-	uintptr_t c, tmp, page, slot, enc, off = s->offset, rnd = s->random;
-	unsigned long ab = 0;
+	uintptr_t c, tmp, page, enc;
 	unsigned char done;
 
-#define RSEQ_FREE_CHECKS						\
-	"testb $1, 8(%[c])\n\t"					\
-	"jnz 5f\n\t"							\
-	"movq 16(%[c]), %[page]\n\t"					\
-	"testq %[page], %[page]\n\t"					\
-	"jz 5f\n\t"							\
-	"movq %[obj], %[tmp]\n\t"					\
-	"subq 40(%[page]), %[tmp]\n\t"				\
-	"cmpq 56(%[page]), %[tmp]\n\t"				\
-	"jae 5f\n\t"							\
-	"movq (%[c]), %[enc]\n\t"					\
-	"cmpq %[enc], %[obj]\n\t"					\
-	"je 9f\n\t"
-#define RSEQ_FREE_TAIL							\
-	"movq %[obj], (%[c])\n\t"					\
-	"2:\n\t"							\
-	"movb $1, %b[done]\n\t"					\
-	"jmp 6f\n\t"							\
-	"9:\n\t"							\
-	"movb $2, %b[done]\n\t"					\
-	"jmp 6f\n\t"							\
-	"5:\n\t"							\
-	"movb $0, %b[done]\n\t"					\
-	"6:\n\t"
-
-	if (rnd) {
-		__asm__ __volatile__(
-			RSEQ_SECTION_HEAD
-			RSEQ_LOAD_CPU_SLOT
-			RSEQ_FREE_CHECKS
-			"leaq (%[obj], %[off]), %[slot]\n\t"
-			"movq %[slot], %[tmp]\n\t"
-			"bswapq %[tmp]\n\t"
-			"xorq %[tmp], %[enc]\n\t"
-			"xorq %[rnd], %[enc]\n\t"
-			"movq %[enc], (%[slot])\n\t"
-			RSEQ_FREE_TAIL
-			: [c] "=&r"(c), [tmp] "=&r"(tmp), [page] "=&r"(page), [slot] "=&r"(slot),
-			  [enc] "=&r"(enc), [done] "=&r"(done), [aborts] "+r"(ab)
-			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift),
-			  [obj] "r"(obj), [off] "r"(off), [rnd] "r"(rnd)
-			: "memory", "cc");
-	} else {
-		__asm__ __volatile__(
-			RSEQ_SECTION_HEAD
-			RSEQ_LOAD_CPU_SLOT
-			RSEQ_FREE_CHECKS
-			"movq %[enc], (%[obj], %[off])\n\t"
-			RSEQ_FREE_TAIL
-			: [c] "=&r"(c), [tmp] "=&r"(tmp), [page] "=&r"(page), [enc] "=&r"(enc),
-			  [done] "=&r"(done), [aborts] "+r"(ab)
-			: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift),
-			  [obj] "r"(obj), [off] "r"(off)
-			: "memory", "cc");
-		(void)slot;
-	}
-#undef RSEQ_FREE_CHECKS
-#undef RSEQ_FREE_TAIL
-	*cp = (struct kmem_cache_cpu *)c;
-	*aborts += ab;
+	__asm__ __volatile__(
+		RSEQ_SECTION_HEAD
+		RSEQ_LOAD_CPU_SLOT
+		"testb $1, 8(%[c])\n\t"
+		"jnz 5f\n\t"
+		"movq 16(%[c]), %[page]\n\t"
+		"testq %[page], %[page]\n\t"
+		"jz 5f\n\t"
+		"movq %[obj], %[tmp]\n\t"
+		"subq 40(%[page]), %[tmp]\n\t"
+		"cmpq 56(%[page]), %[tmp]\n\t"
+		"jae 5f\n\t"
+		"movq (%[c]), %[enc]\n\t"
+		"cmpq %[enc], %[obj]\n\t"
+		"je 9f\n\t"
+		RSEQ_SET_FREEPOINTER("obj", "enc")
+		"addq $1, %c[fast](%[c])\n\t"
+		"movq %[obj], (%[c])\n\t"
+		"2:\n\t"
+		"movb $1, %b[done]\n\t"
+		"jmp 6f\n\t"
+		"9:\n\t"
+		"movb $2, %b[done]\n\t"
+		"jmp 6f\n\t"
+		"5:\n\t"
+		"movb $0, %b[done]\n\t"
+		"6:\n\t"
+		: [c] "=&r"(c), [tmp] "=&r"(tmp), [page] "=&r"(page), [enc] "=&r"(enc),
+		  [done] "=&r"(done)
+		: [rs] "r"(rs), RSEQ_CONSTS(s), [obj] "r"(obj),
+		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_free_fast))
+		: "memory", "cc");
 	return done;
 }
 
@@ -348,17 +283,14 @@ rseq_free_cpu_slab(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void
  * @rs: this thread's rseq area
  * @p: output array (written before the commit; rewritten on restart)
  * @n: at most this many
- * @aborts: incremented once per aborted attempt
  *
  * Return: objects popped (0 if the slow path must run).
  */
 static __attribute__((always_inline)) inline size_t
-rseq_pop_many(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void **p, size_t n,
-	      unsigned long *aborts)
+rseq_pop_many(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void **p, size_t n)
 {
-	uintptr_t obj, c, tmp, slot, off = s->offset, rnd = s->random;
+	uintptr_t obj, c, tmp;
 	size_t cnt;
-	unsigned long ab = 0;
 
 	__asm__ __volatile__(
 		RSEQ_SECTION_HEAD
@@ -369,23 +301,16 @@ rseq_pop_many(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void **p,
 		"je 5f\n\t"
 		"movq (%[c]), %[obj]\n\t"
 		"xorl %k[cnt], %k[cnt]\n\t"
-		"7:\n\t"
+		"8:\n\t"
 		"testq %[obj], %[obj]\n\t"
-		"jz 8f\n\t"
+		"jz 10f\n\t"
 		"cmpq %[n], %[cnt]\n\t"
-		"je 8f\n\t"
+		"je 10f\n\t"
 		"movq %[obj], (%[p], %[cnt], 8)\n\t"
 		"addq $1, %[cnt]\n\t"
-		"leaq (%[obj], %[off]), %[slot]\n\t"
-		"movq (%[slot]), %[obj]\n\t"
-		"testq %[rnd], %[rnd]\n\t"
-		"jz 7b\n\t"
-		"movq %[slot], %[tmp]\n\t"
-		"bswapq %[tmp]\n\t"
-		"xorq %[tmp], %[obj]\n\t"
-		"xorq %[rnd], %[obj]\n\t"
-		"jmp 7b\n\t"
-		"8:\n\t"
+		RSEQ_GET_FREEPOINTER("obj", "obj")
+		"jmp 8b\n\t"
+		"10:\n\t"
 		"testq %[cnt], %[cnt]\n\t"
 		"jz 5f\n\t"
 		"movq %[obj], (%[c])\n\t"
@@ -394,26 +319,25 @@ rseq_pop_many(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void **p,
 		"5:\n\t"
 		"xorl %k[cnt], %k[cnt]\n\t"
 		"6:\n\t"
-		: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [slot] "=&r"(slot),
-		  [cnt] "=&r"(cnt), [aborts] "+r"(ab)
-		: [rs] "r"(rs), [s] "r"(s), [shift] "c"((unsigned long)s->cpu_shift), [p] "r"(p), [n] "r"(n), [off] "r"(off), [rnd] "r"(rnd)
+		: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [cnt] "=&r"(cnt)
+		: [rs] "r"(rs), RSEQ_CONSTS(s), [p] "r"(p), [n] "r"(n)
 		: "memory", "cc");
-	*aborts += ab;
 	return cnt;
 }
 
 /**
  * rseq_trylock - set the lock bit of CPU @cpu's slot, if this thread is on it
+ * @s: cache
  * @c: the slot
  * @cpu: its CPU
  * @rs: this thread's rseq area
  *
  * Return: 1 locked, 0 the slot is already locked, -1 not running on @cpu.
  */
-static inline int rseq_trylock(struct kmem_cache_cpu *c, unsigned int cpu, struct uks_rseq_abi *rs)
+static inline int rseq_trylock(const struct uks_kmem_cache *s, struct kmem_cache_cpu *c,
+			       unsigned int cpu, struct uks_rseq_abi *rs)
 {
 	uintptr_t tmp;
-	unsigned long ab = 0;
 	int ret;
 
 	__asm__ __volatile__(
@@ -430,10 +354,9 @@ static inline int rseq_trylock(struct kmem_cache_cpu *c, unsigned int cpu, struc
 		"2:\n\t"
 		"movl $1, %[ret]\n\t"
 		"6:\n\t"
-		: [tmp] "=&r"(tmp), [ret] "=&r"(ret), [aborts] "+r"(ab)
-		: [rs] "r"(rs), [c] "r"(c), [cpu] "r"(cpu)
+		: [tmp] "=&r"(tmp), [ret] "=&r"(ret)
+		: [rs] "r"(rs), RSEQ_CONSTS(s), [c] "r"(c), [cpu] "r"(cpu)
 		: "memory", "cc");
-	(void)ab;
 	return ret;
 }
 

@@ -186,37 +186,6 @@ slab_empty:
 }
 
 /**
- * __uks_do_slab_free - the PREEMPT_RT free fast path
- * @s: cache
- * @page: slab of the objects
- * @head: first object
- * @tail: last object
- * @cnt: number of objects
- * @addr: caller
- *
- * Under the local lock, push onto the CPU freelist if @page is the CPU
- * slab (the locked variant 5.15 added for RT), else __slab_free().
- */
-void __uks_do_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tail,
-			int cnt, unsigned long addr)
-{
-	unsigned int cpu;
-	struct kmem_cache_cpu *c = __uks_cpu_slab_lock(s, &cpu);
-
-	if (page != c->page) {
-		__uks_cpu_slab_unlock(s, c);
-		__uks_slab_free(s, page, head, tail, cnt, addr);
-		return;
-	}
-	if (unlikely(c->freelist == head))
-		slab_double_free(s, head);
-	set_freepointer(s, tail, c->freelist);
-	c->freelist = head;
-	__uks_cpu_slab_unlock(s, c);
-	c->nr_free_fast++;
-}
-
-/**
  * __uks_deactivate_slab - return a CPU slab and its CPU freelist to the node
  * @s: cache
  * @page: the slab, frozen, already detached from its kmem_cache_cpu

@@ -38,6 +38,47 @@ static inline void *cmpxchg_pop(struct uks_kmem_cache *s)
 	}
 }
 
+/*
+ * PREEMPT_RT: take this CPU's local lock (one rseq section when the thread
+ * is on that CPU and the lock is free; the general lock otherwise).
+ */
+static inline struct kmem_cache_cpu *rt_lock(struct uks_kmem_cache *s)
+{
+	unsigned int cpu;
+#if UKS_HAVE_RSEQ_ASM
+	struct uks_rseq_abi *rs = uks_rseq_area();
+	int here = READ_ONCE(rs->cpu_id);
+
+	if (likely(__uks_slab_rseq_locking() && here >= 0 && (unsigned int)here < s->nr_cpus)) {
+		struct kmem_cache_cpu *c = cpu_slab(s, (unsigned int)here);
+
+		if (likely(rseq_trylock(s, c, (unsigned int)here, rs) > 0))
+			return c;
+	}
+#endif
+	return __uks_cpu_slab_lock(s, &cpu);
+}
+
+/*
+ * The RT allocation: what ___slab_alloc() does first, under the local lock,
+ * when the CPU slab has objects (counted as the kernel's RT counts it, a
+ * slow-path allocation).  Everything else goes to the full slow path.
+ */
+static inline void *rt_alloc(struct uks_kmem_cache *s, unsigned long addr)
+{
+	struct kmem_cache_cpu *c = rt_lock(s);
+	void *object = c->page ? c->freelist : NULL;
+
+	if (likely(object)) {
+		c->freelist = get_freepointer(s, object);
+		c->stat[ALLOC_SLOWPATH]++;
+		__uks_cpu_slab_unlock(s, c);
+		return object;
+	}
+	__uks_cpu_slab_unlock(s, c);
+	return __uks_slab_alloc(s, addr);
+}
+
 static __attribute__((always_inline)) inline void *slab_alloc(struct uks_kmem_cache *s,
 							       unsigned long addr)
 {
@@ -45,16 +86,9 @@ static __attribute__((always_inline)) inline void *slab_alloc(struct uks_kmem_ca
 
 #if UKS_HAVE_RSEQ_ASM
 	if (likely(s->fastpath == FASTPATH_RSEQ)) {
-		struct kmem_cache_cpu *c;
-		unsigned long aborts = 0;
-
-		object = rseq_pop(s, uks_rseq_area(), &c, &aborts);
-		if (unlikely(aborts))
-			stat(s, CMPXCHG_DOUBLE_CPU_FAIL);
-		if (likely(object)) {
-			c->nr_alloc_fast++;
+		object = rseq_pop(s, uks_rseq_area());
+		if (likely(object))
 			return object;
-		}
 	} else
 #endif
 	if (s->fastpath == FASTPATH_CMPXCHG) {
@@ -62,7 +96,9 @@ static __attribute__((always_inline)) inline void *slab_alloc(struct uks_kmem_ca
 		if (likely(object))
 			return object;
 	}
-	/* PREEMPT_RT, or the fast path failed: the slow path, under the lock. */
+	else if (s->fastpath == FASTPATH_RT)
+		return rt_alloc(s, addr);
+	/* The fast path failed: the slow path, under the lock. */
 	return __uks_slab_alloc(s, addr);
 }
 
@@ -113,16 +149,10 @@ slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tai
 	}
 #if UKS_HAVE_RSEQ_ASM
 	if (likely(s->fastpath == FASTPATH_RSEQ)) {
-		struct kmem_cache_cpu *c;
-		unsigned long aborts = 0;
-		int ret = rseq_push(s, uks_rseq_area(), page, head, tail_obj, &c, &aborts);
+		int ret = rseq_push(s, uks_rseq_area(), page, head, tail_obj);
 
-		if (unlikely(aborts))
-			stat(s, CMPXCHG_DOUBLE_CPU_FAIL);
-		if (likely(ret == 1)) {
-			c->nr_free_fast++;
+		if (likely(ret == 1))
 			return;
-		}
 		if (ret == 2)
 			slab_double_free(s, head);
 	} else
@@ -131,8 +161,19 @@ slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tai
 		if (likely(cmpxchg_push(s, page, head, tail_obj)))
 			return;
 	} else {
-		__uks_do_slab_free(s, page, head, tail_obj, cnt, addr);
-		return;
+		/* PREEMPT_RT: the locked push of 5.15's do_slab_free(). */
+		struct kmem_cache_cpu *c = rt_lock(s);
+
+		if (likely(page == c->page)) {
+			if (unlikely(c->freelist == head))
+				slab_double_free(s, head);
+			set_freepointer(s, tail_obj, c->freelist);
+			c->freelist = head;
+			c->nr_free_fast++;
+			__uks_cpu_slab_unlock(s, c);
+			return;
+		}
+		__uks_cpu_slab_unlock(s, c);
 	}
 	__uks_slab_free(s, page, head, tail_obj, cnt, addr);
 }

@@ -70,16 +70,10 @@ UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
 		return;
 #if UKS_HAVE_RSEQ_ASM
 	if (likely(s->fastpath == FASTPATH_RSEQ && !kmem_cache_debug(s))) {
-		struct kmem_cache_cpu *c;
-		unsigned long aborts = 0;
-		int ret = rseq_free_cpu_slab(s, uks_rseq_area(), x, &c, &aborts);
+		int ret = rseq_free_cpu_slab(s, uks_rseq_area(), x);
 
-		if (unlikely(aborts))
-			stat(s, CMPXCHG_DOUBLE_CPU_FAIL);
-		if (likely(ret == 1)) {
-			c->nr_free_fast++;
+		if (likely(ret == 1))
 			return;
-		}
 		if (ret == 2)
 			slab_double_free(s, x);
 	}
@@ -131,11 +125,7 @@ UKS_EXPORT int uks_kmem_cache_alloc_bulk(struct uks_kmem_cache *s, size_t nr, vo
 		if (!kmem_cache_debug(s)) {
 #if UKS_HAVE_RSEQ_ASM
 			if (s->fastpath == FASTPATH_RSEQ) {
-				unsigned long aborts = 0;
-
-				got = rseq_pop_many(s, uks_rseq_area(), p + i, nr - i, &aborts);
-				if (unlikely(aborts))
-					stat(s, CMPXCHG_DOUBLE_CPU_FAIL);
+				got = rseq_pop_many(s, uks_rseq_area(), p + i, nr - i);
 			} else
 #endif
 				got = locked_pop_many(s, p + i, nr - i);
@@ -210,7 +200,8 @@ static size_t build_detached_freelist(struct uks_kmem_cache *s, size_t size, voi
 		object = p[--size];
 		if (!object)
 			continue;
-		if (df->page == __uks_virt_to_head_page(object)) {
+		/* In df->page's address range: no page lookup needed. */
+		if ((uintptr_t)object - (uintptr_t)df->page->addr < df->page->map_size) {
 			set_freepointer(df->s, object, df->freelist);
 			df->freelist = object;
 			df->cnt++;

@@ -145,6 +145,7 @@ struct uks_kmem_cache {
 	unsigned int offset;		/* free pointer offset in the object */
 	unsigned int nr_cpus;
 	unsigned int cpu_shift;
+	unsigned long rseq_aborts;	/* rseq sections aborted and retried (racy) */
 	unsigned long flags;
 	enum slub_fastpath fastpath;
 	unsigned int cpu_partial;	/* objects kept in per-CPU partials */
@@ -272,8 +273,6 @@ static inline unsigned int obj_index(const struct uks_kmem_cache *s, const struc
 void *__uks_slab_alloc(struct uks_kmem_cache *s, unsigned long addr);
 void __uks_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tail,
 		     int cnt, unsigned long addr);
-void __uks_do_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tail,
-			int cnt, unsigned long addr);
 void __uks_deactivate_slab(struct uks_kmem_cache *s, struct uks_page *page, void *freelist);
 void __uks_put_cpu_partial(struct uks_kmem_cache *s, struct uks_page *page, int drain);
 void __uks_unfreeze_partials(struct uks_kmem_cache *s, struct uks_page *partial_page);
@@ -290,8 +289,20 @@ int __uks_free_partial_all(struct uks_kmem_cache *s);
 /* local lock of a kmem_cache_cpu (cpu_lock.c) */
 struct kmem_cache_cpu *__uks_cpu_slab_lock(struct uks_kmem_cache *s, unsigned int *cpu);
 void __uks_cpu_slab_lock_remote(struct uks_kmem_cache *s, unsigned int cpu);
-void __uks_cpu_slab_unlock(struct uks_kmem_cache *s, struct kmem_cache_cpu *c);
-bool __uks_slab_rseq_locking(void);
+extern bool __uks_slab_rseq_locking_flag;
+
+static inline bool __uks_slab_rseq_locking(void)
+{
+	return __uks_slab_rseq_locking_flag;
+}
+
+/* Release a slot's local lock, bumping its tid (one release store). */
+static inline void __uks_cpu_slab_unlock(struct uks_kmem_cache *s, struct kmem_cache_cpu *c)
+{
+	unsigned long tid = c->tid & ~TID_LOCK_MASK;
+
+	__atomic_store_n(&c->tid, tid + s->tid_step, __ATOMIC_RELEASE);
+}
 int __uks_slab_fastpath_init(void);
 extern enum slub_fastpath __uks_slab_default_fastpath;
 

@@ -153,6 +153,54 @@ static void del_free_block(struct uks_page *page)
 	page->kind = PAGE_UNUSED;
 }
 
+/*
+ * Every chunk's descriptor array, for walks over all slabs (validate).
+ * Arrays replaced on growth are not freed, so a walker that read the
+ * pointer may keep using it without the zone lock.
+ */
+static struct uks_page **_Atomic chunk_list;
+static _Atomic size_t nr_chunks;
+static size_t chunk_list_cap;
+
+static int remember_chunk(struct uks_page *descs)
+{
+	struct uks_page **list = atomic_load(&chunk_list);
+
+	if (nr_chunks == chunk_list_cap) {
+		size_t cap = chunk_list_cap ? chunk_list_cap * 2 : 512;
+		struct uks_page **bigger = map_anon(cap * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		if (list)
+			memcpy(bigger, list, nr_chunks * sizeof(*bigger));
+		atomic_store(&chunk_list, bigger);
+		list = bigger;
+		chunk_list_cap = cap;
+	}
+	list[nr_chunks] = descs;
+	atomic_store(&nr_chunks, nr_chunks + 1);
+	return 0;
+}
+
+/**
+ * __uks_for_each_page - call @fn on the head descriptor of every block
+ * @fn: callback; may take any lock (the zone lock is not held)
+ * @arg: passed to @fn
+ *
+ * Blocks may change while the walk runs; callers check kinds themselves.
+ */
+void __uks_for_each_page(void (*fn)(struct uks_page *page, void *arg), void *arg)
+{
+	size_t n = atomic_load(&nr_chunks);
+	struct uks_page **list = atomic_load(&chunk_list);
+
+	for (size_t i = 0; i < n; i++)
+		for (unsigned int j = 0; j < zone.chunk_pages; j++)
+			if (list[i][j].kind != PAGE_TAIL && list[i][j].kind != PAGE_UNUSED)
+				fn(&list[i][j], arg);
+}
+
 static int grow_zone(void)
 {
 	struct uks_page *descs;
@@ -165,7 +213,7 @@ static int grow_zone(void)
 		return -ENOMEM;
 	descs = map_anon(desc_bytes);
 	slot = descs ? table_slot((uintptr_t)base, true) : NULL;
-	if (!slot) {
+	if (!slot || remember_chunk(descs)) {
 		if (descs)
 			munmap(descs, desc_bytes);
 		munmap(base, UKS_CHUNK_SIZE);

@@ -129,4 +129,23 @@ TEST(clean_cache_has_no_errors)
 	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
 }
 
+/* uks extension: full slabs are validated too, not only listed ones. */
+TEST(full_slabs_are_validated)
+{
+	struct uks_kmem_cache *s = test_cache("TestSlub_full", UKS_SLAB_RED_ZONE);
+	unsigned char *p[64];
+	unsigned int per_slab = (unsigned int)(4096 / s->size);
+
+	ASSERT_NONNULL(s);
+	ASSERT_LE(per_slab, 64u);
+	for (unsigned int i = 0; i < per_slab; i++)
+		p[i] = uks_kmem_cache_alloc(s);	/* exactly one full slab */
+	p[3][64] = 0x33;
+	EXPECT_EQ(1, __uks_validate_slab_cache(s));
+	EXPECT_EQ(2, slab_errors);
+	for (unsigned int i = 0; i < per_slab; i++)
+		uks_kmem_cache_free(s, p[i]);
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+}
+
 TEST_HARNESS_MAIN

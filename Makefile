@@ -132,7 +132,7 @@ fuzz: $(CONFIG_H)
 	done
 
 demo: deps
-	@$(MAKE) all
+	@$(MAKE) all examples
 	@scripts/demo.sh $(O)
 
 install: all

@@ -16,5 +16,12 @@ for l in "0-3,8,10-11" "0-15:2/4" "3,2,1,0"; do
 done
 printf '%-14s -> %s\n' "1-" "$("$O/uks" cpulist "1-" 16 2>&1 | sed 's/^uks: //')"
 echo
-echo "Not yet here: SLUB, tracing, DAMON, VDUSE and uksfs land in their own issues;"
+echo "== SLUB: a kmem cache, its sysfs text, and a slub_debug report"
+"$O/examples/slab-cache" 2>&1 | sed -n '1,60p'
+echo
+echo "== libuks-malloc.so under python3, plain and with UKS_SLUB_DEBUG=FZPU"
+LD_PRELOAD="$O/libuks-malloc.so" python3 -c 'import sys; print("python", sys.version.split()[0], "runs on uks kmalloc")'
+UKS_SLUB_DEBUG=FZPU LD_PRELOAD="$O/libuks-malloc.so" python3 -c 'print(sum(len(str(i)) for i in range(10**5)), "digits, every object red-zoned and poisoned")'
+echo
+echo "Not yet here: tracing, DAMON, VDUSE and uksfs land in their own issues;"
 echo "this demo grows with each of them."

@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libuks-malloc.so against its peers, each allocator a drop-in LD_PRELOAD
+ * in a process of its own: glibc (no preload), jemalloc, mimalloc,
+ * tcmalloc (minimal) and uks.
+ *
+ * Patterns (each run by "malloc-peers --worker PATTERN", which prints the
+ * nanoseconds of its timed part and exits non-zero if a self-check fails):
+ *
+ *   pair64    malloc(64)/free in a hot loop: the per-thread fast path.
+ *   allfree   100k x 64 B allocated, then all freed, repeated: slab/page
+ *             refill and release, freelist walks over cold memory.
+ *   prodcons  a producer thread allocates (16..512 B), a consumer thread
+ *             frees, through an SPSC ring: remote frees, cross-thread
+ *             return of memory, and the RSS that costs.
+ *   larson    2 server threads replace random slots (8..1000 B) of their
+ *             own 1000-slot arrays; every epoch the arrays pass to fresh
+ *             threads, so objects are freed by threads that did not
+ *             allocate them and thread caches die constantly.
+ *   scratch   each of 2 threads frees an object the main thread allocated,
+ *             then allocates/writes/frees 8 B repeatedly: passive false
+ *             sharing (an allocator that hands both threads the same cache
+ *             line is slow).
+ *   mixed     a 20000-pointer working set replaced at random with a
+ *             mostly-small size mix (to 64 KiB), calloc and realloc
+ *             grow/shrink: general-purpose behaviour and fragmentation.
+ *
+ * Reading the results: every allocator runs each pattern R times
+ * (UKS_BENCH_RUNS, default 3), the allocators interleaved round-robin with
+ * a rotating start so drift on the box hits all of them alike.  The table
+ * gives median wall time of the timed part, its ratio to glibc and to
+ * mimalloc (lower is better, < 1.00 is faster), the median peak RSS of the
+ * whole worker process from wait4() and its ratio to glibc.  The ratios are
+ * the result; absolute numbers depend on the box.  UKS_BENCH_SCALE=N
+ * multiplies the work, UKS_MALLOC_SO overrides the uks library path.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KEEP(p) __asm__ __volatile__("" : : "r"(p) : "memory")
+#define MAX_RUNS 31
+#define PATHSZ (PATH_MAX + 64)
+
+extern char **environ;
+
+static long scale = 1;
+
+static void fail(const char *pattern, const char *what, unsigned long long a)
+{
+	fprintf(stderr, "malloc-peers: %s: self-check failed: %s (%llu)\n",
+		pattern, what, a);
+	exit(2);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* xorshift64*: small, deterministic, good enough for picking slots */
+static inline uint64_t rnd(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static inline uint64_t rnd_range(uint64_t *s, uint64_t lo, uint64_t hi)
+{
+	return lo + (rnd(s) >> 11) % (hi - lo + 1);
+}
+
+static void *xmalloc(const char *pattern, size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		fail(pattern, "malloc returned NULL for size", n);
+	return p;
+}
+
+/* Stamp an object (>= 8 B): 8-byte tag, a byte of it in the last byte. */
+static inline void stamp(unsigned char *p, size_t size, uint64_t tag)
+{
+	memcpy(p, &tag, sizeof(tag));
+	if (size > sizeof(tag))
+		p[size - 1] = (unsigned char)(tag ^ 0x5a);
+}
+
+static inline int stamp_ok(const unsigned char *p, size_t size, uint64_t tag)
+{
+	uint64_t t;
+
+	memcpy(&t, p, sizeof(t));
+	return t == tag && (size <= sizeof(tag) || p[size - 1] == (unsigned char)(tag ^ 0x5a));
+}
+
+/* ------------------------------------------------------------ pair64 */
+static uint64_t run_pair64(void)
+{
+	long n = 30000000L * scale;
+	uint64_t t0 = now_ns();
+
+	for (long i = 0; i < n; i++) {
+		unsigned char *p = malloc(64);
+
+		if (!p)
+			fail("pair64", "malloc(64) NULL at", (unsigned long long)i);
+		p[0] = (unsigned char)i;
+		KEEP(p);
+		if (p[0] != (unsigned char)i)
+			fail("pair64", "byte lost at", (unsigned long long)i);
+		free(p);
+	}
+	return now_ns() - t0;
+}
+
+/* ------------------------------------------------------------ allfree */
+#define ALLFREE_N 100000
+
+static uint64_t run_allfree(void)
+{
+	long reps = 200L * scale;
+	void **v = xmalloc("allfree", ALLFREE_N * sizeof(*v));
+	uint64_t t0 = now_ns();
+
+	for (long r = 0; r < reps; r++) {
+		for (long i = 0; i < ALLFREE_N; i++) {
+			v[i] = malloc(64);
+			if (!v[i])
+				fail("allfree", "malloc(64) NULL at", (unsigned long long)i);
+			stamp(v[i], 64, (uint64_t)(r * ALLFREE_N + i));
+		}
+		for (long i = 0; i < ALLFREE_N; i++) {
+			if (!stamp_ok(v[i], 64, (uint64_t)(r * ALLFREE_N + i)))
+				fail("allfree", "object corrupted at", (unsigned long long)i);
+			free(v[i]);
+		}
+	}
+	t0 = now_ns() - t0;
+	free(v);
+	return t0;
+}
+
+/* ------------------------------------------------------------ prodcons */
+#define RING 1024
+
+struct ring {
+	_Alignas(64) _Atomic size_t head;	/* written by the producer */
+	_Alignas(64) _Atomic size_t tail;	/* written by the consumer */
+	_Alignas(64) void *slot[RING];
+	long count;
+};
+
+struct obj_hdr {
+	uint32_t size;
+	uint32_t seq;
+};
+
+static inline void spin_wait(unsigned *spins)
+{
+	if (++*spins > 256) {
+		*spins = 0;
+		sched_yield();
+	} else {
+		__builtin_ia32_pause();
+	}
+}
+
+static void *consumer(void *arg)
+{
+	struct ring *rg = arg;
+	size_t tail = 0;
+
+	for (long i = 0; i < rg->count; i++) {
+		unsigned spins = 0;
+		unsigned char *p;
+		struct obj_hdr h;
+
+		while (atomic_load_explicit(&rg->head, memory_order_acquire) == tail)
+			spin_wait(&spins);
+		p = rg->slot[tail % RING];
+		memcpy(&h, p, sizeof(h));
+		if (h.seq != (uint32_t)i || h.size < 16 || h.size > 512 ||
+		    p[h.size - 1] != (unsigned char)(i ^ 0x5a))
+			fail("prodcons", "object corrupted at", (unsigned long long)i);
+		free(p);
+		atomic_store_explicit(&rg->tail, ++tail, memory_order_release);
+	}
+	return NULL;
+}
+
+static uint64_t run_prodcons(void)
+{
+	struct ring *rg = xmalloc("prodcons", sizeof(*rg));
+	uint64_t seed = 0x9e3779b97f4a7c15ull, t0;
+	size_t head = 0;
+	pthread_t th;
+
+	atomic_init(&rg->head, 0);
+	atomic_init(&rg->tail, 0);
+	rg->count = 5000000L * scale;
+	t0 = now_ns();
+	if (pthread_create(&th, NULL, consumer, rg))
+		fail("prodcons", "pthread_create", 0);
+	for (long i = 0; i < rg->count; i++) {
+		struct obj_hdr h = { .size = (uint32_t)rnd_range(&seed, 16, 512),
+				     .seq = (uint32_t)i };
+		unsigned char *p = xmalloc("prodcons", h.size);
+		unsigned spins = 0;
+
+		memcpy(p, &h, sizeof(h));
+		p[h.size - 1] = (unsigned char)(i ^ 0x5a);
+		while (head - atomic_load_explicit(&rg->tail, memory_order_acquire) == RING)
+			spin_wait(&spins);
+		rg->slot[head % RING] = p;
+		atomic_store_explicit(&rg->head, ++head, memory_order_release);
+	}
+	pthread_join(th, NULL);
+	t0 = now_ns() - t0;
+	free(rg);
+	return t0;
+}
+
+/* ------------------------------------------------------------ larson */
+#define LARSON_T 2
+#define LARSON_SLOTS 1000
+#define LARSON_EPOCH_OPS 20000
+
+struct larson_slot {
+	unsigned char *p;
+	uint32_t size;
+	uint64_t tag;
+};
+
+struct larson_arena {
+	struct larson_slot s[LARSON_SLOTS];
+	uint64_t seed;
+	long ops;	/* total operations done on this array */
+};
+
+static void *larson_thread(void *arg)
+{
+	struct larson_arena *a = arg;
+
+	for (long i = 0; i < LARSON_EPOCH_OPS; i++) {
+		struct larson_slot *s = &a->s[rnd(&a->seed) % LARSON_SLOTS];
+		uint32_t size = (uint32_t)rnd_range(&a->seed, 8, 1000);
+
+		if (!stamp_ok(s->p, s->size, s->tag))
+			fail("larson", "object corrupted at op", (unsigned long long)a->ops);
+		free(s->p);
+		s->p = malloc(size);
+		if (!s->p)
+			fail("larson", "malloc NULL for size", size);
+		s->size = size;
+		s->tag = rnd(&a->seed);
+		stamp(s->p, size, s->tag);
+		a->ops++;
+	}
+	return NULL;
+}
+
+static uint64_t run_larson(void)
+{
+	long epochs = 150L * scale, total = 0;
+	struct larson_arena *a[LARSON_T];
+	uint64_t t0;
+
+	for (int t = 0; t < LARSON_T; t++) {
+		a[t] = xmalloc("larson", sizeof(*a[t]));
+		a[t]->seed = 0x1234567ull + (uint64_t)t * 0x9e3779b97f4a7c15ull;
+		a[t]->ops = 0;
+		for (int i = 0; i < LARSON_SLOTS; i++) {
+			struct larson_slot *s = &a[t]->s[i];
+
+			s->size = (uint32_t)rnd_range(&a[t]->seed, 8, 1000);
+			s->p = xmalloc("larson", s->size);
+			s->tag = rnd(&a[t]->seed);
+			stamp(s->p, s->size, s->tag);
+		}
+	}
+	/* The main thread filled the arrays: even epoch 0 frees remotely. */
+	t0 = now_ns();
+	for (long e = 0; e < epochs; e++) {
+		pthread_t th[LARSON_T];
+
+		for (int t = 0; t < LARSON_T; t++)
+			if (pthread_create(&th[t], NULL, larson_thread, a[t]))
+				fail("larson", "pthread_create in epoch", (unsigned long long)e);
+		for (int t = 0; t < LARSON_T; t++)
+			pthread_join(th[t], NULL);
+	}
+	t0 = now_ns() - t0;
+	for (int t = 0; t < LARSON_T; t++) {
+		for (int i = 0; i < LARSON_SLOTS; i++) {
+			struct larson_slot *s = &a[t]->s[i];
+
+			if (!stamp_ok(s->p, s->size, s->tag))
+				fail("larson", "object corrupted at slot", (unsigned long long)i);
+			free(s->p);
+		}
+		total += a[t]->ops;
+		free(a[t]);
+	}
+	if (total != epochs * LARSON_T * LARSON_EPOCH_OPS)
+		fail("larson", "operation count", (unsigned long long)total);
+	return t0;
+}
+
+/* ------------------------------------------------------------ scratch */
+#define SCRATCH_T 2
+#define SCRATCH_WRITES 200
+
+struct scratch_arg {
+	unsigned char *first;
+	long iters;
+	int id;
+};
+
+static void *scratch_thread(void *arg)
+{
+	struct scratch_arg *sa = arg;
+
+	if (sa->first[0] != (unsigned char)(0xa0 + sa->id))
+		fail("scratch", "handed-over object corrupted, thread", (unsigned long long)sa->id);
+	free(sa->first);
+	for (long i = 0; i < sa->iters; i++) {
+		volatile unsigned char *p = malloc(8);
+
+		if (!p)
+			fail("scratch", "malloc(8) NULL at", (unsigned long long)i);
+		for (int w = 0; w < SCRATCH_WRITES; w++)
+			p[w & 7] = (unsigned char)(w + sa->id);
+		if (p[(SCRATCH_WRITES - 1) & 7] != (unsigned char)(SCRATCH_WRITES - 1 + sa->id))
+			fail("scratch", "write lost at", (unsigned long long)i);
+		free((void *)p);
+	}
+	return NULL;
+}
+
+static uint64_t run_scratch(void)
+{
+	struct scratch_arg sa[SCRATCH_T];
+	pthread_t th[SCRATCH_T];
+	uint64_t t0;
+
+	for (int t = 0; t < SCRATCH_T; t++) {
+		sa[t].first = xmalloc("scratch", 8);
+		sa[t].first[0] = (unsigned char)(0xa0 + t);
+		sa[t].iters = 1000000L * scale;
+		sa[t].id = t;
+	}
+	t0 = now_ns();
+	for (int t = 0; t < SCRATCH_T; t++)
+		if (pthread_create(&th[t], NULL, scratch_thread, &sa[t]))
+			fail("scratch", "pthread_create", (unsigned long long)t);
+	for (int t = 0; t < SCRATCH_T; t++)
+		pthread_join(th[t], NULL);
+	return now_ns() - t0;
+}
+
+/* ------------------------------------------------------------ mixed */
+#define MIXED_SLOTS 20000
+#define MIXED_PREFIX 32
+
+struct mixed_slot {
+	unsigned char *p;
+	uint32_t size;
+	uint8_t tag;
+};
+
+static size_t mixed_size(uint64_t *seed)
+{
+	uint64_t r = rnd(seed) % 1000;
+
+	if (r < 850)
+		return (size_t)rnd_range(seed, 8, 256);
+	if (r < 995)
+		return (size_t)rnd_range(seed, 257, 4096);
+	return (size_t)rnd_range(seed, 4097, 65536);
+}
+
+static void mixed_fill(struct mixed_slot *s)
+{
+	size_t n = s->size - 1 < MIXED_PREFIX ? s->size - 1 : MIXED_PREFIX;
+
+	for (size_t i = 0; i < n; i++)
+		s->p[i] = (unsigned char)(s->tag + i);
+	s->p[s->size - 1] = (unsigned char)(s->tag ^ 0x5a);
+}
+
+/* Check the stamped prefix, the first upto bytes at most. */
+static void mixed_check(const struct mixed_slot *s, size_t upto, long op)
+{
+	size_t n = s->size - 1 < MIXED_PREFIX ? s->size - 1 : MIXED_PREFIX;
+
+	if (n > upto)
+		n = upto;
+
+	for (size_t i = 0; i < n; i++)
+		if (s->p[i] != (unsigned char)(s->tag + i))
+			fail("mixed", "object corrupted at op", (unsigned long long)op);
+}
+
+static uint64_t run_mixed(void)
+{
+	struct mixed_slot *w = calloc(MIXED_SLOTS, sizeof(*w));
+	uint64_t seed = 0xfeedfacecafebeefull, t0;
+	long ops = 1500000L * scale;
+
+	if (!w)
+		fail("mixed", "calloc of the working set", 0);
+	t0 = now_ns();
+	for (long op = 0; op < ops; op++) {
+		struct mixed_slot *s = &w[rnd(&seed) % MIXED_SLOTS];
+		uint64_t kind = rnd(&seed) % 16;
+		size_t size = mixed_size(&seed);
+
+		if (s->p && kind < 2) {		/* realloc, growing or shrinking */
+			size_t keep = size < s->size ? size : s->size;
+			unsigned char *q = realloc(s->p, size);
+
+			if (!q)
+				fail("mixed", "realloc NULL for size", size);
+			s->p = q;
+			mixed_check(s, keep, op);
+			s->size = (uint32_t)size;
+			mixed_fill(s);
+			continue;
+		}
+		if (s->p) {
+			mixed_check(s, s->size, op);
+			if (s->p[s->size - 1] != (unsigned char)(s->tag ^ 0x5a))
+				fail("mixed", "last byte corrupted at op", (unsigned long long)op);
+			free(s->p);
+		}
+		if (kind == 2) {
+			s->p = calloc(1, size);
+			if (!s->p)
+				fail("mixed", "calloc NULL for size", size);
+			for (size_t i = 0; i < size; i += 509)
+				if (s->p[i])
+					fail("mixed", "calloc memory not zeroed at op", (unsigned long long)op);
+		} else {
+			s->p = xmalloc("mixed", size);
+		}
+		s->size = (uint32_t)size;
+		s->tag = (uint8_t)op;
+		mixed_fill(s);
+	}
+	t0 = now_ns() - t0;
+	for (long i = 0; i < MIXED_SLOTS; i++) {
+		if (w[i].p)
+			mixed_check(&w[i], w[i].size, -1);
+		free(w[i].p);
+	}
+	free(w);
+	return t0;
+}
+
+/* ------------------------------------------------------------ driver */
+struct pattern {
+	const char *name;
+	uint64_t (*run)(void);
+};
+
+static const struct pattern patterns[] = {
+	{ "pair64", run_pair64 },     { "allfree", run_allfree }, { "prodcons", run_prodcons },
+	{ "larson", run_larson },     { "scratch", run_scratch }, { "mixed", run_mixed },
+};
+#define NPAT ((int)(sizeof(patterns) / sizeof(patterns[0])))
+
+enum { A_GLIBC, A_JEMALLOC, A_MIMALLOC, A_TCMALLOC, A_UKS, NALLOC };
+
+struct allocator {
+	const char *name;
+	char path[PATHSZ];	/* empty: no preload (glibc) */
+	int present;
+	double ms[NPAT][MAX_RUNS];
+	long rss[NPAT][MAX_RUNS];
+	double med_ms[NPAT];
+	long med_rss[NPAT];
+};
+
+static struct allocator allocs[NALLOC];
+static char self_exe[PATH_MAX];
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static long env_long(const char *name, long def, long max)
+{
+	const char *s = getenv(name);
+	long v = s ? atol(s) : def;
+
+	if (v <= 0)
+		v = def;
+	return v > max ? max : v;
+}
+
+/* The child's environment: ours without LD_PRELOAD, plus the allocator's. */
+static char **child_env(const char *preload, char *buf, size_t bufsz)
+{
+	size_t n = 0, j = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 2, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11))
+			env[j++] = environ[i];
+	if (preload[0]) {
+		snprintf(buf, bufsz, "LD_PRELOAD=%s", preload);
+		env[j++] = buf;
+	}
+	env[j] = NULL;
+	return env;
+}
+
+/* Run one worker; 0 on success with *ns and *rss_kib filled in. */
+static int run_worker(const struct allocator *al, const char *pattern,
+		      double *ms, long *rss_kib)
+{
+	char envbuf[PATHSZ + 16], out[64];
+	char *argv[] = { self_exe, (char *)"--worker", (char *)pattern, NULL };
+	char **env = child_env(al->path, envbuf, sizeof(envbuf));
+	struct rusage ru;
+	size_t len = 0;
+	int fd[2], status;
+	pid_t pid;
+	ssize_t r;
+	char *end;
+	unsigned long long ns;
+
+	if (!env || pipe(fd)) {
+		perror("malloc-peers: pipe");
+		free(env);
+		return -1;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("malloc-peers: fork");
+		free(env);
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fd[1], STDOUT_FILENO);
+		close(fd[0]);
+		close(fd[1]);
+		execve(self_exe, argv, env);
+		_exit(127);
+	}
+	free(env);
+	close(fd[1]);
+	while (len < sizeof(out) - 1) {
+		r = read(fd[0], out + len, sizeof(out) - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	out[len] = '\0';
+	close(fd[0]);
+	while (wait4(pid, &status, 0, &ru) < 0)
+		if (errno != EINTR) {
+			perror("malloc-peers: wait4");
+			return -1;
+		}
+	if (WIFSIGNALED(status)) {
+		printf("FAIL: %s/%s: worker killed by signal %d (%s)\n", al->name,
+		       pattern, WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return -1;
+	}
+	if (WEXITSTATUS(status)) {
+		printf("FAIL: %s/%s: worker exited with status %d%s\n", al->name,
+		       pattern, WEXITSTATUS(status),
+		       WEXITSTATUS(status) == 2 ? " (self-check failed)" : "");
+		return -1;
+	}
+	ns = strtoull(out, &end, 10);
+	if (end == out || ns == 0) {
+		printf("FAIL: %s/%s: worker printed no time\n", al->name, pattern);
+		return -1;
+	}
+	*ms = (double)ns / 1e6;
+	*rss_kib = ru.ru_maxrss;
+	return 0;
+}
+
+static void setup_allocators(void)
+{
+	static const char *const names[NALLOC] = { "glibc", "jemalloc", "mimalloc",
+						   "tcmalloc", "uks" };
+	static const char *const libs[NALLOC] = {
+		"", "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
+		"/usr/lib/x86_64-linux-gnu/libmimalloc.so.2",
+		"/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4", NULL,
+	};
+	const char *uks = getenv("UKS_MALLOC_SO");
+	char guess[PATHSZ];
+
+	for (int a = 0; a < NALLOC; a++) {
+		allocs[a].name = names[a];
+		if (libs[a])
+			snprintf(allocs[a].path, sizeof(allocs[a].path), "%s", libs[a]);
+	}
+	if (uks && uks[0]) {
+		snprintf(guess, sizeof(guess), "%s", uks);
+	} else {
+		char dir[PATH_MAX];
+		char *slash;
+
+		snprintf(dir, sizeof(dir), "%s", self_exe);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(guess, sizeof(guess), "%s/../libuks-malloc.so", dir);
+	}
+	if (!realpath(guess, allocs[A_UKS].path))
+		snprintf(allocs[A_UKS].path, sizeof(allocs[A_UKS].path), "%s", guess);
+	for (int a = 0; a < NALLOC; a++) {
+		allocs[a].present = !allocs[a].path[0] || access(allocs[a].path, R_OK) == 0;
+		if (!allocs[a].present)
+			printf("skipped: %s (%s missing)\n", allocs[a].name, allocs[a].path);
+	}
+}
+
+static void print_ratio(double num, double den, int ok)
+{
+	if (ok && den > 0)
+		printf(" %10.2fx", num / den);
+	else
+		printf(" %11s", "n/a");
+}
+
+static int target(const char *pat, const char *what, double limit, double ratio, int ok)
+{
+	if (!ok) {
+		printf("  uks %-9s %-24s n/a (allocator missing or failed)\n", pat, what);
+		return 0;
+	}
+	printf("  uks %-9s %-24s %-7s (%.2fx)\n", pat, what,
+	       ratio <= limit ? "MET" : "NOT MET", ratio);
+	return 1;
+}
+
+static int driver(void)
+{
+	long runs = env_long("UKS_BENCH_RUNS", 3, MAX_RUNS);
+	int failed[NALLOC][NPAT] = { { 0 } }, nfail = 0, order[NALLOC], n = 0;
+
+	if (!realpath("/proc/self/exe", self_exe)) {
+		perror("malloc-peers: /proc/self/exe");
+		return 1;
+	}
+	setup_allocators();
+	for (int a = 0; a < NALLOC; a++)
+		if (allocs[a].present)
+			order[n++] = a;
+	printf("malloc-peers: %ld run(s) per allocator and pattern, scale %ld, uks = %s\n",
+	       runs, scale, allocs[A_UKS].present ? allocs[A_UKS].path : "(missing)");
+	for (int p = 0; p < NPAT; p++) {
+		int g, m;
+
+		for (long r = 0; r < runs; r++)
+			for (int k = 0; k < n; k++) {
+				int a = order[(k + r) % n];	/* rotate the start each round */
+
+				if (failed[a][p])
+					continue;
+				if (run_worker(&allocs[a], patterns[p].name,
+					       &allocs[a].ms[p][r], &allocs[a].rss[p][r])) {
+					failed[a][p] = 1;
+					nfail++;
+				}
+			}
+		for (int k = 0; k < n; k++) {
+			struct allocator *al = &allocs[order[k]];
+
+			if (failed[order[k]][p])
+				continue;
+			qsort(al->ms[p], (size_t)runs, sizeof(double), cmp_double);
+			qsort(al->rss[p], (size_t)runs, sizeof(long), cmp_long);
+			al->med_ms[p] = al->ms[p][runs / 2];
+			al->med_rss[p] = al->rss[p][runs / 2];
+		}
+		g = !failed[A_GLIBC][p];
+		m = allocs[A_MIMALLOC].present && !failed[A_MIMALLOC][p];
+		printf("\n%s\n  %-10s %10s %11s %11s %14s %11s\n", patterns[p].name,
+		       "allocator", "median ms", "vs glibc", "vs mimalloc", "peak RSS KiB",
+		       "RSS/glibc");
+		for (int a = 0; a < NALLOC; a++) {
+			struct allocator *al = &allocs[a];
+
+			if (!al->present)
+				continue;
+			if (failed[a][p]) {
+				printf("  %-10s %10s\n", al->name, "FAILED");
+				continue;
+			}
+			printf("  %-10s %10.1f", al->name, al->med_ms[p]);
+			print_ratio(al->med_ms[p], allocs[A_GLIBC].med_ms[p], g);
+			print_ratio(al->med_ms[p], allocs[A_MIMALLOC].med_ms[p], m);
+			printf(" %14ld", al->med_rss[p]);
+			print_ratio((double)al->med_rss[p], (double)allocs[A_GLIBC].med_rss[p], g);
+			printf("\n");
+		}
+	}
+
+	printf("\ntargets (uks)\n");
+	for (int p = 0; p < NPAT; p++) {
+		const char *nm = patterns[p].name;
+		int u = allocs[A_UKS].present && !failed[A_UKS][p];
+		int g = u && !failed[A_GLIBC][p];
+		int m = u && allocs[A_MIMALLOC].present && !failed[A_MIMALLOC][p];
+		const struct allocator *ua = &allocs[A_UKS];
+
+		if (strcmp(nm, "larson") && strcmp(nm, "prodcons") && strcmp(nm, "mixed"))
+			continue;
+		target(nm, "time <= 1.1x mimalloc", 1.1,
+		       m ? ua->med_ms[p] / allocs[A_MIMALLOC].med_ms[p] : 0, m);
+		target(nm, "time <= 0.8x glibc", 0.8,
+		       g ? ua->med_ms[p] / allocs[A_GLIBC].med_ms[p] : 0, g);
+		target(nm, "peak RSS <= 1.2x glibc", 1.2,
+		       g ? (double)ua->med_rss[p] / (double)allocs[A_GLIBC].med_rss[p] : 0, g);
+	}
+	if (nfail) {
+		printf("\nmalloc-peers: %d worker failure(s):", nfail);
+		for (int a = 0; a < NALLOC; a++)
+			for (int p = 0; p < NPAT; p++)
+				if (failed[a][p])
+					printf(" %s/%s", allocs[a].name, patterns[p].name);
+		printf("\n");
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	scale = env_long("UKS_BENCH_SCALE", 1, 1000000);
+	if (argc == 3 && !strcmp(argv[1], "--worker")) {
+		for (int p = 0; p < NPAT; p++)
+			if (!strcmp(argv[2], patterns[p].name)) {
+				/* a deadlocked worker dies and is reported */
+				alarm((unsigned)(60 * (scale < 1000 ? scale : 1000)));
+				printf("%llu\n", (unsigned long long)patterns[p].run());
+				return 0;
+			}
+		fprintf(stderr, "malloc-peers: unknown pattern '%s'\n", argv[2]);
+		return 1;
+	}
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s [--worker PATTERN]\n", argv[0]);
+		return 1;
+	}
+	return driver();
+}

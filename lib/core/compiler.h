@@ -31,6 +31,15 @@
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 #define ALIGN_UP(x, a)	(((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
 
+/* Spin-wait hint. */
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax()	__builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define cpu_relax()	__asm__ __volatile__("yield" ::: "memory")
+#else
+#define cpu_relax()	__asm__ __volatile__("" ::: "memory")
+#endif
+
 #define UKS_CACHELINE	64
 #define __cacheline_aligned __attribute__((aligned(UKS_CACHELINE)))
 

@@ -76,7 +76,7 @@ int __uks_slab_fastpath_init(void)
 static void lock_wait(unsigned int *spins)
 {
 	if (++*spins < 64)
-		__builtin_ia32_pause();
+		cpu_relax();
 	else
 		sched_yield();
 }

@@ -24,18 +24,6 @@ unsigned long __uks_jiffies(void)
 	return (unsigned long)(uks_clock_mono_ns() / 1000000);
 }
 
-static void dbg_slab_lock(struct uks_page *page)
-{
-	while (atomic_exchange_explicit(&page->locked, 1, memory_order_acquire))
-		while (atomic_load_explicit(&page->locked, memory_order_relaxed))
-			__builtin_ia32_pause();
-}
-
-static void dbg_slab_unlock(struct uks_page *page)
-{
-	atomic_store_explicit(&page->locked, 0, memory_order_release);
-}
-
 static void init_object(struct uks_kmem_cache *s, void *object, uint8_t val)
 {
 	uint8_t *p = object;
@@ -350,7 +338,7 @@ bool __uks_free_debug_processing(struct uks_kmem_cache *s, struct uks_page *page
 
 	snapshot_stack(s, &snap);
 	pthread_mutex_lock(&n->list_lock);
-	dbg_slab_lock(page);
+	slab_lock(page);
 
 	if ((s->flags & UKS_SLAB_CONSISTENCY_CHECKS) && !check_slab(s, page))
 		goto out;
@@ -371,7 +359,7 @@ next_object:
 out:
 	if (cnt != bulk_cnt)
 		__uks_slab_err(s, page, "Bulk freelist count(%d) invalid(%d)", bulk_cnt, cnt);
-	dbg_slab_unlock(page);
+	slab_unlock(page);
 	pthread_mutex_unlock(&n->list_lock);
 	if (!ret)
 		__uks_slab_fix(s, "Object at 0x%016lx not freed", (unsigned long)object);
@@ -431,7 +419,7 @@ static void validate_slab(struct uks_kmem_cache *s, struct uks_page *page, unsig
 	char *addr = slab_address(page);
 	void *p;
 
-	dbg_slab_lock(page);
+	slab_lock(page);
 	if (!check_slab(s, page) || !on_freelist(s, page, NULL))
 		goto unlock;
 	/* Now a valid freelist exists. */
@@ -444,7 +432,7 @@ static void validate_slab(struct uks_kmem_cache *s, struct uks_page *page, unsig
 			break;
 	}
 unlock:
-	dbg_slab_unlock(page);
+	slab_unlock(page);
 }
 
 struct full_walk {
@@ -527,7 +515,7 @@ void __uks_list_slab_objects(struct uks_kmem_cache *s, struct uks_page *page, co
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	__uks_slab_err(s, page, text, s->name);
 #pragma GCC diagnostic pop
-	dbg_slab_lock(page);
+	slab_lock(page);
 	fill_map(s, page, map);
 	for_each_object(p, s, addr, page->objects) {
 		if (!map_test(map, obj_index(s, page, (char *)p - s->red_left_pad))) {
@@ -535,7 +523,7 @@ void __uks_list_slab_objects(struct uks_kmem_cache *s, struct uks_page *page, co
 			__uks_print_tracking(s, p);
 		}
 	}
-	dbg_slab_unlock(page);
+	slab_unlock(page);
 }
 
 /**

@@ -7,18 +7,6 @@
 #include "slab/hot.h"
 #include "slab/slub.h"
 
-static void slab_lock(struct uks_page *page)
-{
-	while (atomic_exchange_explicit(&page->locked, 1, memory_order_acquire))
-		while (atomic_load_explicit(&page->locked, memory_order_relaxed))
-			__builtin_ia32_pause();
-}
-
-static void slab_unlock(struct uks_page *page)
-{
-	atomic_store_explicit(&page->locked, 0, memory_order_release);
-}
-
 /**
  * __uks_cmpxchg_double_slab - update a slab's {freelist, counters} atomically
  * @s: cache

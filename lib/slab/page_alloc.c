@@ -407,12 +407,6 @@ void __uks_free_huge(struct uks_page *page)
 	munmap(addr, map_size);
 }
 
-/** __uks_page_alloc_resident_free - bytes of free pages possibly resident */
-size_t __uks_page_alloc_resident_free(void)
-{
-	return (size_t)zone.resident_free_pages << __uks_page_shift;
-}
-
 /* fork(): hold the zone lock across it so the child sees consistent lists. */
 void __uks_page_alloc_lock(void)
 {

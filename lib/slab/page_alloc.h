@@ -81,7 +81,6 @@ void __uks_for_each_page(void (*fn)(struct uks_page *page, void *arg), void *arg
 void __uks_page_alloc_lock(void);
 void __uks_page_alloc_unlock(void);
 void __uks_page_alloc_child_reset(void);
-size_t __uks_page_alloc_resident_free(void);
 
 /* Linux hands out 47-bit user addresses unless a mapping asks for more. */
 #define UKS_TABLE_LEAF_BITS	13

@@ -178,11 +178,7 @@ static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int 
 		tid_step <<= 1;
 	s->tid_step = (unsigned long)tid_step << TID_SHIFT;
 	s->nr_cpus = nr_cpus;
-	/* A power of two, so the fast path indexes with a shift. */
-	s->cpu_stride = UKS_CACHELINE;
-	while (s->cpu_stride < sizeof(struct kmem_cache_cpu))
-		s->cpu_stride <<= 1;
-	s->cpu_shift = (unsigned int)__builtin_ctzl(s->cpu_stride);
+	s->cpu_stride = ALIGN_UP(sizeof(struct kmem_cache_cpu), (size_t)UKS_CACHELINE);
 	s->cpu_base = __uks_meta_alloc(s->cpu_stride * nr_cpus);
 	if (!s->cpu_base)
 		return -ENOMEM;

@@ -84,7 +84,6 @@
 #define SLUB_DEBUG_FLAGS	(UKS_SLAB_RED_ZONE | UKS_SLAB_POISON | UKS_SLAB_STORE_USER | \
 				 UKS_SLAB_TRACE | UKS_SLAB_CONSISTENCY_CHECKS)
 #define SLUB_NO_CMPXCHG_FLAGS	(UKS_SLAB_CONSISTENCY_CHECKS | UKS_SLAB_STORE_USER | UKS_SLAB_TRACE)
-#define SLUB_NEVER_MERGE	(SLUB_DEBUG_FLAGS | UKS_SLAB_FAILSLAB)
 #define SLUB_FLAGS_PERMITTED	(SLUB_DEBUG_FLAGS | UKS_SLAB_HWCACHE_ALIGN | UKS_SLAB_PANIC | \
 				 UKS_SLAB_NOLEAKTRACE | UKS_SLAB_FAILSLAB | UKS_SLAB_ACCOUNT | \
 				 UKS_SLAB_RECLAIM_ACCOUNT | UKS_SLAB_RT | \
@@ -140,11 +139,10 @@ struct kmem_cache_order_objects {
 struct uks_kmem_cache {
 	/* Read by every fast path: keep together. */
 	char *cpu_base;			/* kmem_cache_cpu of CPU 0 */
-	size_t cpu_stride;		/* a power of two: 1 << cpu_shift */
+	size_t cpu_stride;
 	unsigned long random;		/* FREELIST_HARDENED key, 0 if off */
 	unsigned int offset;		/* free pointer offset in the object */
 	unsigned int nr_cpus;
-	unsigned int cpu_shift;
 	unsigned long rseq_aborts;	/* rseq sections aborted and retried (racy) */
 	unsigned long flags;
 	enum slub_fastpath fastpath;
@@ -218,6 +216,19 @@ static inline void stat(const struct uks_kmem_cache *s, enum stat_item si)
 	struct kmem_cache_cpu *c = cpu_slab(s, this_cpu_index(s));
 
 	c->stat[si]++;
+}
+
+/* slab_lock(page): a bit spinlock, for caches without __CMPXCHG_DOUBLE. */
+static inline void slab_lock(struct uks_page *page)
+{
+	while (atomic_exchange_explicit(&page->locked, 1, memory_order_acquire))
+		while (atomic_load_explicit(&page->locked, memory_order_relaxed))
+			cpu_relax();
+}
+
+static inline void slab_unlock(struct uks_page *page)
+{
+	atomic_store_explicit(&page->locked, 0, memory_order_release);
 }
 
 /* Free pointers, mangled as CONFIG_SLAB_FREELIST_HARDENED does. */
@@ -307,7 +318,6 @@ int __uks_slab_fastpath_init(void);
 extern enum slub_fastpath __uks_slab_default_fastpath;
 
 /* debug.c (no-ops for non-debug caches) */
-struct slub_debug_config;
 int __uks_slub_debug_parse(const char *text);
 bool __uks_slub_debug_disable_higher_order(void);
 void __uks_dump_stack(void);

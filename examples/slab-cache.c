@@ -53,8 +53,10 @@ int main(void)
 		uks_kmem_cache_free(s, r[i]);
 	printf("destroy: %d\n\n", uks_kmem_cache_destroy(s));
 
-	printf("a one-byte overflow in a cache with red zones (slub_debug=Z):\n");
-	dbg = uks_kmem_cache_create("request-debug", 64, 0, UKS_SLAB_RED_ZONE, NULL);
+	printf("a one-byte overflow in a cache with red zones and checks (slub_debug=FZ):\n");
+	fflush(stdout);
+	dbg = uks_kmem_cache_create("request-debug", 64, 0,
+				    UKS_SLAB_RED_ZONE | UKS_SLAB_CONSISTENCY_CHECKS, NULL);
 	p = uks_kmem_cache_alloc(dbg);
 	memset(p, 'x', 65);
 	uks_kmem_cache_free(dbg, p);	/* reported on stderr, then not freed */

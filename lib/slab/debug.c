@@ -396,13 +396,16 @@ void __uks_slab_check_pad_on_free(struct uks_kmem_cache *s, struct uks_page *pag
 static void fill_map(struct uks_kmem_cache *s, struct uks_page *page, unsigned long *map)
 {
 	const unsigned int bits = 8 * sizeof(unsigned long);
+	unsigned int n = 0;
 
 	memset(map, 0, MAX_OBJS_BITMAP_LONGS * sizeof(unsigned long));
-	for (void *p = page->freelist; p; p = get_freepointer(s, p)) {
-		unsigned int idx = obj_index(s, page, (char *)p - s->red_left_pad);
+	/* Bounded, and only valid pointers: a corrupt chain may loop or escape. */
+	for (void *p = page->freelist; p && n++ < page->objects; p = get_freepointer(s, p)) {
+		unsigned int idx;
 
-		if (idx >= page->objects)
+		if (!__uks_check_valid_pointer(s, page, p))
 			break;
+		idx = obj_index(s, page, (char *)p - s->red_left_pad);
 		map[idx / bits] |= 1UL << (idx % bits);
 	}
 }

@@ -233,6 +233,24 @@ TEST(hardened_freelist_is_mangled)
 	EXPECT_EQ(0, uks_kmem_cache_destroy(plain));
 }
 
+/*
+ * Without F a double free goes unchecked (as in the kernel) and leaves a
+ * cyclic freelist; reporting at destroy must still terminate.
+ */
+TEST_TIMEOUT(destroy_survives_a_cyclic_freelist, 20)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_cycle", 64, 0, UKS_SLAB_RED_ZONE, NULL);
+	void *p;
+
+	ASSERT_NONNULL(s);
+	p = uks_kmem_cache_alloc(s);
+	uks_kmem_cache_free(s, p);
+	uks_kmem_cache_free(s, p);
+	log_reset();
+	EXPECT_EQ(-EBUSY, uks_kmem_cache_destroy(s));
+	EXPECT_TRUE(logged("Objects remaining in t_cycle"));
+}
+
 static void double_free_child(void)
 {
 	struct uks_kmem_cache *s = uks_kmem_cache_create("t_df", 64, 0, 0, NULL);

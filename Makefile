@@ -29,12 +29,14 @@ include mk/config.mk
 # ---------------------------------------------------------------- sources
 CORE_SRCS := lib/core/bitmap.c lib/core/cpumask.c lib/core/log.c \
 	     lib/core/clock.c lib/core/percpu.c lib/core/local_lock.c \
-	     lib/core/version.c
+	     lib/core/version.c lib/core/tracepoint.c lib/core/vsprintf.c
 SLAB_SRCS := lib/slab/page_alloc.c lib/slab/geometry.c lib/slab/cpu_lock.c \
 	     lib/slab/alloc.c lib/slab/free.c lib/slab/partial.c lib/slab/object.c \
 	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
 	     lib/slab/debug_parse.c lib/slab/sysfs.c
-LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS)
+# One file per feature; every .c under lib/trace is part of the library.
+TRACE_SRCS := $(sort $(wildcard lib/trace/*.c))
+LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS)
 # libuks-malloc.so: the same sources, built again with 16-byte kmalloc
 # alignment and nothing but the malloc API exported.
 MALLOC_OBJS := $(LIB_SRCS:%.c=$(O)/mpic/%.o) $(O)/mpic/lib/malloc/preload.o

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tracepoints: the registry of static events and the probe lists that
+ * tracers attach to them (the kernel's kernel/tracepoint.c, reduced).
+ *
+ * A hit loads tp->probes and runs each probe's reserve/commit pair.  The
+ * array is replaced whole on attach/detach, never changed in place, so a
+ * hit sees either the old or the new list.  To free the old array (and to
+ * let a detaching tracer free its probe data) we must know that no hit
+ * still uses it: a hit counts itself in tp->callers[tp->phase]; a detach
+ * publishes the new array, flips the phase and waits for the old phase's
+ * counter to drain.  A hit that counted itself in the old phase after the
+ * flip loads the new array anyway, because the store of the array comes
+ * before the flip (all seq_cst).  This is a tiny per-tracepoint RCU; a hit
+ * costs two atomic adds on a line that only enabled tracepoints touch.
+ *
+ * The arrays come from libc malloc: core sits below the slab allocator.
+ *
+ * Lock order: registry_lock (attach, detach, registration, for_each) is a
+ * leaf.  It is never taken on the hit path.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uks/tracepoint.h>
+
+#include "core/compiler.h"
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct uks_tracepoint *registry;
+static unsigned long registry_generation;
+
+static void *tp_advance(struct uks_tp_iter *it)
+{
+	if (it->cur) {
+		for (it->cur++; it->cur->reserve; it->cur++) {
+			it->rec = it->cur->reserve(it->cur->data, it->tp, it->len);
+			if (it->rec)
+				return it->rec;
+		}
+	}
+	__atomic_sub_fetch(&it->tp->callers[it->phase], 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/**
+ * uks_tp_first - start a tracepoint hit
+ * @tp:		the tracepoint
+ * @it:		iteration state on the caller's stack
+ * @len:	record size in bytes, string data included
+ *
+ * Returns the first probe's record to fill, or NULL when no probe wants
+ * this hit.  Called by the emit functions UKS_TRACE_EVENT() generates.
+ */
+UKS_EXPORT void *uks_tp_first(struct uks_tracepoint *tp, struct uks_tp_iter *it, size_t len)
+{
+	it->tp = tp;
+	it->len = len;
+	it->rec = NULL;
+	it->phase = __atomic_load_n(&tp->phase, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&tp->callers[it->phase], 1, __ATOMIC_SEQ_CST);
+	it->probes = __atomic_load_n(&tp->probes, __ATOMIC_SEQ_CST);
+	it->cur = it->probes ? it->probes - 1 : NULL;
+	return tp_advance(it);
+}
+
+/**
+ * uks_tp_next - commit the record just filled and get the next probe's
+ * @it:		iteration state from uks_tp_first()
+ *
+ * Returns the next record to fill or NULL when the hit is over.
+ */
+UKS_EXPORT void *uks_tp_next(struct uks_tp_iter *it)
+{
+	it->cur->commit(it->cur->data, it->tp, it->rec, it->len);
+	return tp_advance(it);
+}
+
+/* Wait until no hit that may have seen the previous probe array runs. */
+static void tp_synchronize(struct uks_tracepoint *tp)
+{
+	int old = __atomic_load_n(&tp->phase, __ATOMIC_SEQ_CST);
+	unsigned int spins = 0;
+
+	__atomic_store_n(&tp->phase, !old, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&tp->callers[old], __ATOMIC_SEQ_CST)) {
+		if (++spins > 100)
+			sched_yield();
+		else
+			cpu_relax();
+	}
+}
+
+static int probe_count(const struct uks_tp_probe *probes)
+{
+	int n = 0;
+
+	while (probes && probes[n].reserve)
+		n++;
+	return n;
+}
+
+static int tp_replace(struct uks_tracepoint *tp, struct uks_tp_probe *probes, int nr)
+{
+	struct uks_tp_probe *old = tp->probes;
+
+	__atomic_store_n(&tp->probes, probes, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&tp->key, nr, __ATOMIC_SEQ_CST);
+	tp_synchronize(tp);
+	free(old);
+	return 0;
+}
+
+/**
+ * uks_tracepoint_attach - add a probe to a tracepoint
+ * @tp:		the tracepoint
+ * @probe:	reserve/commit callbacks and their data (copied)
+ *
+ * Returns 0, -EEXIST if the same probe (callbacks and data) is attached,
+ * or -ENOMEM.
+ */
+UKS_EXPORT int uks_tracepoint_attach(struct uks_tracepoint *tp, const struct uks_tp_probe *probe)
+{
+	struct uks_tp_probe *probes;
+	int n, i, ret;
+
+	pthread_mutex_lock(&registry_lock);
+	n = probe_count(tp->probes);
+	for (i = 0; i < n; i++) {
+		if (tp->probes[i].data == probe->data &&
+		    tp->probes[i].reserve == probe->reserve) {
+			pthread_mutex_unlock(&registry_lock);
+			return -EEXIST;
+		}
+	}
+	probes = malloc((n + 2) * sizeof(*probes));
+	if (!probes) {
+		pthread_mutex_unlock(&registry_lock);
+		return -ENOMEM;
+	}
+	if (n)
+		memcpy(probes, tp->probes, n * sizeof(*probes));
+	probes[n] = *probe;
+	memset(&probes[n + 1], 0, sizeof(probes[n + 1]));
+	ret = tp_replace(tp, probes, n + 1);
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+/**
+ * uks_tracepoint_detach - remove a probe; on return no hit uses it
+ * @tp:		the tracepoint
+ * @probe:	as passed to uks_tracepoint_attach()
+ *
+ * Returns 0, -ENOENT if it was not attached, or -ENOMEM.
+ */
+UKS_EXPORT int uks_tracepoint_detach(struct uks_tracepoint *tp, const struct uks_tp_probe *probe)
+{
+	struct uks_tp_probe *probes = NULL;
+	int n, i, j, ret;
+
+	pthread_mutex_lock(&registry_lock);
+	n = probe_count(tp->probes);
+	for (i = 0; i < n; i++)
+		if (tp->probes[i].data == probe->data && tp->probes[i].reserve == probe->reserve)
+			break;
+	if (i == n) {
+		pthread_mutex_unlock(&registry_lock);
+		return -ENOENT;
+	}
+	if (n > 1) {
+		probes = malloc(n * sizeof(*probes));
+		if (!probes) {
+			pthread_mutex_unlock(&registry_lock);
+			return -ENOMEM;
+		}
+		for (j = 0; j < n; j++)
+			if (j != i)
+				probes[j - (j > i)] = tp->probes[j];
+		memset(&probes[n - 1], 0, sizeof(probes[n - 1]));
+	}
+	ret = tp_replace(tp, probes, n - 1);
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+/**
+ * uks_tracepoint_register - make a tracepoint visible to tracers
+ * @tp:		the tracepoint (static storage)
+ *
+ * UKS_TRACE_EVENT() definitions register themselves from a constructor.
+ * Returns 0 or -EEXIST when one with the same system and name exists.
+ */
+UKS_EXPORT int uks_tracepoint_register(struct uks_tracepoint *tp)
+{
+	struct uks_tracepoint *it;
+
+	pthread_mutex_lock(&registry_lock);
+	for (it = registry; it; it = it->next) {
+		if (it == tp || (!strcmp(it->system, tp->system) && !strcmp(it->name, tp->name))) {
+			pthread_mutex_unlock(&registry_lock);
+			return -EEXIST;
+		}
+	}
+	tp->next = registry;
+	registry = tp;
+	registry_generation++;
+	pthread_mutex_unlock(&registry_lock);
+	return 0;
+}
+
+/**
+ * uks_tracepoint_unregister - withdraw a tracepoint (e.g. before dlclose)
+ * @tp:		a registered tracepoint with no probes attached
+ */
+UKS_EXPORT void uks_tracepoint_unregister(struct uks_tracepoint *tp)
+{
+	struct uks_tracepoint **pp;
+
+	pthread_mutex_lock(&registry_lock);
+	for (pp = &registry; *pp; pp = &(*pp)->next) {
+		if (*pp == tp) {
+			*pp = tp->next;
+			registry_generation++;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/**
+ * uks_tracepoint_for_each - visit every registered tracepoint
+ * @fn:		callback; a non-zero return stops the walk and is returned
+ * @arg:	passed to @fn
+ *
+ * @fn runs under the registry lock and must not attach or detach.
+ */
+UKS_EXPORT int uks_tracepoint_for_each(int (*fn)(struct uks_tracepoint *tp, void *arg), void *arg)
+{
+	struct uks_tracepoint *tp;
+	int ret = 0;
+
+	pthread_mutex_lock(&registry_lock);
+	for (tp = registry; tp && !ret; tp = tp->next)
+		ret = fn(tp, arg);
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+/**
+ * uks_tracepoint_generation - a number that changes with the registry
+ */
+UKS_EXPORT unsigned long uks_tracepoint_generation(void)
+{
+	return __atomic_load_n(&registry_generation, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * uks_tracepoint_print_fmt - the "print fmt:" text of a tracepoint
+ * @tp:		the tracepoint
+ * @len:	set to the text's length (it is not NUL-terminated there)
+ *
+ * The definition stores its UKS_TP_PRINTK(...) as written; the format file
+ * shows what is inside the parentheses, as the kernel shows TP_printk's.
+ */
+UKS_EXPORT const char *uks_tracepoint_print_fmt(const struct uks_tracepoint *tp, size_t *len)
+{
+	const char *open = strchr(tp->print_fmt, '(');
+	size_t n;
+
+	if (!open) {
+		*len = strlen(tp->print_fmt);
+		return tp->print_fmt;
+	}
+	open++;
+	n = strlen(open);
+	while (n && open[n - 1] != ')')
+		n--;
+	*len = n ? n - 1 : 0;
+	return open;
+}

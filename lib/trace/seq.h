@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A growable text buffer for building file contents (the kernel's seq_file
+ * and trace_seq in one).  Memory comes from uks kmalloc.  On allocation
+ * failure the buffer stops growing and ->overflow is set; callers report
+ * -ENOMEM once at the end instead of checking every print.
+ */
+#ifndef UKS_LIB_TRACE_SEQ_H
+#define UKS_LIB_TRACE_SEQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct uks_seq {
+	char *buf;		/* always NUL-terminated when non-NULL */
+	size_t len;
+	size_t cap;
+	bool overflow;
+};
+
+#define UKS_SEQ_INIT { NULL, 0, 0, false }
+
+void uks_seq_printf(struct uks_seq *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void uks_seq_puts(struct uks_seq *s, const char *str);
+void uks_seq_putmem(struct uks_seq *s, const void *mem, size_t len);
+void uks_seq_putc(struct uks_seq *s, char c);
+/* Drop everything from @len on (for undoing a partial line). */
+void uks_seq_truncate(struct uks_seq *s, size_t len);
+void uks_seq_reset(struct uks_seq *s);
+void uks_seq_free(struct uks_seq *s);
+
+#endif

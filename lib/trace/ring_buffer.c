@@ -1,0 +1,725 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The trace ring buffer: one ring of 4 KiB pages per CPU.
+ *
+ * The kernel's ring buffer relies on writers not being preempted between
+ * reserve and commit.  Threads are preempted and migrate at any time, so
+ * here a per-CPU buffer is multi-producer: a writer reserves space in the
+ * CPU's current ("tail") page with one compare-and-swap on the page's write
+ * offset, fills it, and commits by storing the event's header word last
+ * (release).  Writers of the same CPU, a writer preempted by another thread,
+ * a writer that migrated after picking its CPU, and a signal handler nested
+ * in a writer all just reserve different ranges; none of them can corrupt
+ * another's event.  Readers stop at the first event whose header is still
+ * zero (reserved, not yet committed).
+ *
+ * Moving to the next page is the slow path and takes the CPU's buffer lock,
+ * a spinlock that readers also take while they copy events out.  In
+ * overwrite mode (the default) a full ring drops its oldest page, counting
+ * its unread events as overrun; if some writer is still filling that page
+ * the new event is dropped instead and counted as commit overrun, which is
+ * exactly when the kernel counts one.  With overwrite off, a full ring
+ * refuses new events and counts them as dropped.  A thread that already
+ * holds the lock (a signal handler interrupting a page move or a read on
+ * the same thread) gives up the event rather than deadlock.
+ *
+ * Each page counts its committed bytes and events in one 64-bit word, so a
+ * commit is one atomic add; the per-CPU totals are derived from the pages
+ * when stats are read.  Page memory comes from uks kmalloc (4 KiB objects
+ * are naturally aligned, so an event finds its page by masking).
+ *
+ * Lock order: cpu_buffer->lock is a leaf.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uks/core.h>
+#include <uks/slab.h>
+
+#include "core/compiler.h"
+#include "core/percpu.h"
+#include "trace/ring_buffer.h"
+
+#define PAGE_CLOSED	0x80000000u	/* write offset: no more reservations */
+#define EV_VALID	0x80000000u	/* header info: committed */
+#define EV_DISCARD	0x40000000u	/* header info: committed, but not an event */
+#define EV_LEN_MASK	0x0000ffffu
+
+struct rb_page {
+	uint32_t write;		/* reserved bytes | PAGE_CLOSED */
+	uint32_t cpu;
+	uint64_t committed;	/* committed bytes (low 32) | events (high 32) */
+	uint64_t pad[2];
+	unsigned char data[];
+};
+
+#define PAGE_DATA	(UKS_RB_PAGE_SIZE - sizeof(struct rb_page))
+
+struct rb_event_hdr {
+	uint32_t info;		/* 0 until committed: EV_VALID | flags | length */
+	uint32_t len;		/* total bytes including this header */
+	uint64_t ts;
+};
+
+struct rb_cpu {
+	int lock;
+	unsigned int head;	/* oldest live page (reader side) */
+	unsigned int tail;	/* page being written */
+	uint32_t read;		/* read offset in the head page */
+	uint32_t read_events;	/* events consumed from the head page */
+	unsigned int nr_pages;
+	struct rb_page **pages;
+	/* under lock */
+	uint64_t retired_written;	/* events of pages no longer live */
+	uint64_t overrun;
+	uint64_t read_total;
+	/* atomics */
+	uint64_t commit_overrun;
+	uint64_t dropped;
+} __cacheline_aligned;
+
+struct uks_rb {
+	unsigned int nr_cpus;
+	bool overwrite;
+	bool recording;
+	enum uks_trace_clock clock;
+	uint64_t counter;	/* the "counter" clock */
+	size_t bytes_per_cpu;
+	uint32_t wake_seq;	/* futex word: bumped when a waiter is woken */
+	int waiters;
+	struct rb_cpu *cpus;
+};
+
+static __thread int rb_lock_depth __attribute__((tls_model("initial-exec")));
+
+static bool rb_trylock(struct rb_cpu *c)
+{
+	return !__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE);
+}
+
+/* Returns false when this thread already holds a buffer lock (nesting). */
+static bool rb_lock(struct rb_cpu *c)
+{
+	unsigned int spins = 0;
+
+	if (rb_lock_depth)
+		return false;
+	while (!rb_trylock(c)) {
+		while (__atomic_load_n(&c->lock, __ATOMIC_RELAXED)) {
+			if (++spins > 200)
+				sched_yield();
+			else
+				cpu_relax();
+		}
+	}
+	rb_lock_depth = 1;
+	return true;
+}
+
+static void rb_unlock(struct rb_cpu *c)
+{
+	rb_lock_depth = 0;
+	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+}
+
+static struct rb_page *page_of(const void *p)
+{
+	return (struct rb_page *)((uintptr_t)p & ~(uintptr_t)(UKS_RB_PAGE_SIZE - 1));
+}
+
+static void page_reset(struct rb_page *pg)
+{
+	memset(pg->data, 0, PAGE_DATA);
+	__atomic_store_n(&pg->committed, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&pg->write, 0, __ATOMIC_RELEASE);
+}
+
+static uint32_t page_end(const struct rb_page *pg)
+{
+	return __atomic_load_n(&pg->write, __ATOMIC_ACQUIRE) & ~PAGE_CLOSED;
+}
+
+static unsigned int page_events(const struct rb_page *pg)
+{
+	return __atomic_load_n(&pg->committed, __ATOMIC_ACQUIRE) >> 32;
+}
+
+/* Closed and every reservation committed: no writer is inside. */
+static bool page_complete(const struct rb_page *pg)
+{
+	uint32_t w = __atomic_load_n(&pg->write, __ATOMIC_ACQUIRE);
+	uint32_t done = (uint32_t)__atomic_load_n(&pg->committed, __ATOMIC_ACQUIRE);
+
+	return (w & PAGE_CLOSED) && done == (w & ~PAGE_CLOSED);
+}
+
+static void cpu_free(struct rb_cpu *c)
+{
+	for (unsigned int i = 0; c->pages && i < c->nr_pages; i++)
+		uks_kfree(c->pages[i]);
+	uks_kfree(c->pages);
+	c->pages = NULL;
+}
+
+static int cpu_init(struct rb_cpu *c, unsigned int cpu, unsigned int nr_pages)
+{
+	memset(c, 0, sizeof(*c));
+	c->pages = uks_kcalloc(nr_pages, sizeof(*c->pages));
+	if (!c->pages)
+		return -ENOMEM;
+	c->nr_pages = nr_pages;
+	for (unsigned int i = 0; i < nr_pages; i++) {
+		c->pages[i] = uks_kmalloc(UKS_RB_PAGE_SIZE);
+		if (!c->pages[i]) {
+			cpu_free(c);
+			return -ENOMEM;
+		}
+		c->pages[i]->cpu = cpu;
+		page_reset(c->pages[i]);
+	}
+	return 0;
+}
+
+/* The kernel keeps at least two pages per CPU; we want one spare too. */
+static unsigned int pages_for(size_t bytes)
+{
+	size_t n = DIV_ROUND_UP(bytes, UKS_RB_PAGE_SIZE);
+
+	return n < 3 ? 3 : n > UINT_MAX / 2 ? UINT_MAX / 2 : (unsigned int)n;
+}
+
+/**
+ * uks_rb_alloc - allocate a ring buffer
+ * @nr_cpus:	number of per-CPU buffers
+ * @bytes_per_cpu: size of each (rounded up to whole pages, at least 3)
+ *
+ * Returns the buffer (recording, overwrite mode, local clock) or NULL.
+ */
+struct uks_rb *uks_rb_alloc(unsigned int nr_cpus, size_t bytes_per_cpu)
+{
+	struct uks_rb *rb;
+	unsigned int i;
+
+	if (!nr_cpus)
+		return NULL;
+	rb = uks_kzalloc(sizeof(*rb));
+	if (!rb)
+		return NULL;
+	rb->cpus = uks_kmalloc_aligned(nr_cpus * sizeof(*rb->cpus), UKS_CACHELINE);
+	if (!rb->cpus) {
+		uks_kfree(rb);
+		return NULL;
+	}
+	rb->nr_cpus = nr_cpus;
+	rb->overwrite = true;
+	rb->recording = true;
+	for (i = 0; i < nr_cpus; i++) {
+		if (cpu_init(&rb->cpus[i], i, pages_for(bytes_per_cpu))) {
+			while (i--)
+				cpu_free(&rb->cpus[i]);
+			uks_kfree(rb->cpus);
+			uks_kfree(rb);
+			return NULL;
+		}
+	}
+	rb->bytes_per_cpu = (size_t)pages_for(bytes_per_cpu) * UKS_RB_PAGE_SIZE;
+	return rb;
+}
+
+void uks_rb_free(struct uks_rb *rb)
+{
+	if (!rb)
+		return;
+	for (unsigned int i = 0; i < rb->nr_cpus; i++)
+		cpu_free(&rb->cpus[i]);
+	uks_kfree(rb->cpus);
+	uks_kfree(rb);
+}
+
+/*
+ * Resizing swaps whole page arrays; callers make sure no writer is attached
+ * (the trace layer detaches its probes first), as the kernel does by
+ * disabling recording and synchronizing.
+ */
+int uks_rb_resize(struct uks_rb *rb, size_t bytes_per_cpu)
+{
+	unsigned int nr = pages_for(bytes_per_cpu);
+
+	for (unsigned int i = 0; i < rb->nr_cpus; i++) {
+		struct rb_cpu fresh, *c = &rb->cpus[i];
+		int ret = cpu_init(&fresh, i, nr);
+
+		if (ret)
+			return ret;
+		rb_lock(c);
+		cpu_free(c);
+		c->pages = fresh.pages;
+		c->nr_pages = nr;
+		c->head = c->tail = 0;
+		c->read = c->read_events = 0;
+		c->retired_written = c->overrun = c->read_total = 0;
+		__atomic_store_n(&c->commit_overrun, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->dropped, 0, __ATOMIC_RELAXED);
+		rb_unlock(c);
+	}
+	rb->bytes_per_cpu = (size_t)nr * UKS_RB_PAGE_SIZE;
+	return 0;
+}
+
+size_t uks_rb_size(const struct uks_rb *rb) { return rb->bytes_per_cpu; }
+unsigned int uks_rb_nr_cpus(const struct uks_rb *rb) { return rb->nr_cpus; }
+void uks_rb_set_overwrite(struct uks_rb *rb, bool overwrite) { WRITE_ONCE(rb->overwrite, overwrite); }
+void uks_rb_set_clock(struct uks_rb *rb, enum uks_trace_clock clock) { WRITE_ONCE(rb->clock, clock); }
+enum uks_trace_clock uks_rb_clock(const struct uks_rb *rb) { return rb->clock; }
+void uks_rb_record_on(struct uks_rb *rb, bool on) { __atomic_store_n(&rb->recording, on, __ATOMIC_RELEASE); }
+bool uks_rb_recording(const struct uks_rb *rb) { return __atomic_load_n(&rb->recording, __ATOMIC_ACQUIRE); }
+size_t uks_rb_max_event(void) { return PAGE_DATA - sizeof(struct rb_event_hdr); }
+
+/*
+ * Make the page after @tail the write page.  Returns 0 (retry the
+ * reservation) or -ENOSPC (the event is lost and has been counted).
+ */
+static int rb_move_tail(struct uks_rb *rb, struct rb_cpu *c, unsigned int tail)
+{
+	unsigned int next;
+	struct rb_page *pg;
+
+	if (!rb_lock(c)) {
+		__atomic_add_fetch(&c->commit_overrun, 1, __ATOMIC_RELAXED);
+		return -ENOSPC;
+	}
+	if (__atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) != tail)
+		goto out;	/* another writer moved it */
+	next = (tail + 1) % c->nr_pages;
+	if (next == c->head) {
+		pg = c->pages[next];
+		if (!READ_ONCE(rb->overwrite)) {
+			__atomic_add_fetch(&c->dropped, 1, __ATOMIC_RELAXED);
+			rb_unlock(c);
+			return -ENOSPC;
+		}
+		if (!page_complete(pg)) {
+			__atomic_add_fetch(&c->commit_overrun, 1, __ATOMIC_RELAXED);
+			rb_unlock(c);
+			return -ENOSPC;
+		}
+		c->overrun += page_events(pg) - c->read_events;
+		c->read_total += c->read_events;
+		c->retired_written += page_events(pg);
+		c->head = (next + 1) % c->nr_pages;
+		c->read = c->read_events = 0;
+	}
+	page_reset(c->pages[next]);
+	__atomic_store_n(&c->tail, next, __ATOMIC_RELEASE);
+out:
+	rb_unlock(c);
+	return 0;
+}
+
+/**
+ * uks_rb_reserve - reserve space for an event on this CPU
+ * @rb:		the buffer
+ * @len:	payload bytes
+ * @cpu_out:	set to the CPU whose buffer was used
+ *
+ * Returns the payload to fill, or NULL (recording off, too big, full with
+ * overwrite off, oldest page busy, or nested in this thread's buffer lock).
+ */
+void *uks_rb_reserve(struct uks_rb *rb, size_t len, unsigned int *cpu_out)
+{
+	uint32_t total = ALIGN_UP((uint32_t)(sizeof(struct rb_event_hdr) + len), 8u);
+	struct rb_event_hdr *hdr;
+	struct rb_page *pg;
+	struct rb_cpu *c;
+	uint32_t w;
+	int cpu;
+
+	if (unlikely(!__atomic_load_n(&rb->recording, __ATOMIC_RELAXED)))
+		return NULL;
+	if (unlikely(len > uks_rb_max_event()))
+		return NULL;
+	cpu = uks_this_cpu();
+	if (unlikely(cpu < 0 || (unsigned int)cpu >= rb->nr_cpus))
+		cpu = 0;
+	c = &rb->cpus[cpu];
+	for (;;) {
+		unsigned int tail = __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE);
+
+		pg = c->pages[tail];
+		w = __atomic_load_n(&pg->write, __ATOMIC_ACQUIRE);
+		if (likely(!(w & PAGE_CLOSED))) {
+			if (likely(w + total <= PAGE_DATA)) {
+				if (__atomic_compare_exchange_n(&pg->write, &w, w + total, false,
+								__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+					break;
+				continue;
+			}
+			/* Doesn't fit: close the page; whoever wins, move on. */
+			__atomic_compare_exchange_n(&pg->write, &w, w | PAGE_CLOSED, false,
+						    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (rb_move_tail(rb, c, tail))
+			return NULL;
+	}
+	hdr = (struct rb_event_hdr *)(pg->data + w);
+	hdr->len = total;
+	hdr->ts = uks_trace_clock_read(rb->clock, &rb->counter);
+	*cpu_out = (unsigned int)cpu;
+	return hdr + 1;
+}
+
+static void rb_wake(struct uks_rb *rb)
+{
+	if (unlikely(__atomic_load_n(&rb->waiters, __ATOMIC_SEQ_CST)))
+		uks_rb_wake_all(rb);
+}
+
+static void rb_finish(struct uks_rb *rb, void *data, uint32_t flags)
+{
+	struct rb_event_hdr *hdr = (struct rb_event_hdr *)data - 1;
+	struct rb_page *pg = page_of(hdr);
+	uint32_t total = hdr->len;
+
+	__atomic_store_n(&hdr->info, EV_VALID | flags | total, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&pg->committed, total | (uint64_t)!flags << 32, __ATOMIC_RELEASE);
+	if (!flags)
+		rb_wake(rb);
+}
+
+/** uks_rb_commit - publish a reserved event */
+void uks_rb_commit(struct uks_rb *rb, void *data)
+{
+	rb_finish(rb, data, 0);
+}
+
+/** uks_rb_discard - give a reserved event back (filtered out); readers skip it */
+void uks_rb_discard(struct uks_rb *rb, void *data)
+{
+	rb_finish(rb, data, EV_DISCARD);
+}
+
+/*
+ * Find the oldest committed event of @c under its lock, skipping discarded
+ * ones and finished pages.  Returns its header or NULL.
+ */
+static struct rb_event_hdr *rb_oldest(struct rb_cpu *c)
+{
+	for (;;) {
+		struct rb_page *pg = c->pages[c->head];
+		uint32_t end = page_end(pg);
+
+		while (c->read < end) {
+			struct rb_event_hdr *hdr = (struct rb_event_hdr *)(pg->data + c->read);
+			uint32_t info = __atomic_load_n(&hdr->info, __ATOMIC_ACQUIRE);
+
+			if (!info)
+				return NULL;	/* reserved, not committed yet */
+			if (!(info & EV_DISCARD))
+				return hdr;
+			c->read += info & EV_LEN_MASK;
+		}
+		if (c->head == __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) || !page_complete(pg))
+			return NULL;
+		c->read_total += c->read_events;
+		c->retired_written += page_events(pg);
+		c->head = (c->head + 1) % c->nr_pages;
+		c->read = c->read_events = 0;
+	}
+}
+
+static int rb_copy_oldest(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap,
+			  uint64_t *ts, bool consume)
+{
+	struct rb_cpu *c;
+	struct rb_event_hdr *hdr;
+	int len = 0;
+
+	if (cpu >= rb->nr_cpus)
+		return -EINVAL;
+	c = &rb->cpus[cpu];
+	if (!rb_lock(c))
+		return -EDEADLK;
+	hdr = rb_oldest(c);
+	if (hdr) {
+		len = (int)(hdr->len - sizeof(*hdr));
+		if ((size_t)len > cap) {
+			len = -ENOSPC;
+		} else {
+			memcpy(buf, hdr + 1, len);
+			if (ts)
+				*ts = hdr->ts;
+			if (consume) {
+				c->read += hdr->len;
+				c->read_events++;
+			}
+		}
+	}
+	rb_unlock(c);
+	return len;
+}
+
+/** uks_rb_peek - copy the oldest unread event of @cpu; see ring_buffer.h */
+int uks_rb_peek(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap, uint64_t *ts)
+{
+	return rb_copy_oldest(rb, cpu, buf, cap, ts, false);
+}
+
+/** uks_rb_consume - copy and remove the oldest unread event of @cpu */
+int uks_rb_consume(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap, uint64_t *ts)
+{
+	return rb_copy_oldest(rb, cpu, buf, cap, ts, true);
+}
+
+bool uks_rb_empty(struct uks_rb *rb)
+{
+	for (unsigned int i = 0; i < rb->nr_cpus; i++) {
+		struct rb_cpu *c = &rb->cpus[i];
+		bool found;
+
+		if (!rb_lock(c))
+			return false;
+		found = rb_oldest(c) != NULL;
+		rb_unlock(c);
+		if (found)
+			return false;
+	}
+	return true;
+}
+
+uint32_t uks_rb_wait_seq(struct uks_rb *rb)
+{
+	return __atomic_load_n(&rb->wake_seq, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * uks_rb_wait - sleep until an event is committed
+ * @rb:		the buffer
+ * @seq:	uks_rb_wait_seq() read before finding the buffer empty
+ * @timeout_ms: -1 for no timeout
+ *
+ * Writers only pay for the wakeup when a reader is registered as waiting.
+ * Returns 0, -ETIMEDOUT or -EINTR.
+ */
+int uks_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms)
+{
+	struct timespec ts, *tsp = NULL;
+	long ret;
+
+	if (timeout_ms >= 0) {
+		ts.tv_sec = timeout_ms / 1000;
+		ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000;
+		tsp = &ts;
+	}
+	__atomic_add_fetch(&rb->waiters, 1, __ATOMIC_SEQ_CST);
+	/* An event committed between the caller's check and here: don't sleep. */
+	if (!uks_rb_empty(rb) || __atomic_load_n(&rb->wake_seq, __ATOMIC_SEQ_CST) != seq) {
+		__atomic_sub_fetch(&rb->waiters, 1, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	ret = syscall(SYS_futex, &rb->wake_seq, FUTEX_WAIT_PRIVATE, seq, tsp, NULL, 0);
+	__atomic_sub_fetch(&rb->waiters, 1, __ATOMIC_SEQ_CST);
+	if (ret < 0 && errno == ETIMEDOUT)
+		return -ETIMEDOUT;
+	if (ret < 0 && errno == EINTR)
+		return -EINTR;
+	return 0;
+}
+
+void uks_rb_wake_all(struct uks_rb *rb)
+{
+	__atomic_add_fetch(&rb->wake_seq, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &rb->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* ---------------------------------------------------------------- snapshot */
+
+struct snap_cpu {
+	unsigned char *buf;	/* copied events: struct rb_event_hdr + payload */
+	size_t len;
+	size_t pos;
+};
+
+struct uks_rb_snapshot {
+	unsigned int nr_cpus;
+	struct snap_cpu cpus[];
+};
+
+/* Copy every committed, unread, non-discarded event of @c. */
+static int snap_cpu_copy(struct rb_cpu *c, struct snap_cpu *s)
+{
+	unsigned int page = c->head;
+	uint32_t off = c->read;
+
+	s->buf = uks_kmalloc((size_t)c->nr_pages * PAGE_DATA);
+	if (!s->buf)
+		return -ENOMEM;
+	for (;;) {
+		struct rb_page *pg = c->pages[page];
+		uint32_t end = page_end(pg);
+		bool stop = false;
+
+		while (off < end) {
+			struct rb_event_hdr *hdr = (struct rb_event_hdr *)(pg->data + off);
+			uint32_t info = __atomic_load_n(&hdr->info, __ATOMIC_ACQUIRE);
+
+			if (!info) {
+				stop = true;	/* later events may be ahead of this one */
+				break;
+			}
+			if (!(info & EV_DISCARD)) {
+				memcpy(s->buf + s->len, hdr, hdr->len);
+				s->len += hdr->len;
+			}
+			off += info & EV_LEN_MASK;
+		}
+		if (stop || page == __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE))
+			break;
+		page = (page + 1) % c->nr_pages;
+		off = 0;
+	}
+	return 0;
+}
+
+/**
+ * uks_rb_snapshot - copy all unread events for a non-consuming reader
+ * Returns the snapshot or NULL (no memory, or called nested in a reader).
+ */
+struct uks_rb_snapshot *uks_rb_snapshot(struct uks_rb *rb)
+{
+	struct uks_rb_snapshot *snap;
+
+	snap = uks_kzalloc(sizeof(*snap) + rb->nr_cpus * sizeof(snap->cpus[0]));
+	if (!snap)
+		return NULL;
+	snap->nr_cpus = rb->nr_cpus;
+	for (unsigned int i = 0; i < rb->nr_cpus; i++) {
+		struct rb_cpu *c = &rb->cpus[i];
+		int ret;
+
+		if (!rb_lock(c)) {
+			uks_rb_snapshot_free(snap);
+			return NULL;
+		}
+		ret = snap_cpu_copy(c, &snap->cpus[i]);
+		rb_unlock(c);
+		if (ret) {
+			uks_rb_snapshot_free(snap);
+			return NULL;
+		}
+	}
+	return snap;
+}
+
+bool uks_rb_snapshot_next(struct uks_rb_snapshot *snap, struct uks_rb_event *ev)
+{
+	struct rb_event_hdr *best = NULL;
+	unsigned int best_cpu = 0;
+
+	for (unsigned int i = 0; i < snap->nr_cpus; i++) {
+		struct snap_cpu *s = &snap->cpus[i];
+		struct rb_event_hdr *hdr;
+
+		if (s->pos >= s->len)
+			continue;
+		hdr = (struct rb_event_hdr *)(s->buf + s->pos);
+		if (!best || hdr->ts < best->ts) {
+			best = hdr;
+			best_cpu = i;
+		}
+	}
+	if (!best)
+		return false;
+	snap->cpus[best_cpu].pos += best->len;
+	ev->ts = best->ts;
+	ev->cpu = best_cpu;
+	ev->len = best->len - sizeof(*best);
+	ev->data = best + 1;
+	return true;
+}
+
+void uks_rb_snapshot_free(struct uks_rb_snapshot *snap)
+{
+	if (!snap)
+		return;
+	for (unsigned int i = 0; i < snap->nr_cpus; i++)
+		uks_kfree(snap->cpus[i].buf);
+	uks_kfree(snap);
+}
+
+/* ---------------------------------------------------------------- stats */
+
+void uks_rb_stats(struct uks_rb *rb, unsigned int cpu, struct uks_rb_stats *st)
+{
+	struct rb_cpu *c = &rb->cpus[cpu];
+	uint64_t live = 0, bytes = 0;
+	struct rb_event_hdr *oldest;
+	unsigned int page;
+
+	memset(st, 0, sizeof(*st));
+	if (cpu >= rb->nr_cpus || !rb_lock(c))
+		return;
+	oldest = rb_oldest(c);
+	st->oldest_ts = oldest ? oldest->ts : 0;
+	for (page = c->head;; page = (page + 1) % c->nr_pages) {
+		uint64_t committed = __atomic_load_n(&c->pages[page]->committed, __ATOMIC_ACQUIRE);
+
+		live += committed >> 32;
+		bytes += (uint32_t)committed;
+		if (page == c->tail)
+			break;
+	}
+	st->written = c->retired_written + live;
+	st->overrun = c->overrun;
+	st->read = c->read_total + c->read_events;
+	st->entries = st->written - st->overrun - st->read;
+	st->bytes = bytes - c->read;
+	rb_unlock(c);
+	st->commit_overrun = __atomic_load_n(&c->commit_overrun, __ATOMIC_RELAXED);
+	st->dropped = __atomic_load_n(&c->dropped, __ATOMIC_RELAXED);
+}
+
+/**
+ * uks_rb_reset - drop every unread event (echo > trace)
+ *
+ * Events are marked read, not erased, so a writer inside a page is never
+ * disturbed.  Afterwards every counter reads 0, as in the kernel.
+ */
+void uks_rb_reset(struct uks_rb *rb)
+{
+	for (unsigned int i = 0; i < rb->nr_cpus; i++) {
+		struct rb_cpu *c = &rb->cpus[i];
+		struct rb_event_hdr *hdr;
+		uint64_t live;
+
+		if (!rb_lock(c))
+			continue;
+		while ((hdr = rb_oldest(c))) {
+			c->read += hdr->len;
+			c->read_events++;
+		}
+		/*
+		 * The kernel zeroes the counters.  Ours are derived from the
+		 * live pages, so offset them (unsigned arithmetic wraps).
+		 */
+		live = 0;
+		for (unsigned int p = c->head;; p = (p + 1) % c->nr_pages) {
+			live += page_events(c->pages[p]);
+			if (p == c->tail)
+				break;
+		}
+		c->retired_written = -live;
+		c->read_total = -(uint64_t)c->read_events;
+		c->overrun = 0;
+		__atomic_store_n(&c->commit_overrun, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->dropped, 0, __ATOMIC_RELAXED);
+		rb_unlock(c);
+	}
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The per-CPU trace ring buffer.  See ring_buffer.c for the design.
+ */
+#ifndef UKS_LIB_TRACE_RING_BUFFER_H
+#define UKS_LIB_TRACE_RING_BUFFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define UKS_RB_PAGE_SIZE	4096u
+
+struct uks_rb;
+
+/* Trace clocks (trace_clock); the first one is the default. */
+enum uks_trace_clock {
+	UKS_CLOCK_LOCAL,
+	UKS_CLOCK_GLOBAL,
+	UKS_CLOCK_COUNTER,
+	UKS_CLOCK_UPTIME,
+	UKS_CLOCK_PERF,
+	UKS_CLOCK_MONO,
+	UKS_CLOCK_MONO_RAW,
+	UKS_CLOCK_BOOT,
+	UKS_CLOCK_X86_TSC,
+	UKS_NR_CLOCKS,
+};
+
+extern const char *const uks_trace_clock_names[UKS_NR_CLOCKS];
+/* Does the clock count nanoseconds (printed as sec.usec)? */
+bool uks_trace_clock_in_ns(enum uks_trace_clock clock);
+uint64_t uks_trace_clock_read(enum uks_trace_clock clock, uint64_t *counter);
+
+/* Per-CPU statistics, as per_cpu/cpuN/stats shows them. */
+struct uks_rb_stats {
+	uint64_t entries;	/* unread events in the buffer */
+	uint64_t overrun;	/* events lost by overwriting */
+	uint64_t commit_overrun;	/* events lost to a writer still in the oldest page */
+	uint64_t bytes;		/* unread bytes */
+	uint64_t oldest_ts;	/* timestamp of the oldest unread event, 0 if none */
+	uint64_t dropped;	/* events refused because the buffer was full */
+	uint64_t read;		/* events consumed by readers */
+	uint64_t written;	/* events committed, ever (entries + overrun + read) */
+};
+
+/* One event as readers see it. */
+struct uks_rb_event {
+	uint64_t ts;
+	unsigned int cpu;
+	unsigned int len;	/* payload bytes (rounded up to 8) */
+	const void *data;	/* the record: struct uks_trace_entry first */
+};
+
+struct uks_rb *uks_rb_alloc(unsigned int nr_cpus, size_t bytes_per_cpu);
+void uks_rb_free(struct uks_rb *rb);
+/* Change the size; the contents are discarded.  0 or -ENOMEM/-EINVAL. */
+int uks_rb_resize(struct uks_rb *rb, size_t bytes_per_cpu);
+size_t uks_rb_size(const struct uks_rb *rb);	/* bytes per CPU, page-rounded */
+unsigned int uks_rb_nr_cpus(const struct uks_rb *rb);
+void uks_rb_set_overwrite(struct uks_rb *rb, bool overwrite);
+void uks_rb_set_clock(struct uks_rb *rb, enum uks_trace_clock clock);
+enum uks_trace_clock uks_rb_clock(const struct uks_rb *rb);
+/* Recording on/off (tracing_on): reserve fails while off. */
+void uks_rb_record_on(struct uks_rb *rb, bool on);
+bool uks_rb_recording(const struct uks_rb *rb);
+
+/* Largest payload one event can have. */
+size_t uks_rb_max_event(void);
+
+/*
+ * Writers.  reserve returns space for @len bytes on the caller's CPU (set in
+ * *@cpu), or NULL (off, full in non-overwrite mode, too big, nested in the
+ * buffer's lock).  Every successful reserve must be followed by commit or
+ * discard of the same pointer, from the same thread.
+ */
+void *uks_rb_reserve(struct uks_rb *rb, size_t len, unsigned int *cpu);
+void uks_rb_commit(struct uks_rb *rb, void *data);
+void uks_rb_discard(struct uks_rb *rb, void *data);
+
+/*
+ * Consuming reads (trace_pipe): copy the oldest event of @cpu into @buf.
+ * peek leaves it, consume removes it.  Return the payload length, 0 when
+ * the CPU's buffer is empty, -ENOSPC when @cap is too small.
+ */
+int uks_rb_peek(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap, uint64_t *ts);
+int uks_rb_consume(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap, uint64_t *ts);
+bool uks_rb_empty(struct uks_rb *rb);
+
+/*
+ * Blocking: wait until an event is committed after @seq was read with
+ * uks_rb_wait_seq(), or @timeout_ms passes (-1: forever).  Returns 0,
+ * -ETIMEDOUT or -EINTR.
+ */
+uint32_t uks_rb_wait_seq(struct uks_rb *rb);
+int uks_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms);
+/* Wake every waiter (used when a reader is being shut down). */
+void uks_rb_wake_all(struct uks_rb *rb);
+
+/*
+ * Snapshot for non-consuming readers (trace): a private copy of every
+ * unread event of every CPU, merged in timestamp order.
+ */
+struct uks_rb_snapshot;
+struct uks_rb_snapshot *uks_rb_snapshot(struct uks_rb *rb);
+/* The next event in timestamp order, false at the end. */
+bool uks_rb_snapshot_next(struct uks_rb_snapshot *snap, struct uks_rb_event *ev);
+void uks_rb_snapshot_free(struct uks_rb_snapshot *snap);
+
+void uks_rb_stats(struct uks_rb *rb, unsigned int cpu, struct uks_rb_stats *st);
+/* Remove every event of every CPU (echo > trace); stats keep counting. */
+void uks_rb_reset(struct uks_rb *rb);
+
+#endif

@@ -141,6 +141,8 @@ int uks_tracepoint_register(struct uks_tracepoint *tp);
 void uks_tracepoint_unregister(struct uks_tracepoint *tp);
 int uks_tracepoint_attach(struct uks_tracepoint *tp, const struct uks_tp_probe *probe);
 int uks_tracepoint_detach(struct uks_tracepoint *tp, const struct uks_tp_probe *probe);
+/* Wait until no hit of @tp that started before the call is still running. */
+void uks_tracepoint_synchronize(struct uks_tracepoint *tp);
 /* Visit every registered tracepoint under the registry lock. */
 int uks_tracepoint_for_each(int (*fn)(struct uks_tracepoint *tp, void *arg), void *arg);
 /* The text the format file shows after "print fmt: " (not NUL-terminated). */

@@ -394,6 +394,11 @@ static void rb_finish(struct uks_rb *rb, void *data, uint32_t flags)
 		rb_wake(rb);
 }
 
+unsigned int uks_rb_event_cpu(const void *data)
+{
+	return page_of(data)->cpu;
+}
+
 /** uks_rb_commit - publish a reserved event */
 void uks_rb_commit(struct uks_rb *rb, void *data)
 {

@@ -77,6 +77,8 @@ size_t uks_rb_max_event(void);
 void *uks_rb_reserve(struct uks_rb *rb, size_t len, unsigned int *cpu);
 void uks_rb_commit(struct uks_rb *rb, void *data);
 void uks_rb_discard(struct uks_rb *rb, void *data);
+/* The CPU whose buffer a reserved event is in. */
+unsigned int uks_rb_event_cpu(const void *data);
 
 /*
  * Consuming reads (trace_pipe): copy the oldest event of @cpu into @buf.

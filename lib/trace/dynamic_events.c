@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dynamic_events: create, list and remove dynamic events.  uks has one
+ * kind, event probes:
+ *
+ *	e[:[GRP/]NAME] SYS/EVENT [NAME=FETCHARG[:TYPE] ...]	(SYS.EVENT too)
+ *	-:[GRP/]NAME [SYS/EVENT [ARGS]]
+ *
+ * One write may hold several commands, one per line; '#' starts a comment.
+ * Parse errors go to error_log under "event_probe" with the caret where
+ * the kernel puts it (the word index plus the offset inside the word).
+ * Where 5.15 failed without a message (attached event missing or not
+ * named with its system, unknown field) we log the messages 6.0 added.
+ * Default names follow 5.15: "e sched/sched_switch" creates
+ * eprobes/sched_sched_switch (6.1 changed the default to the attached
+ * event's name).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <uks/slab.h>
+
+#include "trace/eprobe.h"
+#include "trace/tracefs.h"
+
+#define MAX_EVENT_NAME_LEN	64
+#define MAX_ARGV		(128 + 2)
+#define EPROBE_GROUP		"eprobes"
+#define LOG_LOC			"event_probe"
+
+struct cmd_log {
+	struct uks_trace *tr;
+	int argc;
+	char **argv;
+};
+
+/* Log @msg with the caret at word @index, byte @offset (trace_probe_log_err). */
+static void log_err(const struct cmd_log *log, int index, int offset, const char *msg)
+{
+	struct uks_seq cmd = UKS_SEQ_INIT;
+	int pos = 0;
+
+	for (int i = 0; i < log->argc; i++) {
+		if (i)
+			uks_seq_putc(&cmd, ' ');
+		if (i < index)
+			pos += (int)strlen(log->argv[i]) + 1;
+		uks_seq_puts(&cmd, log->argv[i]);
+	}
+	if (!cmd.overflow)
+		uks_trace_log_err(log->tr, LOG_LOC, cmd.buf ? cmd.buf : "", msg,
+				  (unsigned int)(pos + offset));
+	uks_seq_free(&cmd);
+}
+
+static bool is_good_name(const char *name)
+{
+	if (!isalpha((unsigned char)*name) && *name != '_')
+		return false;
+	while (*++name)
+		if (!isalnum((unsigned char)*name) && *name != '_')
+			return false;
+	return true;
+}
+
+/*
+ * Split "[GROUP/]EVENT" (or GROUP.EVENT) in place, checking both names as
+ * traceprobe_parse_event_name() does.  @offset is where @text starts in
+ * its word, for the caret.
+ */
+static int parse_event_name(const struct cmd_log *log, int index, char *text, int offset,
+			    char **group, char **event)
+{
+	char *slash = strchr(text, '/');
+
+	if (!slash)
+		slash = strchr(text, '.');
+	*group = NULL;
+	if (slash) {
+		if (slash == text) {
+			log_err(log, index, offset, "Group name is not specified");
+			return -EINVAL;
+		}
+		if (slash - text + 1 > MAX_EVENT_NAME_LEN) {
+			log_err(log, index, offset, "Group name is too long");
+			return -EINVAL;
+		}
+		*slash = '\0';
+		if (!is_good_name(text)) {
+			*slash = '/';
+			log_err(log, index, offset,
+				"Group name must follow the same rules as C identifiers");
+			return -EINVAL;
+		}
+		*group = text;
+		offset += (int)(slash - text) + 1;
+		text = slash + 1;
+	}
+	*event = text;
+	if (!*text) {
+		log_err(log, index, offset, "Event name is not specified");
+		return -EINVAL;
+	}
+	if (strlen(text) > MAX_EVENT_NAME_LEN) {
+		log_err(log, index, offset, "Event name is too long");
+		return -EINVAL;
+	}
+	if (!is_good_name(text)) {
+		log_err(log, index, offset, "Event name must follow the same rules as C identifiers");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void sanitize_event_name(char *name)
+{
+	for (; *name; name++)
+		if (!isalnum((unsigned char)*name) && *name != '_')
+			*name = '_';
+}
+
+/* An event an eprobe may attach to (not ftrace internal, not an eprobe). */
+static struct uks_event_call *find_attach_target(const char *sys, const char *event)
+{
+	struct uks_event_call *call = uks_find_call(sys, event);
+
+	if (!call || (call->flags & (UKS_CALL_IGNORE_ENABLE | UKS_CALL_EPROBE)) || !call->tp)
+		return NULL;
+	return call;
+}
+
+/* @argv is parsed in place; @orig keeps the words as written, for the log. */
+static int create_eprobe(struct uks_trace *tr, int argc, char **argv, char **orig)
+{
+	struct cmd_log log = { tr, argc, orig };
+	char *group = NULL, *event = NULL, *sys = NULL, *sys_event = NULL;
+	char default_group[] = EPROBE_GROUP;
+	char name_buf[MAX_EVENT_NAME_LEN + 1];
+	struct uks_probe_error perr = { 0 };
+	struct uks_event_call *attached, *call;
+	int ret;
+
+	if (argc < 2) {
+		log_err(&log, 0, 0, "This requires both group and event name to attach");
+		return -EINVAL;
+	}
+	if (argv[0][1] == ':') {
+		ret = parse_event_name(&log, 0, &argv[0][2], 2, &group, &event);
+		if (ret)
+			return ret;
+	} else if (argv[0][1]) {
+		return -EINVAL;		/* "ex ..." is not a command */
+	}
+	ret = parse_event_name(&log, 1, argv[1], 0, &sys, &sys_event);
+	if (ret)
+		return ret;
+	if (!sys) {
+		log_err(&log, 1, 0, "This requires both group and event name to attach");
+		return -EINVAL;
+	}
+	if (!event) {
+		snprintf(name_buf, sizeof(name_buf), "%s", orig[1]);
+		sanitize_event_name(name_buf);
+		event = name_buf;
+	}
+	if (!group)
+		group = default_group;
+
+	attached = find_attach_target(sys, sys_event);
+	if (!attached) {
+		log_err(&log, 1, 0, "Attached event does not exist");
+		return -ENODEV;
+	}
+	if (uks_find_call(group, event)) {
+		log_err(&log, 0, 0, "Given group/event name is already used by another event");
+		return -EEXIST;
+	}
+	ret = uks_eprobe_create(group, event, attached, argc - 2, (const char *const *)argv + 2,
+				&call, &perr);
+	if (ret) {
+		if (ret != -ENOMEM)
+			log_err(&log, perr.arg >= 0 ? perr.arg + 2 : 0, perr.arg >= 0 ? perr.offset : 0,
+				perr.msg ? perr.msg : "Invalid argument");
+		return ret;
+	}
+	ret = uks_call_add(call);
+	if (ret) {
+		uks_eprobe_free(call);
+		return ret;
+	}
+	attached->refcnt++;
+	return 0;
+}
+
+static bool eprobe_matches(struct uks_event_call *call, const char *group, const char *event,
+			   int argc, char **argv)
+{
+	struct uks_eprobe *ep = call->priv;
+	char target[2 * UKS_TRACEFS_NAME_MAX + 2];
+
+	if (!(call->flags & UKS_CALL_EPROBE) || strcmp(call->name, event))
+		return false;
+	if (group && strcmp(call->system, group))
+		return false;
+	if (argc < 1)
+		return true;
+	/* The attached event must match exactly (a later fix: 5.15 compared a prefix). */
+	snprintf(target, sizeof(target), "%s/%s", ep->attached->system, ep->attached->name);
+	if (strcmp(argv[0], target)) {
+		snprintf(target, sizeof(target), "%s.%s", ep->attached->system, ep->attached->name);
+		if (strcmp(argv[0], target))
+			return false;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *text = uks_probe_args_text(ep->args, i - 1);
+
+		if (!text || strcmp(text, argv[i]))
+			return false;
+	}
+	return argc - 1 == uks_probe_args_count(ep->args) || argc == 1;
+}
+
+static void eprobe_destroy(struct uks_event_call *call)
+{
+	struct uks_eprobe *ep = call->priv;
+
+	uks_call_files_free(call);
+	uks_call_remove(call);
+	ep->attached->refcnt--;
+	uks_eprobe_free(call);
+}
+
+/* "-:[GRP/]NAME [SYS/EVENT [ARGS]]": remove matching eprobes. */
+static int remove_event(int argc, char **argv)
+{
+	struct uks_event_call *call, *tmp;
+	char *group = NULL, *event;
+	int found = 0;
+
+	if (argv[0][1] != ':')
+		return -EINVAL;
+	event = &argv[0][2];
+	if (strchr(event, '/')) {
+		group = event;
+		event = strchr(event, '/');
+		*event++ = '\0';
+	}
+	if (!*event)
+		return -EINVAL;
+	list_for_each_entry_safe(call, tmp, &uks_calls, list) {
+		if (!eprobe_matches(call, group, event, argc - 1, argv + 1))
+			continue;
+		if (uks_call_files_busy(call) || call->refcnt)
+			return -EBUSY;
+		eprobe_destroy(call);
+		found++;
+	}
+	return found ? 0 : -ENOENT;
+}
+
+static int run_command(struct uks_trace *tr, char *line)
+{
+	char *argv[MAX_ARGV], *orig[MAX_ARGV], *save = NULL, *word, *copy;
+	int argc = 0, ret;
+	size_t len = strlen(line);
+
+	/* Words are parsed in place; keep an untouched copy for error_log. */
+	copy = uks_kmalloc(2 * len + 2);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, line, len + 1);
+	for (word = strtok_r(copy, " \t", &save); word; word = strtok_r(NULL, " \t", &save)) {
+		if (argc == MAX_ARGV) {
+			uks_kfree(copy);
+			uks_trace_log_err(tr, LOG_LOC, line, "Too many arguments are specified", 0);
+			return -E2BIG;
+		}
+		argv[argc++] = word;
+	}
+	if (!argc) {
+		uks_kfree(copy);
+		return 0;
+	}
+	{
+		char *o = copy + len + 1;
+
+		for (int i = 0; i < argc; i++) {
+			size_t n = strlen(argv[i]) + 1;
+
+			memcpy(o, argv[i], n);
+			orig[i] = o;
+			o += n;
+		}
+	}
+	if (argv[0][0] == '-')
+		ret = remove_event(argc, argv);
+	else if (argv[0][0] == 'e')
+		ret = create_eprobe(tr, argc, argv, orig);
+	else
+		ret = -EINVAL;	/* kprobes, uprobes and synthetic events are not supported */
+	uks_kfree(copy);
+	return ret;
+}
+
+/**
+ * uks_dynamic_events_write - one write to dynamic_events
+ * Returns 0 or the first command's error.
+ */
+int uks_dynamic_events_write(struct uks_trace *tr, char *text)
+{
+	char *save = NULL, *line;
+	int ret = 0;
+
+	pthread_mutex_lock(&uks_event_mutex);
+	ret = uks_trace_sync_calls();
+	for (line = strtok_r(text, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#');
+
+		if (hash)
+			*hash = '\0';
+		ret = run_command(tr, line);
+	}
+	pthread_mutex_unlock(&uks_event_mutex);
+	return ret;
+}
+
+/* "> dynamic_events": all or nothing, -EBUSY if any is in use. */
+int uks_dynamic_events_clear(struct uks_trace *tr)
+{
+	struct uks_event_call *call, *tmp;
+	int ret = 0;
+
+	pthread_mutex_lock(&uks_event_mutex);
+	list_for_each_entry(call, &uks_calls, list) {
+		if ((call->flags & UKS_CALL_DYNAMIC) && (uks_call_files_busy(call) || call->refcnt)) {
+			ret = -EBUSY;
+			goto out;
+		}
+	}
+	list_for_each_entry_safe(call, tmp, &uks_calls, list)
+		if (call->flags & UKS_CALL_EPROBE)
+			eprobe_destroy(call);
+out:
+	pthread_mutex_unlock(&uks_event_mutex);
+	return ret;
+}
+
+void uks_dynamic_events_show(struct uks_tracefs_file *f, struct uks_seq *s)
+{
+	struct uks_event_call *call;
+
+	list_for_each_entry(call, &uks_calls, list)
+		if (call->flags & UKS_CALL_EPROBE)
+			uks_eprobe_show(s, call);
+}

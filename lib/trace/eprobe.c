@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Event probes (5.15's trace_eprobe.c): a dynamic event that fires when
+ * another event fires and records values fetched from that event's
+ * record.
+ *
+ * Enabling an eprobe in an instance soft-enables the attached event there
+ * (its enable file shows "0*") and attaches a probe to the attached
+ * event's tracepoint.  That probe builds the attached record in a
+ * per-thread scratch area (it is never written to the ring buffer), and on
+ * commit fetches the eprobe's arguments from it, dereferencing into the
+ * writer's process with process_vm_readv, and writes the eprobe's own
+ * record, which the eprobe's filter then sees.
+ *
+ * 5.15 record layout (later kernels dropped __probe_type): the common
+ * header, u32 __probe_type (the attached event's type), then the fetched
+ * arguments packed, strings as __data_loc with their bytes after.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <uks/slab.h>
+
+#include "trace/eprobe.h"
+#include "trace/probe_arg.h"
+
+#define EPROBE_ARGS_BASE	12
+#define SCRATCH_DEPTH		4	/* nesting: thread, then signal handlers */
+
+struct eprobe_entry {
+	struct uks_trace_entry ent;
+	uint32_t probe_type;
+	unsigned char args[];
+};
+
+/*
+ * Per-thread scratch records, one per nesting level.  They are mapped, not
+ * kmalloc'ed: the attached event may be kmem:kmalloc itself.  A thread key
+ * unmaps them when the thread exits.
+ */
+static __thread unsigned char *scratch __attribute__((tls_model("initial-exec")));
+static __thread int scratch_depth __attribute__((tls_model("initial-exec")));
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p)
+{
+	munmap(p, SCRATCH_DEPTH * UKS_RB_PAGE_SIZE);
+}
+
+static void scratch_key_init(void)
+{
+	pthread_key_create(&scratch_key, scratch_free);
+}
+
+static unsigned char *scratch_get(void)
+{
+	void *p;
+
+	if (scratch)
+		return scratch;
+	pthread_once(&scratch_once, scratch_key_init);
+	p = mmap(NULL, SCRATCH_DEPTH * UKS_RB_PAGE_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	scratch = p;
+	pthread_setspecific(scratch_key, p);
+	return scratch;
+}
+
+static const struct uks_event_field probe_type_field = {
+	"unsigned int", "__probe_type", 8, 4, false, UKS_FILTER_OTHER
+};
+
+static void *eprobe_reserve(void *data, struct uks_tracepoint *tp, size_t len)
+{
+	struct uks_event_file *file = data;
+	struct uks_eprobe *ep = file->call->priv;
+	unsigned char *buf;
+
+	if (len > UKS_RB_PAGE_SIZE || scratch_depth >= SCRATCH_DEPTH)
+		return NULL;
+	if (file->tr->event_pids && !uks_trace_pid_allowed(file->tr, uks_trace_current_tid()))
+		return NULL;
+	buf = scratch_get();
+	if (!buf)
+		return NULL;
+	buf += (size_t)scratch_depth++ * UKS_RB_PAGE_SIZE;
+	uks_trace_fill_entry(file->tr, (struct uks_trace_entry *)buf, ep->attached->id);
+	return buf;
+}
+
+static void eprobe_commit(void *data, struct uks_tracepoint *tp, void *src, size_t src_len)
+{
+	struct uks_event_file *file = data;
+	struct uks_eprobe *ep = file->call->priv;
+	struct uks_trace *tr = file->tr;
+	const struct uks_trace_entry *ent = src;
+	struct eprobe_entry *rec;
+	size_t len;
+	unsigned int cpu;
+
+	len = uks_probe_args_fixed_size(ep->args) +
+	      uks_probe_args_dynamic_size(ep->args, src, src_len, ent->pid);
+	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
+		uks_trace_note_current(tr);
+	rec = uks_rb_reserve(tr->rb, len, &cpu);
+	if (rec) {
+		uks_trace_fill_entry(tr, &rec->ent, file->call->id);
+		rec->probe_type = (uint32_t)ep->attached->id;
+		uks_probe_args_store(ep->args, src, src_len, ent->pid, rec, len);
+		uks_trace_commit_filtered(tr, file, rec, len, cpu);
+	}
+	scratch_depth--;
+}
+
+/* The call's reg(): enable in @file's instance.  Caller holds event_mutex. */
+static int eprobe_reg(struct uks_event_file *file, bool enable)
+{
+	struct uks_eprobe *ep = file->call->priv;
+	struct uks_event_file *target = uks_file_of_call(file->tr, ep->attached);
+	struct uks_tp_probe probe = { eprobe_reserve, eprobe_commit, file };
+	int ret;
+
+	if (!target || !ep->attached->tp)
+		return -ENODEV;
+	if (enable) {
+		ret = uks_tracepoint_attach(ep->attached->tp, &probe);
+		if (ret)
+			return ret;
+		uks_file_enable(target, true, true);
+	} else {
+		ret = uks_tracepoint_detach(ep->attached->tp, &probe);
+		if (ret)
+			return ret;
+		uks_file_enable(target, false, true);
+	}
+	return 0;
+}
+
+static void eprobe_print(struct uks_seq *s, const struct uks_event_call *call,
+			 const void *rec, size_t len)
+{
+	const struct uks_eprobe *ep = call->priv;
+
+	uks_seq_printf(s, "%s: (%s.%s)", call->name, ep->attached->system, ep->attached->name);
+	uks_probe_args_print(ep->args, rec, len, s);
+}
+
+static void eprobe_print_fmt(struct uks_seq *s, const struct uks_event_call *call)
+{
+	const struct uks_eprobe *ep = call->priv;
+
+	uks_probe_args_print_fmt(ep->args, s);
+}
+
+/**
+ * uks_eprobe_create - build an eprobe call (not yet added)
+ * @group, @event: its name
+ * @attached:	the event it attaches to
+ * @argc, @argv: fetch arguments
+ * @out:	the call
+ * @err:	the argument error, when -EINVAL/-ENOENT/-E2BIG
+ *
+ * Caller holds event_mutex.
+ */
+int uks_eprobe_create(const char *group, const char *event, struct uks_event_call *attached,
+		      int argc, const char *const *argv, struct uks_event_call **out,
+		      struct uks_probe_error *err)
+{
+	struct uks_event_field *fields = NULL;
+	const struct uks_event_field *arg_fields;
+	struct uks_event_call *call = NULL;
+	struct uks_eprobe *ep;
+	size_t nr_args = 0;
+	int ret;
+
+	ep = uks_kzalloc(sizeof(*ep));
+	if (!ep)
+		return -ENOMEM;
+	ep->attached = attached;
+	ret = uks_probe_args_parse(argc, argv, attached->all_fields, attached->nr_all_fields,
+				   EPROBE_ARGS_BASE, &ep->args, err);
+	if (ret)
+		goto fail;
+	arg_fields = uks_probe_args_fields(ep->args, &nr_args);
+	fields = uks_kcalloc(nr_args + 1, sizeof(*fields));
+	ret = -ENOMEM;
+	if (!fields)
+		goto fail;
+	fields[0] = probe_type_field;
+	if (nr_args)
+		memcpy(fields + 1, arg_fields, nr_args * sizeof(*fields));
+	call = uks_call_alloc(group, event, fields, nr_args + 1);
+	uks_kfree(fields);
+	if (!call)
+		goto fail;
+	call->flags = UKS_CALL_DYNAMIC | UKS_CALL_EPROBE;
+	call->reg = eprobe_reg;
+	call->print = eprobe_print;
+	call->print_fmt = eprobe_print_fmt;
+	call->priv = ep;
+	*out = call;
+	return 0;
+fail:
+	uks_probe_args_free(ep->args);
+	uks_kfree(ep);
+	return ret;
+}
+
+void uks_eprobe_free(struct uks_event_call *call)
+{
+	struct uks_eprobe *ep = call->priv;
+
+	if (ep) {
+		uks_probe_args_free(ep->args);
+		uks_kfree(ep);
+	}
+	uks_call_free(call);
+}
+
+/* "e:GRP/NAME SYS.EVENT name=arg ..." as dynamic_events lists it. */
+void uks_eprobe_show(struct uks_seq *s, const struct uks_event_call *call)
+{
+	const struct uks_eprobe *ep = call->priv;
+	int n = uks_probe_args_count(ep->args);
+
+	uks_seq_printf(s, "e:%s/%s %s.%s", call->system, call->name, ep->attached->system,
+		       ep->attached->name);
+	for (int i = 0; i < n; i++)
+		uks_seq_printf(s, " %s", uks_probe_args_text(ep->args, i));
+	uks_seq_putc(s, '\n');
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Event files: the per-instance state of each call (enable, soft mode,
+ * filter) and the probe that writes the call's records into the
+ * instance's ring buffer.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <uks/slab.h>
+
+#include "trace/trace.h"
+
+/* Writes in progress on this thread: a nested one comes from a signal handler. */
+static __thread int write_depth __attribute__((tls_model("initial-exec")));
+
+void uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, int type)
+{
+	ent->type = (uint16_t)type;
+	/* Signal handlers are user space's interrupt context. */
+	ent->flags = write_depth > 1 ? UKS_TRACE_FLAG_HARDIRQ : 0;
+	ent->preempt_count = 0;
+	ent->pid = uks_trace_current_tid();
+}
+
+bool uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid)
+{
+	const pid_t *pids = __atomic_load_n(&tr->event_pids, __ATOMIC_ACQUIRE);
+	size_t lo = 0, hi = __atomic_load_n(&tr->nr_event_pids, __ATOMIC_ACQUIRE);
+
+	if (!pids)
+		return true;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (pids[mid] == pid)
+			return true;
+		if (pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static void *file_reserve(void *data, struct uks_tracepoint *tp, size_t len)
+{
+	struct uks_event_file *file = data;
+	struct uks_trace *tr = file->tr;
+	struct uks_trace_entry *ent;
+	unsigned int cpu;
+
+	if (__builtin_expect(tr->event_pids != NULL, 0) &&
+	    !uks_trace_pid_allowed(tr, uks_trace_current_tid()))
+		return NULL;
+	write_depth++;
+	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
+		uks_trace_note_current(tr);
+	ent = uks_rb_reserve(tr->rb, len, &cpu);
+	if (!ent) {
+		write_depth--;
+		return NULL;
+	}
+	uks_trace_fill_entry(tr, ent, file->call->id);
+	return ent;
+}
+
+/**
+ * uks_trace_commit_filtered - commit a reserved record unless filtered out
+ */
+void uks_trace_commit_filtered(struct uks_trace *tr, struct uks_event_file *file,
+			       void *rec, size_t len, unsigned int cpu)
+{
+	struct uks_filter *filter = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
+
+	if (filter) {
+		struct uks_filter_ctx ctx = { (int)cpu, uks_trace_current_comm() };
+
+		if (!uks_filter_match(filter, rec, len, &ctx)) {
+			uks_rb_discard(tr->rb, rec);
+			return;
+		}
+	}
+	uks_rb_commit(tr->rb, rec);
+}
+
+static void file_commit(void *data, struct uks_tracepoint *tp, void *rec, size_t len)
+{
+	struct uks_event_file *file = data;
+
+	uks_trace_commit_filtered(file->tr, file, rec, len, uks_rb_event_cpu(rec));
+	write_depth--;
+}
+
+static int file_reg(struct uks_event_file *file, bool enable)
+{
+	struct uks_tp_probe probe = { file_reserve, file_commit, file };
+	int ret;
+
+	if (!file->call->tp)
+		return 0;	/* written directly (ftrace:print) */
+	if (enable == file->attached)
+		return 0;
+	ret = enable ? uks_tracepoint_attach(file->call->tp, &probe)
+		     : uks_tracepoint_detach(file->call->tp, &probe);
+	if (!ret)
+		file->attached = enable;
+	return ret;
+}
+
+/**
+ * uks_file_enable - the kernel's __ftrace_event_enable_disable()
+ * @file:	the event file
+ * @enable:	on or off
+ * @soft:	a soft-mode reference (held by an eprobe) rather than the
+ *		user's enable
+ *
+ * Caller holds event_mutex.  Returns 0 or -errno from the call's reg().
+ */
+int uks_file_enable(struct uks_event_file *file, bool enable, bool soft)
+{
+	int (*reg)(struct uks_event_file *, bool) = file->call->reg ? file->call->reg : file_reg;
+	int ret = 0;
+
+	if (file->call->flags & UKS_CALL_IGNORE_ENABLE)
+		return 0;
+	if (soft) {
+		if (enable) {
+			file->sm_ref++;
+			file->flags |= UKS_FILE_SOFT_MODE;
+		} else if (file->sm_ref && !--file->sm_ref) {
+			file->flags &= ~UKS_FILE_SOFT_MODE;
+		}
+		return 0;
+	}
+	if (enable && !(file->flags & UKS_FILE_ENABLED)) {
+		ret = reg(file, true);
+		if (!ret)
+			file->flags |= UKS_FILE_ENABLED;
+	} else if (!enable && (file->flags & UKS_FILE_ENABLED)) {
+		ret = reg(file, false);
+		if (!ret)
+			file->flags &= ~UKS_FILE_ENABLED;
+	}
+	return ret;
+}
+
+/* The enable file: "0", "1", "0*" or "1*". */
+void uks_file_enable_str(struct uks_event_file *file, struct uks_seq *s)
+{
+	uks_seq_puts(s, file->flags & UKS_FILE_ENABLED ? "1" : "0");
+	if (file->flags & UKS_FILE_SOFT_MODE)
+		uks_seq_putc(s, '*');
+	uks_seq_putc(s, '\n');
+}
+
+static char *strip(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+static void swap_filter(struct uks_event_file *file, struct uks_filter *filter, char *str)
+{
+	struct uks_filter *old = file->filter;
+
+	__atomic_store_n(&file->filter, filter, __ATOMIC_RELEASE);
+	if (old && file->call->tp)
+		uks_tracepoint_synchronize(file->call->tp);
+	uks_filter_free(old);
+	uks_kfree(file->filter_str);
+	file->filter_str = str;
+}
+
+/**
+ * uks_file_set_filter - the filter file's write: "0" clears
+ *
+ * As in 5.15, a filter that fails to parse replaces the old one with no
+ * filtering and the filter file then shows the text, a caret and the
+ * error; the error also goes to error_log.  Caller holds event_mutex.
+ * Returns 0, -EINVAL, -ENOSPC or -ENOMEM.
+ */
+int uks_file_set_filter(struct uks_event_file *file, const char *text)
+{
+	struct uks_filter_error err = { 0 };
+	struct uks_filter *filter = NULL;
+	struct uks_seq msg = UKS_SEQ_INIT;
+	char *copy, *str;
+	size_t n = strlen(text);
+	int ret;
+
+	copy = uks_kmalloc(n + 1);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, text, n + 1);
+	str = strip(copy);
+	if (!strcmp(str, "0")) {
+		swap_filter(file, NULL, NULL);
+		uks_kfree(copy);
+		return 0;
+	}
+	ret = uks_filter_compile(str, file->call->all_fields, file->call->nr_all_fields,
+				 &filter, &err);
+	if (ret == -ENOMEM) {
+		uks_kfree(copy);
+		return ret;
+	}
+	uks_seq_puts(&msg, str);
+	if (ret) {
+		/* The kernel right-aligns the caret in a field of width pos here. */
+		uks_seq_printf(&msg, "\n%*s", err.pos, "^");
+		uks_seq_printf(&msg, "\nparse_error: %s\n", err.msg ? err.msg : "Error");
+		uks_trace_log_err(file->tr, "event filter parse error", str,
+				  err.msg ? err.msg : "Error", (unsigned int)err.pos);
+	}
+	uks_kfree(copy);
+	if (msg.overflow) {
+		uks_filter_free(filter);
+		uks_seq_free(&msg);
+		return -ENOMEM;
+	}
+	swap_filter(file, filter, msg.buf);
+	return ret;
+}
+
+static struct uks_event_file *file_alloc(struct uks_trace *tr, struct uks_event_call *call)
+{
+	struct uks_event_file *file = uks_kzalloc(sizeof(*file));
+
+	if (!file)
+		return NULL;
+	file->tr = tr;
+	file->call = call;
+	list_add_tail(&file->list, &tr->files);
+	return file;
+}
+
+/**
+ * uks_trace_sync_files - give @tr a file for every call
+ * Caller holds event_mutex.  Returns 0 or -ENOMEM.
+ */
+int uks_trace_sync_files(struct uks_trace *tr)
+{
+	struct uks_event_call *call;
+	int ret = uks_trace_sync_calls();
+
+	if (ret)
+		return ret;
+	list_for_each_entry(call, &uks_calls, list)
+		if (!uks_file_of_call(tr, call) && !file_alloc(tr, call))
+			return -ENOMEM;
+	return 0;
+}
+
+struct uks_event_file *uks_file_of_call(struct uks_trace *tr, struct uks_event_call *call)
+{
+	struct uks_event_file *file;
+
+	list_for_each_entry(file, &tr->files, list)
+		if (file->call == call)
+			return file;
+	return NULL;
+}
+
+struct uks_event_file *uks_find_file(struct uks_trace *tr, const char *system,
+				     const char *name)
+{
+	struct uks_event_call *call;
+
+	if (uks_trace_sync_files(tr))
+		return NULL;
+	call = uks_find_call(system, name);
+	return call ? uks_file_of_call(tr, call) : NULL;
+}
+
+/* Remove an instance's file (disabled already). Caller holds event_mutex. */
+void uks_trace_file_free(struct uks_event_file *file)
+{
+	if (file->flags & UKS_FILE_ENABLED)
+		uks_file_enable(file, false, false);
+	list_del(&file->list);
+	swap_filter(file, NULL, NULL);
+	uks_kfree(file);
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Event calls: the global list of every event tracers can enable, with
+ * their numeric IDs and formats.  Static tracepoints become calls lazily
+ * (uks_trace_sync_calls() compares the tracepoint registry's generation);
+ * dynamic events add and remove themselves.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <uks/slab.h>
+
+#include "trace/trace.h"
+
+pthread_mutex_t uks_event_mutex = PTHREAD_MUTEX_INITIALIZER;
+LIST_HEAD(uks_calls);
+
+/* IDs 1..16 belong to ftrace's own entry types (TRACE_PRINT is 5). */
+static int next_call_id = 17;
+static unsigned long synced_generation = ~0ul;
+
+static const struct uks_event_field generic_fields[UKS_NR_GENERIC_FIELDS] = {
+	{ "int", "CPU", 0, 4, true, UKS_FILTER_CPU },
+	{ "int", "cpu", 0, 4, true, UKS_FILTER_CPU },
+	{ "char *", "COMM", 0, 16, true, UKS_FILTER_COMM },
+	{ "char *", "comm", 0, 16, true, UKS_FILTER_COMM },
+};
+
+static const struct uks_event_field common_fields[UKS_NR_COMMON_FIELDS] = {
+	{ "unsigned short", "common_type", 0, 2, false, UKS_FILTER_OTHER },
+	{ "unsigned char", "common_flags", 2, 1, false, UKS_FILTER_OTHER },
+	{ "unsigned char", "common_preempt_count", 3, 1, false, UKS_FILTER_OTHER },
+	{ "int", "common_pid", 4, 4, true, UKS_FILTER_OTHER },
+};
+
+static char *kstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = uks_kmalloc(n);
+
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+/**
+ * uks_call_alloc - a new call with its field table (not yet listed)
+ * The field descriptors are copied; their strings are not and must stay.
+ */
+struct uks_event_call *uks_call_alloc(const char *system, const char *name,
+				      const struct uks_event_field *fields, size_t nr_fields)
+{
+	struct uks_event_call *call = uks_kzalloc(sizeof(*call));
+	size_t nr_all = nr_fields + UKS_NR_GENERIC_FIELDS + UKS_NR_COMMON_FIELDS;
+
+	if (!call)
+		return NULL;
+	INIT_LIST_HEAD(&call->list);
+	call->system = kstrdup(system);
+	call->name = kstrdup(name);
+	call->all_fields = uks_kcalloc(nr_all, sizeof(*call->all_fields));
+	if (!call->system || !call->name || !call->all_fields) {
+		uks_call_free(call);
+		return NULL;
+	}
+	if (nr_fields)
+		memcpy(call->all_fields, fields, nr_fields * sizeof(*fields));
+	memcpy(call->all_fields + nr_fields, generic_fields, sizeof(generic_fields));
+	memcpy(call->all_fields + nr_fields + UKS_NR_GENERIC_FIELDS, common_fields,
+	       sizeof(common_fields));
+	call->nr_fields = nr_fields;
+	call->nr_all_fields = nr_all;
+	return call;
+}
+
+void uks_call_free(struct uks_event_call *call)
+{
+	if (!call)
+		return;
+	uks_kfree(call->system);
+	uks_kfree(call->name);
+	uks_kfree(call->all_fields);
+	uks_kfree(call);
+}
+
+/* Caller holds event_mutex.  Returns 0 or -EEXIST. */
+int uks_call_add(struct uks_event_call *call)
+{
+	if (uks_find_call(call->system, call->name))
+		return -EEXIST;
+	if (!call->id)
+		call->id = next_call_id++;
+	list_add_tail(&call->list, &uks_calls);
+	return 0;
+}
+
+/* Caller holds event_mutex; instance files must be gone already. */
+void uks_call_remove(struct uks_event_call *call)
+{
+	list_del_init(&call->list);
+}
+
+struct uks_event_call *uks_find_call(const char *system, const char *name)
+{
+	struct uks_event_call *call;
+
+	list_for_each_entry(call, &uks_calls, list)
+		if (!strcmp(call->name, name) && (!system || !strcmp(call->system, system)))
+			return call;
+	return NULL;
+}
+
+static void tp_print(struct uks_seq *s, const struct uks_event_call *call,
+		     const void *rec, size_t len)
+{
+	char small[256];
+	int n = call->tp->print(small, sizeof(small), rec);
+
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		uks_seq_putmem(s, small, n);
+	} else {
+		char *big = uks_kmalloc(n + 1);
+
+		if (!big)
+			return;
+		call->tp->print(big, n + 1, rec);
+		uks_seq_putmem(s, big, n);
+		uks_kfree(big);
+	}
+}
+
+static void tp_print_fmt(struct uks_seq *s, const struct uks_event_call *call)
+{
+	size_t len;
+	const char *fmt = uks_tracepoint_print_fmt(call->tp, &len);
+
+	uks_seq_putmem(s, fmt, len);
+}
+
+static int add_tracepoint(struct uks_tracepoint *tp, void *arg)
+{
+	struct uks_event_call *call;
+
+	if (uks_find_call(tp->system, tp->name))
+		return 0;
+	call = uks_call_alloc(tp->system, tp->name, tp->fields, tp->nr_fields);
+	if (!call)
+		return -ENOMEM;
+	call->tp = tp;
+	call->print = tp_print;
+	call->print_fmt = tp_print_fmt;
+	uks_call_add(call);
+	return 0;
+}
+
+/**
+ * uks_trace_sync_calls - make a call of every registered tracepoint
+ * Caller holds event_mutex.  Returns 0 or -ENOMEM.
+ */
+int uks_trace_sync_calls(void)
+{
+	unsigned long gen = uks_tracepoint_generation();
+	int ret;
+
+	if (gen == synced_generation)
+		return 0;
+	ret = uks_trace_marker_init();
+	if (!ret)
+		ret = uks_tracepoint_for_each(add_tracepoint, NULL);
+	if (!ret)
+		synced_generation = gen;
+	return ret;
+}
+
+/* One "\tfield:TYPE NAME;\toffset:N;\tsize:N;\tsigned:N;" line. */
+static void print_field(struct uks_seq *s, const struct uks_event_field *f)
+{
+	const char *bracket = strchr(f->type, '[');
+
+	/* Arrays print as "char comm[16]": the dimension follows the name. */
+	if (bracket && strncmp(f->type, "__data_loc", 10))
+		uks_seq_printf(s, "\tfield:%.*s %s%s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+			       (int)(bracket - f->type), f->type, f->name, bracket,
+			       f->offset, f->size, f->is_signed);
+	else
+		uks_seq_printf(s, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+			       f->type, f->name, f->offset, f->size, f->is_signed);
+}
+
+/** uks_call_print_format - the events/SYS/EVENT/format file */
+void uks_call_print_format(struct uks_seq *s, const struct uks_event_call *call)
+{
+	const struct uks_event_field *common = call_common_fields(call);
+
+	uks_seq_printf(s, "name: %s\nID: %d\nformat:\n", call->name, call->id);
+	for (int i = 0; i < UKS_NR_COMMON_FIELDS; i++)
+		print_field(s, &common[i]);
+	uks_seq_putc(s, '\n');
+	for (size_t i = 0; i < call->nr_fields; i++)
+		print_field(s, &call->all_fields[i]);
+	uks_seq_puts(s, "\nprint fmt: ");
+	call->print_fmt(s, call);
+	uks_seq_putc(s, '\n');
+}

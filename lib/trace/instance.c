@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Trace instances: creation, options (trace_options and options/), buffer
+ * size, clock, tracing_on and set_event_pid.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uks/core.h>
+#include <uks/slab.h>
+
+#include "core/compiler.h"
+#include "trace/instance.h"
+#include "trace/trace.h"
+
+LIST_HEAD(uks_traces);
+
+/* The options uks implements, in the kernel's trace_options order. */
+static const struct { int opt; const char *name; } options[] = {
+	{ UKS_OPT_CONTEXT_INFO, "context-info" },
+	{ UKS_OPT_RECORD_CMD, "record-cmd" },
+	{ UKS_OPT_RECORD_TGID, "record-tgid" },
+	{ UKS_OPT_OVERWRITE, "overwrite" },
+	{ UKS_OPT_IRQ_INFO, "irq-info" },
+	{ UKS_OPT_MARKERS, "markers" },
+};
+
+#define DEFAULT_OPTS ((1ull << UKS_OPT_CONTEXT_INFO) | (1ull << UKS_OPT_RECORD_CMD) | \
+		      (1ull << UKS_OPT_OVERWRITE) | (1ull << UKS_OPT_IRQ_INFO) | \
+		      (1ull << UKS_OPT_MARKERS))
+
+static bool good_instance_name(const char *name)
+{
+	if (!*name || strlen(name) > 255 || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return false;
+	return true;
+}
+
+/**
+ * uks_trace_create - see <uks/trace.h>
+ */
+UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
+{
+	struct uks_trace *tr;
+
+	if (name && !good_instance_name(name))
+		return -EINVAL;
+	tr = uks_kzalloc(sizeof(*tr));
+	if (!tr)
+		return -ENOMEM;
+	pthread_mutex_init(&tr->lock, NULL);
+	INIT_LIST_HEAD(&tr->files);
+	tr->opts = DEFAULT_OPTS;
+	tr->buffer_kb = UKS_TRACE_DEFAULT_BUF_KB;
+	tr->rb = uks_rb_alloc(uks_nr_cpu_ids(), tr->buffer_kb * 1024);
+	if (name) {
+		size_t n = strlen(name) + 1;
+
+		tr->name = uks_kmalloc(n);
+		if (tr->name)
+			memcpy(tr->name, name, n);
+	}
+	if (!tr->rb || (name && !tr->name)) {
+		uks_rb_free(tr->rb);
+		uks_kfree(tr->name);
+		uks_kfree(tr);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&uks_event_mutex);
+	list_add_tail(&tr->list, &uks_traces);
+	pthread_mutex_unlock(&uks_event_mutex);
+	*out = tr;
+	return 0;
+}
+
+UKS_EXPORT void uks_trace_destroy(struct uks_trace *tr)
+{
+	struct uks_event_file *file, *tmp;
+
+	if (!tr)
+		return;
+	pthread_mutex_lock(&uks_event_mutex);
+	/* Eprobe files first: they hold soft-mode references on others. */
+	list_for_each_entry_safe(file, tmp, &tr->files, list)
+		if (file->call->flags & UKS_CALL_EPROBE)
+			uks_trace_file_free(file);
+	list_for_each_entry_safe(file, tmp, &tr->files, list)
+		uks_trace_file_free(file);
+	list_del(&tr->list);
+	pthread_mutex_unlock(&uks_event_mutex);
+	uks_trace_clear_error_log(tr);
+	uks_rb_free(tr->rb);
+	uks_kfree(tr->event_pids);
+	uks_kfree(tr->name);
+	pthread_mutex_destroy(&tr->lock);
+	uks_kfree(tr);
+}
+
+/* Caller holds event_mutex. */
+bool uks_call_files_busy(struct uks_event_call *call)
+{
+	struct uks_trace *tr;
+
+	list_for_each_entry(tr, &uks_traces, list) {
+		struct uks_event_file *file = uks_file_of_call(tr, call);
+
+		if (file && (file->flags & (UKS_FILE_ENABLED | UKS_FILE_SOFT_MODE)))
+			return true;
+	}
+	return false;
+}
+
+void uks_call_files_free(struct uks_event_call *call)
+{
+	struct uks_trace *tr;
+
+	list_for_each_entry(tr, &uks_traces, list) {
+		struct uks_event_file *file = uks_file_of_call(tr, call);
+
+		if (file)
+			uks_trace_file_free(file);
+	}
+}
+
+/* ---------------------------------------------------------------- options */
+
+void uks_trace_show_options(struct uks_trace *tr, struct uks_seq *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
+		uks_seq_printf(s, "%s%s\n", trace_opt(tr, options[i].opt) ? "" : "no",
+			       options[i].name);
+}
+
+int uks_trace_option_index(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
+		if (!strcmp(options[i].name, name))
+			return options[i].opt;
+	return -1;
+}
+
+const char *uks_trace_option_name(size_t i)
+{
+	return i < ARRAY_SIZE(options) ? options[i].name : NULL;
+}
+
+void uks_trace_set_option(struct uks_trace *tr, int opt, bool on)
+{
+	if (on)
+		__atomic_or_fetch(&tr->opts, 1ull << opt, __ATOMIC_RELAXED);
+	else
+		__atomic_and_fetch(&tr->opts, ~(1ull << opt), __ATOMIC_RELAXED);
+	if (opt == UKS_OPT_OVERWRITE)
+		uks_rb_set_overwrite(tr->rb, on);
+}
+
+/* One trace_options write: "name" or "noname".  0 or -EINVAL. */
+int uks_trace_write_option(struct uks_trace *tr, const char *word)
+{
+	bool on = true;
+	int opt;
+
+	if (!strncmp(word, "no", 2)) {
+		opt = uks_trace_option_index(word + 2);
+		if (opt >= 0)
+			on = false;
+		else
+			opt = uks_trace_option_index(word);
+	} else {
+		opt = uks_trace_option_index(word);
+	}
+	if (opt < 0)
+		return -EINVAL;
+	uks_trace_set_option(tr, opt, on);
+	return 0;
+}
+
+/* ------------------------------------------------------- buffer and clock */
+
+void uks_trace_show_buffer_size(struct uks_trace *tr, struct uks_seq *s)
+{
+	uks_seq_printf(s, "%zu\n", tr->buffer_kb);
+}
+
+/*
+ * buffer_size_kb write.  Like the kernel, 0 is -EINVAL and the size is per
+ * CPU; unlike it, the buffer's contents are discarded.  Enabled events are
+ * detached around the swap so no writer is inside the old pages.
+ */
+int uks_trace_set_buffer_size(struct uks_trace *tr, unsigned long kb)
+{
+	struct uks_event_file *file;
+	bool was_on;
+	int ret;
+
+	if (!kb || kb > (1ul << 30))
+		return -EINVAL;
+	pthread_mutex_lock(&uks_event_mutex);
+	was_on = uks_rb_recording(tr->rb);
+	uks_rb_record_on(tr->rb, false);
+	/* Writers that passed the recording check before it went off finish. */
+	list_for_each_entry(file, &tr->files, list)
+		if (file->call->tp)
+			uks_tracepoint_synchronize(file->call->tp);
+	pthread_mutex_lock(&tr->lock);	/* and trace_marker writers */
+	ret = uks_rb_resize(tr->rb, kb * 1024);
+	pthread_mutex_unlock(&tr->lock);
+	if (!ret)
+		tr->buffer_kb = kb;
+	uks_rb_record_on(tr->rb, was_on);
+	pthread_mutex_unlock(&uks_event_mutex);
+	return ret;
+}
+
+void uks_trace_show_clock(struct uks_trace *tr, struct uks_seq *s)
+{
+	enum uks_trace_clock cur = uks_rb_clock(tr->rb);
+
+	for (int i = 0; i < UKS_NR_CLOCKS; i++)
+		uks_seq_printf(s, i == (int)cur ? "[%s]%s" : "%s%s", uks_trace_clock_names[i],
+			       i + 1 < UKS_NR_CLOCKS ? " " : "\n");
+}
+
+/* trace_clock write: the kernel resets the buffer when the clock changes. */
+int uks_trace_set_clock(struct uks_trace *tr, const char *name)
+{
+	for (int i = 0; i < UKS_NR_CLOCKS; i++) {
+		if (!strcmp(uks_trace_clock_names[i], name)) {
+			uks_rb_set_clock(tr->rb, (enum uks_trace_clock)i);
+			uks_rb_reset(tr->rb);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* ------------------------------------------------------------ event pids */
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Caller holds event_mutex. */
+void uks_trace_show_event_pids(struct uks_trace *tr, struct uks_seq *s)
+{
+	for (size_t i = 0; tr->event_pids && i < tr->nr_event_pids; i++)
+		uks_seq_printf(s, "%d\n", tr->event_pids[i]);
+}
+
+/*
+ * set_event_pid write: whitespace-separated pids, added to the set (the
+ * open with O_TRUNC cleared it).  Invalid numbers are -EINVAL.
+ */
+int uks_trace_add_event_pids(struct uks_trace *tr, const char *text, bool clear)
+{
+	size_t nr = clear ? 0 : tr->nr_event_pids, cap = nr + 16;
+	pid_t *pids = uks_kmalloc(cap * sizeof(*pids)), *old;
+	const char *p = text;
+
+	if (!pids)
+		return -ENOMEM;
+	if (nr)
+		memcpy(pids, tr->event_pids, nr * sizeof(*pids));
+	for (;;) {
+		char *end;
+		long v;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		v = strtol(p, &end, 10);
+		if (end == p || (*end && !isspace((unsigned char)*end)) || v < 0 || v > 4194304) {
+			uks_kfree(pids);
+			return -EINVAL;
+		}
+		p = end;
+		if (nr == cap) {
+			pid_t *bigger = uks_krealloc(pids, (cap *= 2) * sizeof(*pids));
+
+			if (!bigger) {
+				uks_kfree(pids);
+				return -ENOMEM;
+			}
+			pids = bigger;
+		}
+		pids[nr++] = (pid_t)v;
+	}
+	qsort(pids, nr, sizeof(*pids), cmp_pid);
+	pthread_mutex_lock(&uks_event_mutex);
+	old = tr->event_pids;
+	/* Publish count 0 first so no reader pairs the new array with an old count. */
+	__atomic_store_n(&tr->nr_event_pids, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&tr->event_pids, nr ? pids : NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&tr->nr_event_pids, nr, __ATOMIC_RELEASE);
+	{
+		struct uks_event_file *file;
+
+		list_for_each_entry(file, &tr->files, list)
+			if (file->attached && file->call->tp)
+				uks_tracepoint_synchronize(file->call->tp);
+	}
+	pthread_mutex_unlock(&uks_event_mutex);
+	uks_kfree(old);
+	if (!nr)
+		uks_kfree(pids);
+	return 0;
+}

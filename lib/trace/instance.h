@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* Instance settings behind the top-level tracefs files (instance.c). */
+#ifndef UKS_LIB_TRACE_INSTANCE_H
+#define UKS_LIB_TRACE_INSTANCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trace/seq.h"
+
+struct uks_trace;
+
+void uks_trace_show_options(struct uks_trace *tr, struct uks_seq *s);
+int uks_trace_option_index(const char *name);
+const char *uks_trace_option_name(size_t i);
+void uks_trace_set_option(struct uks_trace *tr, int opt, bool on);
+int uks_trace_write_option(struct uks_trace *tr, const char *word);
+void uks_trace_show_buffer_size(struct uks_trace *tr, struct uks_seq *s);
+int uks_trace_set_buffer_size(struct uks_trace *tr, unsigned long kb);
+void uks_trace_show_clock(struct uks_trace *tr, struct uks_seq *s);
+int uks_trace_set_clock(struct uks_trace *tr, const char *name);
+void uks_trace_show_event_pids(struct uks_trace *tr, struct uks_seq *s);
+int uks_trace_add_event_pids(struct uks_trace *tr, const char *text, bool clear);
+
+#endif

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace_marker: a write becomes an ftrace:print event (ID 5, as in the
+ * kernel), printed as "tracing_mark_write: <text>".  Markers are not
+ * enabled or filtered per event; the "markers" option gates them.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <uks/slab.h>
+
+#include "trace/trace.h"
+
+#define TRACE_MARKER_MAX	4096
+
+struct print_entry {
+	struct uks_trace_entry ent;
+	unsigned long ip;
+	char buf[];
+};
+
+static const struct uks_event_field print_fields[] = {
+	{ "unsigned long", "ip", 8, 8, false, UKS_FILTER_OTHER },
+	{ "char[]", "buf", 16, 0, true, UKS_FILTER_STATIC_STRING },
+};
+
+struct uks_event_call *uks_ftrace_print_call;
+
+static void print_print(struct uks_seq *s, const struct uks_event_call *call,
+			const void *rec, size_t len)
+{
+	const struct print_entry *e = rec;
+	size_t max = len - sizeof(*e), n = strnlen(e->buf, max);
+
+	/* The text keeps its newline; the line's own newline follows. */
+	if (n && e->buf[n - 1] == '\n')
+		n--;
+	uks_seq_puts(s, "tracing_mark_write: ");
+	uks_seq_putmem(s, e->buf, n);
+}
+
+static void print_print_fmt(struct uks_seq *s, const struct uks_event_call *call)
+{
+	uks_seq_puts(s, "\"%ps: %s\", (void *)REC->ip, REC->buf");
+}
+
+/* Caller holds event_mutex. */
+int uks_trace_marker_init(void)
+{
+	struct uks_event_call *call;
+
+	if (uks_ftrace_print_call)
+		return 0;
+	call = uks_call_alloc("ftrace", "print", print_fields, 2);
+	if (!call)
+		return -ENOMEM;
+	call->id = UKS_TRACE_FTRACE_PRINT_ID;
+	call->flags = UKS_CALL_IGNORE_ENABLE;
+	call->print = print_print;
+	call->print_fmt = print_print_fmt;
+	uks_call_add(call);
+	uks_ftrace_print_call = call;
+	return 0;
+}
+
+/**
+ * uks_trace_marker_write - the trace_marker file's write
+ * Returns bytes written, -EINVAL (markers option off), -EBADF (recording
+ * off), or -ENOMEM.
+ */
+int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len)
+{
+	struct print_entry *e;
+	size_t size, max = uks_rb_max_event() - sizeof(*e) - 2;
+	unsigned int cpu;
+	size_t n = len;
+
+	if (!trace_opt(tr, UKS_OPT_MARKERS))
+		return -EINVAL;
+	if (n > TRACE_MARKER_MAX)
+		n = TRACE_MARKER_MAX;
+	if (n > max)
+		n = max;
+	size = sizeof(*e) + n + 2;	/* room for an added newline and NUL */
+	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
+		uks_trace_note_current(tr);
+	/* tr->lock keeps buffer_size_kb from swapping pages under us. */
+	pthread_mutex_lock(&tr->lock);
+	e = uks_rb_reserve(tr->rb, size, &cpu);
+	if (!e) {
+		pthread_mutex_unlock(&tr->lock);
+		return -EBADF;
+	}
+	uks_trace_fill_entry(tr, &e->ent, UKS_TRACE_FTRACE_PRINT_ID);
+	e->ip = 0;
+	memcpy(e->buf, buf, n);
+	if (!n || e->buf[n - 1] != '\n')
+		e->buf[n++] = '\n';
+	e->buf[n] = '\0';
+	uks_rb_commit(tr->rb, e);
+	pthread_mutex_unlock(&tr->lock);
+	return (int)len;
+}

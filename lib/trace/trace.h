@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uks event tracing: the internal model.
+ *
+ * What: the kernel's trace_events machinery for user space.  Events
+ * ("calls", the kernel's trace_event_call) are global, as in the kernel:
+ * every static tracepoint registered with lib/core/tracepoint.c becomes a
+ * call when a trace instance first looks, and dynamic events (eprobes) are
+ * added through dynamic_events.  Each trace instance (struct uks_trace,
+ * the kernel's trace_array) has its own ring buffer, options, error_log,
+ * and one event file (the kernel's trace_event_file) per call with the
+ * enable state and filter.
+ *
+ * How an event gets written: enabling an event file attaches a probe to
+ * the call's tracepoint.  On a hit the probe reserves ring-buffer space,
+ * fills the common header, the tracepoint fills the fields, and the probe's
+ * commit runs the file's filter and commits or discards.  Nothing on that
+ * path takes a lock or allocates.
+ *
+ * Each tracefs file is a struct tracefs_node with show() producing the
+ * whole content (a snapshot taken at open, served by offset, as seq_file
+ * does) and write() taking one write(2)'s bytes.
+ *
+ * Lock order: event_mutex (global: calls, dynamic events, enabling) ->
+ * tr->lock (instance options, error_log) -> ring-buffer CPU locks (leaf).
+ * The tracepoint registry lock is a leaf taken under event_mutex.
+ */
+#ifndef UKS_LIB_TRACE_TRACE_H
+#define UKS_LIB_TRACE_TRACE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <uks/trace.h>
+#include <uks/tracepoint.h>
+
+#include "core/list.h"
+#include "trace/field.h"
+#include "trace/filter.h"
+#include "trace/ring_buffer.h"
+#include "trace/seq.h"
+
+#define UKS_TRACE_DEFAULT_BUF_KB	1408	/* the kernel's default per CPU */
+#define UKS_ERROR_LOG_MAX		8
+#define UKS_MAX_FILTER_STR		4096
+#define UKS_TRACE_FTRACE_PRINT_ID	5	/* TRACE_PRINT in the kernel */
+
+extern pthread_mutex_t uks_event_mutex;
+extern struct list_head uks_traces;
+
+enum {
+	UKS_CALL_DYNAMIC	= 1 << 0,	/* created through dynamic_events */
+	UKS_CALL_EPROBE		= 1 << 1,
+	UKS_CALL_IGNORE_ENABLE	= 1 << 2,	/* ftrace internal (print) */
+};
+
+struct uks_event_call;
+struct uks_event_file;
+
+/* How a call prints its records after "name: " (without the newline). */
+typedef void (*uks_call_print_fn)(struct uks_seq *s, const struct uks_event_call *call,
+				  const void *rec, size_t len);
+
+struct uks_event_call {
+	struct list_head list;		/* uks_calls, under event_mutex */
+	char *system;
+	char *name;
+	int id;
+	unsigned int flags;
+	struct uks_tracepoint *tp;	/* where files attach their probes */
+	/*
+	 * The call's own fields, then the generic ones (CPU, cpu, COMM, comm),
+	 * then common_*: the order in which the kernel looks a filter's field
+	 * names up.
+	 */
+	struct uks_event_field *all_fields;
+	size_t nr_fields;		/* own fields */
+	size_t nr_all_fields;
+	uks_call_print_fn print;
+	void (*print_fmt)(struct uks_seq *s, const struct uks_event_call *call);
+	/* Enable/disable @file; NULL: attach the file's probe to @tp. */
+	int (*reg)(struct uks_event_file *file, bool enable);
+	int refcnt;			/* eprobes attached to this call */
+	void *priv;			/* eprobe state for eprobe calls */
+	unsigned long generation;	/* bumped when the call is replaced */
+};
+
+#define UKS_NR_GENERIC_FIELDS	4
+#define UKS_NR_COMMON_FIELDS	4
+
+/* The common_* fields of a call. */
+static inline const struct uks_event_field *call_common_fields(const struct uks_event_call *call)
+{
+	return call->all_fields + call->nr_fields + UKS_NR_GENERIC_FIELDS;
+}
+
+/* Event file flags (the kernel's EVENT_FILE_FL_*). */
+enum {
+	UKS_FILE_ENABLED	= 1 << 0,
+	UKS_FILE_SOFT_MODE	= 1 << 1,	/* held by an eprobe */
+};
+
+struct uks_event_file {
+	struct list_head list;		/* tr->files */
+	struct uks_trace *tr;
+	struct uks_event_call *call;
+	unsigned int flags;
+	int sm_ref;			/* soft-mode references */
+	bool attached;			/* our probe is on call->tp */
+	struct uks_filter *filter;	/* read on the hit path (atomic) */
+	char *filter_str;
+	void *probe_priv;		/* eprobe: the instance's runtime state */
+};
+
+struct uks_error_log_entry {
+	uint64_t ts;
+	char *loc;
+	char *cmd;
+	char *err;
+	unsigned int pos;
+};
+
+/* Instance options (trace_options) uks implements. */
+enum {
+	UKS_OPT_PRINT_PARENT,
+	UKS_OPT_SYM_OFFSET,
+	UKS_OPT_SYM_ADDR,
+	UKS_OPT_VERBOSE,
+	UKS_OPT_RAW,
+	UKS_OPT_HEX,
+	UKS_OPT_BIN,
+	UKS_OPT_BLOCK,
+	UKS_OPT_CONTEXT_INFO,
+	UKS_OPT_LATENCY_FORMAT,
+	UKS_OPT_RECORD_CMD,
+	UKS_OPT_RECORD_TGID,
+	UKS_OPT_OVERWRITE,
+	UKS_OPT_DISABLE_ON_FREE,
+	UKS_OPT_IRQ_INFO,
+	UKS_OPT_MARKERS,
+	UKS_OPT_EVENT_FORK,
+	UKS_OPT_PAUSE_ON_TRACE,
+	UKS_NR_OPTS,
+};
+
+struct uks_trace {
+	struct list_head list;		/* uks_traces, under event_mutex */
+	char *name;			/* NULL for the top level */
+	pthread_mutex_t lock;
+	struct uks_rb *rb;
+	size_t buffer_kb;
+	bool buffer_expanded;
+	uint64_t opts;			/* bit per UKS_OPT_* */
+	struct list_head files;		/* struct uks_event_file, under event_mutex */
+	unsigned long files_generation;
+	struct uks_error_log_entry errors[UKS_ERROR_LOG_MAX];
+	unsigned int nr_errors, next_error;
+	pid_t *event_pids;		/* set_event_pid, sorted; NULL: all */
+	size_t nr_event_pids;
+	int opens;			/* open files: rmdir says EBUSY */
+};
+
+static inline bool trace_opt(const struct uks_trace *tr, int opt)
+{
+	return __atomic_load_n(&tr->opts, __ATOMIC_RELAXED) & (1ull << opt);
+}
+
+/* events.c */
+int uks_trace_sync_calls(void);
+struct uks_event_call *uks_find_call(const char *system, const char *name);
+struct uks_event_call *uks_call_alloc(const char *system, const char *name,
+				      const struct uks_event_field *fields, size_t nr_fields);
+int uks_call_add(struct uks_event_call *call);
+void uks_call_remove(struct uks_event_call *call);
+void uks_call_free(struct uks_event_call *call);
+void uks_call_print_format(struct uks_seq *s, const struct uks_event_call *call);
+bool uks_call_is_enabled_anywhere(const struct uks_event_call *call);
+extern struct list_head uks_calls;
+
+/* event_file.c */
+int uks_trace_sync_files(struct uks_trace *tr);
+struct uks_event_file *uks_find_file(struct uks_trace *tr, const char *system,
+				     const char *name);
+struct uks_event_file *uks_file_of_call(struct uks_trace *tr, struct uks_event_call *call);
+int uks_file_enable(struct uks_event_file *file, bool enable, bool soft);
+int uks_file_set_filter(struct uks_event_file *file, const char *text);
+void uks_file_enable_str(struct uks_event_file *file, struct uks_seq *s);
+void uks_trace_file_free(struct uks_event_file *file);
+/* Files of @call in every instance: are any enabled; free them all. */
+bool uks_call_files_busy(struct uks_event_call *call);
+void uks_call_files_free(struct uks_event_call *call);
+/* Fill the common header of a record written by this thread. */
+void uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, int type);
+bool uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid);
+pid_t uks_trace_current_tid(void);
+/* Commit @rec to @tr's buffer unless @file's filter rejects it. */
+void uks_trace_commit_filtered(struct uks_trace *tr, struct uks_event_file *file,
+			       void *rec, size_t len, unsigned int cpu);
+
+/* cmdlines.c: pid -> comm and pid -> tgid, as saved_cmdlines/saved_tgids */
+void uks_trace_save_cmdline(pid_t pid, const char *comm);
+bool uks_trace_find_cmdline(pid_t pid, char comm[16]);
+void uks_trace_save_tgid(pid_t pid, pid_t tgid);
+pid_t uks_trace_find_tgid(pid_t pid);
+void uks_trace_show_saved_cmdlines(struct uks_seq *s);
+void uks_trace_show_saved_tgids(struct uks_seq *s);
+int uks_trace_cmdlines_size(void);
+int uks_trace_set_cmdlines_size(int size);
+/* The comm of the calling thread, cached per thread. */
+const char *uks_trace_current_comm(void);
+void uks_trace_note_current(struct uks_trace *tr);
+
+/* output.c */
+void uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s);
+void uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s,
+			   const struct uks_rb_event *ev);
+
+/* error_log.c */
+void uks_trace_log_err(struct uks_trace *tr, const char *loc, const char *cmd,
+		       const char *err, unsigned int pos);
+void uks_trace_show_error_log(struct uks_trace *tr, struct uks_seq *s);
+void uks_trace_clear_error_log(struct uks_trace *tr);
+
+/* set_event.c */
+int uks_trace_set_event(struct uks_trace *tr, const char *spec, bool enable);
+void uks_trace_show_set_event(struct uks_trace *tr, struct uks_seq *s);
+void uks_trace_show_available_events(struct uks_seq *s);
+int uks_trace_system_enable(struct uks_trace *tr, const char *system, int enable);
+void uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struct uks_seq *s);
+
+/* marker.c */
+int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len);
+extern struct uks_event_call *uks_ftrace_print_call;
+int uks_trace_marker_init(void);
+
+#endif

@@ -94,6 +94,20 @@ static void tp_synchronize(struct uks_tracepoint *tp)
 	}
 }
 
+/**
+ * uks_tracepoint_synchronize - wait for the hits in flight to finish
+ * @tp:		the tracepoint
+ *
+ * After it returns, data a probe reads through a pointer replaced before
+ * the call (a filter, say) is no longer in use and may be freed.
+ */
+UKS_EXPORT void uks_tracepoint_synchronize(struct uks_tracepoint *tp)
+{
+	pthread_mutex_lock(&registry_lock);
+	tp_synchronize(tp);
+	pthread_mutex_unlock(&registry_lock);
+}
+
 static int probe_count(const struct uks_tp_probe *probes)
 {
 	int n = 0;
@@ -196,17 +210,18 @@ UKS_EXPORT int uks_tracepoint_detach(struct uks_tracepoint *tp, const struct uks
  */
 UKS_EXPORT int uks_tracepoint_register(struct uks_tracepoint *tp)
 {
-	struct uks_tracepoint *it;
+	struct uks_tracepoint **pp;
 
 	pthread_mutex_lock(&registry_lock);
-	for (it = registry; it; it = it->next) {
-		if (it == tp || (!strcmp(it->system, tp->system) && !strcmp(it->name, tp->name))) {
+	/* Appended, so events list in definition order, as the kernel's do. */
+	for (pp = &registry; *pp; pp = &(*pp)->next) {
+		if (*pp == tp || (!strcmp((*pp)->system, tp->system) && !strcmp((*pp)->name, tp->name))) {
 			pthread_mutex_unlock(&registry_lock);
 			return -EEXIST;
 		}
 	}
-	tp->next = registry;
-	registry = tp;
+	tp->next = NULL;
+	*pp = tp;
 	registry_generation++;
 	pthread_mutex_unlock(&registry_lock);
 	return 0;

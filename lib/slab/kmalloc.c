@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "slab/kmem_events.h"
 #include "slab/hot.h"
 #include "slab/slub.h"
 
@@ -136,7 +137,12 @@ static __attribute__((always_inline)) inline void *__kmalloc(size_t size, unsign
  */
 UKS_EXPORT void *uks_kmalloc(size_t size)
 {
-	return __kmalloc(size, CALLER);
+	void *p = __kmalloc(size, CALLER);
+
+	/* Only an enabled event pays for ksize(). */
+	if (unlikely(uks_trace_kmem_kmalloc_enabled()))
+		__uks_tp_emit_kmem_kmalloc(CALLER, p, size, uks_ksize(p), 0);
+	return p;
 }
 
 /** uks_kzalloc - uks_kmalloc() and zero the memory */
@@ -221,6 +227,7 @@ static __attribute__((always_inline)) inline void __kfree(const void *x, unsigne
 /** uks_kfree - free memory from uks_kmalloc() and friends (NULL is a no-op) */
 UKS_EXPORT void uks_kfree(const void *p)
 {
+	uks_trace_kmem_kfree(CALLER, p);
 	__kfree(p, CALLER);
 }
 

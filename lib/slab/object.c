@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "slab/kmem_events.h"
 #include "slab/hot.h"
 #include "slab/slub.h"
 
@@ -25,7 +26,10 @@
  */
 UKS_EXPORT void *uks_kmem_cache_alloc(struct uks_kmem_cache *s)
 {
-	return slab_alloc(s, CALLER);
+	void *p = slab_alloc(s, CALLER);
+
+	uks_trace_kmem_kmem_cache_alloc(CALLER, p, s->object_size, s->size, 0);
+	return p;
 }
 
 /** uks_kmem_cache_zalloc - allocate a zeroed object (Return: it, or NULL) */
@@ -68,6 +72,7 @@ UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
 
 	if (unlikely(!x))
 		return;
+	uks_trace_kmem_kmem_cache_free(CALLER, x, s->name);
 #if UKS_HAVE_RSEQ_ASM
 	if (likely(s->fastpath == FASTPATH_RSEQ && !kmem_cache_debug(s))) {
 		int ret = rseq_free_cpu_slab(s, uks_rseq_area(), x);

@@ -111,8 +111,6 @@ struct uks_tp_probe {
  */
 struct uks_tracepoint {
 	int key;
-	int phase;			/* which of @callers new hits count in */
-	int callers[2];			/* hits in flight, for safe detach */
 	const char *system;
 	const char *name;
 	const struct uks_event_field *fields;	/* the event's own fields */

@@ -5,14 +5,25 @@
  *
  * A hit loads tp->probes and runs each probe's reserve/commit pair.  The
  * array is replaced whole on attach/detach, never changed in place, so a
- * hit sees either the old or the new list.  To free the old array (and to
- * let a detaching tracer free its probe data) we must know that no hit
- * still uses it: a hit counts itself in tp->callers[tp->phase]; a detach
- * publishes the new array, flips the phase and waits for the old phase's
- * counter to drain.  A hit that counted itself in the old phase after the
- * flip loads the new array anyway, because the store of the array comes
- * before the flip (all seq_cst).  This is a tiny per-tracepoint RCU; a hit
- * costs two atomic adds on a line that only enabled tracepoints touch.
+ * hit sees either the old or the new list.  Before the old array (and a
+ * detaching tracer's probe data) may be freed, every hit that could have
+ * loaded it must be over: a grace period, as the kernel's
+ * tracepoint_synchronize_unregister() waits for one.
+ *
+ * The read side costs no atomic instruction (the URCU "membarrier"
+ * scheme): each thread counts its hits in progress in its own record,
+ * split by phase, with plain increments.  A grace period flips the global
+ * phase between two membarrier(PRIVATE_EXPEDITED) calls, which order every
+ * running thread's memory accesses against ours, and waits until no
+ * thread's count for the old phase is non-zero.  A hit whose increment we
+ * could not see started after the barrier and therefore loads the new
+ * array.  Signal handlers nest on the same counter: a handler's hit
+ * increments and decrements before the interrupted code resumes.  Without
+ * membarrier (old kernels, seccomp) hits fall back to atomic counting.
+ *
+ * Thread records are pushed on a lock-free list the first time a thread
+ * hits an enabled tracepoint and recycled when it exits (never unlinked),
+ * so the first hit from a signal handler cannot deadlock.
  *
  * The arrays come from libc malloc: core sits below the slab allocator.
  *
@@ -20,10 +31,14 @@
  * leaf.  It is never taken on the hit path.
  */
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <uks/tracepoint.h>
 
@@ -32,6 +47,65 @@
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uks_tracepoint *registry;
 static unsigned long registry_generation;
+
+struct tp_reader {
+	unsigned long nest[2];		/* hits in progress, by phase */
+	struct tp_reader *next;		/* on reader_list, forever */
+	int in_use;			/* owned by a live thread */
+} __cacheline_aligned;
+
+static struct tp_reader *reader_list;
+static int gp_phase;			/* the phase new hits count in */
+static int gp_mode;			/* 0 unknown, 1 membarrier, 2 atomic fallback */
+static pthread_key_t reader_key;
+static pthread_once_t reader_once = PTHREAD_ONCE_INIT;
+static __thread struct tp_reader *this_reader __attribute__((tls_model("initial-exec")));
+
+static int membarrier(int cmd)
+{
+	return (int)syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+static void reader_exit(void *r)
+{
+	struct tp_reader *reader = r;
+
+	__atomic_store_n(&reader->in_use, 0, __ATOMIC_RELEASE);
+}
+
+static void reader_key_init(void)
+{
+	pthread_key_create(&reader_key, reader_exit);
+	gp_mode = membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 ? 1 : 2;
+}
+
+static __attribute__((noinline)) struct tp_reader *reader_register(void)
+{
+	struct tp_reader *r;
+
+	pthread_once(&reader_once, reader_key_init);
+	/* Reuse the record of a thread that exited, else make one. */
+	for (r = __atomic_load_n(&reader_list, __ATOMIC_ACQUIRE); r; r = r->next) {
+		int free_slot = 0;
+
+		if (__atomic_compare_exchange_n(&r->in_use, &free_slot, 1, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			break;
+	}
+	if (!r) {
+		if (posix_memalign((void **)&r, UKS_CACHELINE, sizeof(*r)))
+			return NULL;
+		memset(r, 0, sizeof(*r));
+		r->in_use = 1;
+		r->next = __atomic_load_n(&reader_list, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&reader_list, &r->next, r, false,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			;
+	}
+	pthread_setspecific(reader_key, r);
+	this_reader = r;
+	return r;
+}
 
 static void *tp_advance(struct uks_tp_iter *it)
 {
@@ -42,7 +116,11 @@ static void *tp_advance(struct uks_tp_iter *it)
 				return it->rec;
 		}
 	}
-	__atomic_sub_fetch(&it->tp->callers[it->phase], 1, __ATOMIC_SEQ_CST);
+	__asm__ __volatile__("" ::: "memory");
+	if (likely(gp_mode == 1))
+		this_reader->nest[it->phase]--;
+	else
+		__atomic_sub_fetch(&this_reader->nest[it->phase], 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
@@ -57,12 +135,25 @@ static void *tp_advance(struct uks_tp_iter *it)
  */
 UKS_EXPORT void *uks_tp_first(struct uks_tracepoint *tp, struct uks_tp_iter *it, size_t len)
 {
+	struct tp_reader *r = this_reader;
+
+	if (unlikely(!r)) {
+		r = reader_register();
+		if (!r)
+			return NULL;
+	}
 	it->tp = tp;
 	it->len = len;
 	it->rec = NULL;
-	it->phase = __atomic_load_n(&tp->phase, __ATOMIC_SEQ_CST);
-	__atomic_add_fetch(&tp->callers[it->phase], 1, __ATOMIC_SEQ_CST);
-	it->probes = __atomic_load_n(&tp->probes, __ATOMIC_SEQ_CST);
+	it->phase = __atomic_load_n(&gp_phase, __ATOMIC_RELAXED);
+	if (likely(gp_mode == 1)) {
+		r->nest[it->phase]++;
+		__asm__ __volatile__("" ::: "memory");
+		it->probes = __atomic_load_n(&tp->probes, __ATOMIC_RELAXED);
+	} else {
+		__atomic_add_fetch(&r->nest[it->phase], 1, __ATOMIC_SEQ_CST);
+		it->probes = __atomic_load_n(&tp->probes, __ATOMIC_SEQ_CST);
+	}
 	it->cur = it->probes ? it->probes - 1 : NULL;
 	return tp_advance(it);
 }
@@ -79,14 +170,19 @@ UKS_EXPORT void *uks_tp_next(struct uks_tp_iter *it)
 	return tp_advance(it);
 }
 
-/* Wait until no hit that may have seen the previous probe array runs. */
-static void tp_synchronize(struct uks_tracepoint *tp)
+static bool phase_busy(int phase)
 {
-	int old = __atomic_load_n(&tp->phase, __ATOMIC_SEQ_CST);
+	for (struct tp_reader *r = __atomic_load_n(&reader_list, __ATOMIC_ACQUIRE); r; r = r->next)
+		if (__atomic_load_n(&r->nest[phase], __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}
+
+static void wait_phase(int phase)
+{
 	unsigned int spins = 0;
 
-	__atomic_store_n(&tp->phase, !old, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&tp->callers[old], __ATOMIC_SEQ_CST)) {
+	while (phase_busy(phase)) {
 		if (++spins > 100)
 			sched_yield();
 		else
@@ -94,9 +190,28 @@ static void tp_synchronize(struct uks_tracepoint *tp)
 	}
 }
 
+/* A grace period: every hit that started before it has finished. */
+static void tp_synchronize(void)
+{
+	int old;
+
+	pthread_once(&reader_once, reader_key_init);
+	if (gp_mode == 1)
+		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+	old = __atomic_load_n(&gp_phase, __ATOMIC_SEQ_CST);
+	/* Drain the other phase first: hits from a previous flip may linger. */
+	wait_phase(!old);
+	__atomic_store_n(&gp_phase, !old, __ATOMIC_SEQ_CST);
+	if (gp_mode == 1)
+		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+	wait_phase(old);
+	if (gp_mode == 1)
+		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+}
+
 /**
  * uks_tracepoint_synchronize - wait for the hits in flight to finish
- * @tp:		the tracepoint
+ * @tp:		the tracepoint (any hit of any tracepoint is waited for)
  *
  * After it returns, data a probe reads through a pointer replaced before
  * the call (a filter, say) is no longer in use and may be freed.
@@ -104,7 +219,7 @@ static void tp_synchronize(struct uks_tracepoint *tp)
 UKS_EXPORT void uks_tracepoint_synchronize(struct uks_tracepoint *tp)
 {
 	pthread_mutex_lock(&registry_lock);
-	tp_synchronize(tp);
+	tp_synchronize();
 	pthread_mutex_unlock(&registry_lock);
 }
 
@@ -123,7 +238,7 @@ static int tp_replace(struct uks_tracepoint *tp, struct uks_tp_probe *probes, in
 
 	__atomic_store_n(&tp->probes, probes, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&tp->key, nr, __ATOMIC_SEQ_CST);
-	tp_synchronize(tp);
+	tp_synchronize();
 	free(old);
 	return 0;
 }

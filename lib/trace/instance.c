@@ -48,6 +48,7 @@ UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
 
 	if (name && !good_instance_name(name))
 		return -EINVAL;
+	uks_trace_clock_init();
 	tr = uks_kzalloc(sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;

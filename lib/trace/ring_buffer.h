@@ -31,6 +31,7 @@ extern const char *const uks_trace_clock_names[UKS_NR_CLOCKS];
 /* Does the clock count nanoseconds (printed as sec.usec)? */
 bool uks_trace_clock_in_ns(enum uks_trace_clock clock);
 uint64_t uks_trace_clock_read(enum uks_trace_clock clock, uint64_t *counter);
+void uks_trace_clock_init(void);
 
 /* Per-CPU statistics, as per_cpu/cpuN/stats shows them. */
 struct uks_rb_stats {

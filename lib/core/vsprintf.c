@@ -38,6 +38,12 @@ static void out_mem(struct out *o, const char *s, size_t n)
 	o->pos += n;
 }
 
+/*
+ * @spec is one conversion cut out of the caller's format after it was
+ * parsed and checked, so it is not a literal by design.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 static void out_fmt(struct out *o, const char *spec, ...)
 {
 	char tmp[512];
@@ -61,6 +67,7 @@ static void out_fmt(struct out *o, const char *spec, ...)
 	}
 	o->pos += n;
 }
+#pragma GCC diagnostic pop
 
 static void out_symbol(struct out *o, const void *addr, char kind)
 {

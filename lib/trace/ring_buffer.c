@@ -295,8 +295,13 @@ static int rb_move_tail(struct uks_rb *rb, struct rb_cpu *c, unsigned int tail)
 		__atomic_add_fetch(&c->commit_overrun, 1, __ATOMIC_RELAXED);
 		return -ENOSPC;
 	}
-	if (__atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) != tail)
-		goto out;	/* another writer moved it */
+	/*
+	 * Another writer moved it, or (a writer preempted across a whole lap of
+	 * the ring) the page was reused and is the open tail page again.
+	 */
+	if (__atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) != tail ||
+	    !(__atomic_load_n(&c->pages[tail]->write, __ATOMIC_ACQUIRE) & PAGE_CLOSED))
+		goto out;
 	next = (tail + 1) % c->nr_pages;
 	if (next == c->head) {
 		pg = c->pages[next];

@@ -285,7 +285,7 @@ TEST(concurrent_overwrite_counts_every_event)
 {
 	struct conc c = { 0 };
 	pthread_t w[NR_WRITERS];
-	uint64_t written = 0, entries = 0, overrun = 0, lost = 0, read = 0;
+	uint64_t written = 0, overrun = 0, lost = 0, read = 0;
 	struct uks_rb_stats st;
 	struct ev e;
 
@@ -302,7 +302,6 @@ TEST(concurrent_overwrite_counts_every_event)
 	for (unsigned int cpu = 0; cpu < uks_rb_nr_cpus(c.rb); cpu++) {
 		uks_rb_stats(c.rb, cpu, &st);
 		written += st.written;
-		entries += st.entries;
 		overrun += st.overrun;
 		lost += st.commit_overrun;
 		ASSERT_EQ(st.written, st.entries + st.overrun + st.read);

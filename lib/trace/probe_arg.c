@@ -41,6 +41,7 @@
 #include <uks/slab.h>
 
 #include "trace/probe_arg.h"
+#include "trace/probe_fetch.h"
 
 /* Limits of trace_probe.h (MAX_TRACE_ARGS, MAX_ARG_NAME_LEN, ...). */
 #define PA_MAX_ARGS	128
@@ -48,25 +49,6 @@
 #define PA_MAX_BODY	63		/* MAX_ARGSTR_LEN */
 #define PA_MAX_ARRAY	64
 #define PA_INSN_MAX	16		/* FETCH_INSN_MAX */
-
-/* --- private interface of probe_fetch.c (keep identical to its copy) -- */
-struct pa_fetch;
-size_t __uks_probe_parse_ulong(const char *s, uint64_t *out);
-bool __uks_probe_kstrtoul(const char *s, uint64_t *out);
-int __uks_probe_fetch_parse(char *arg, int offs, const struct uks_event_field *fields,
-			    size_t nr_fields, struct pa_fetch **out, const char **msg,
-			    int *caret);
-int __uks_probe_fetch_depth(const struct pa_fetch *f);
-bool __uks_probe_fetch_is_text(const struct pa_fetch *f);
-void __uks_probe_fetch_shape(struct pa_fetch *f, unsigned int size, bool string,
-			     unsigned int count, int lshift, int rshift);
-size_t __uks_probe_fetch_size(const struct pa_fetch *f, const uint8_t *src,
-			      size_t src_len, pid_t pid);
-void __uks_probe_fetch_store(const struct pa_fetch *f, const uint8_t *src, size_t src_len,
-			     pid_t pid, uint8_t *rec, size_t rec_len, unsigned int offset,
-			     size_t *dyn);
-void __uks_probe_fetch_free(struct pa_fetch *f);
-/* ---------------------------------------------------------------------- */
 
 enum pa_print { PA_UNS, PA_SIG, PA_HEX, PA_STR };
 

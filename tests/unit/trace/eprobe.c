@@ -64,8 +64,7 @@ TEST_F(ep, create_list_format)
 			"e:myopen uks_test/open fd=$fd name=+0($name_ptr):ustring f=$flags:u32"));
 	ASSERT_STREQ("e:eprobes/myopen uks_test.open fd=$fd name=+0($name_ptr):ustring f=$flags:u32\n",
 		     rd(tr, "dynamic_events"));
-	strncpy(id, rd(tr, "events/eprobes/myopen/id"), sizeof(id) - 1);
-	id[sizeof(id) - 1] = '\0';
+	snprintf(id, sizeof(id), "%.15s", rd(tr, "events/eprobes/myopen/id"));
 	snprintf(expect, sizeof(expect),
 		 "name: myopen\nID: %d\nformat:\n"
 		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"

@@ -160,9 +160,7 @@ TEST_F(tfs, format_and_id)
 {
 	char expect[2048], id[16];
 
-
-	strncpy(id, rd(self->tr, "events/uks_test/open/id"), sizeof(id) - 1);
-	id[sizeof(id) - 1] = '\0';
+	snprintf(id, sizeof(id), "%.15s", rd(self->tr, "events/uks_test/open/id"));
 	snprintf(expect, sizeof(expect),
 		 "name: open\nID: %d\nformat:\n"
 		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"

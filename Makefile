@@ -121,7 +121,7 @@ FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang
 fuzz: $(CONFIG_H)
 	@mkdir -p $(O)/fuzz
-	@set -e; for f in $(FUZZ_SRCS); do \
+	@set -e; for f in $(if $(FUZZ_ONLY),$(patsubst %,fuzz/%.c,$(FUZZ_ONLY)),$(FUZZ_SRCS)); do \
 		n=$$(basename $$f .c); \
 		echo "  FUZZ    $$n ($(FUZZ_SECONDS)s)"; \
 		$(FUZZ_CC) -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -I include -I lib -I $(O) \

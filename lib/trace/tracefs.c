@@ -332,6 +332,8 @@ UKS_EXPORT ssize_t uks_tracefs_read(struct uks_tracefs_file *f, void *buf, size_
 	avail = f->content.len > f->pos ? f->content.len - f->pos : 0;
 	if (len > avail)
 		len = avail;
+	if (!len)
+		return 0;	/* content.buf may be NULL when nothing was shown */
 	memcpy(buf, f->content.buf + f->pos, len);
 	f->pos += len;
 	return (ssize_t)len;

@@ -19,7 +19,9 @@ LIST_HEAD(uks_traces);
 
 /* The options uks implements, in the kernel's trace_options order. */
 static const struct { int opt; const char *name; } options[] = {
+	{ UKS_OPT_VERBOSE, "verbose" },
 	{ UKS_OPT_CONTEXT_INFO, "context-info" },
+	{ UKS_OPT_LATENCY_FORMAT, "latency-format" },
 	{ UKS_OPT_RECORD_CMD, "record-cmd" },
 	{ UKS_OPT_RECORD_TGID, "record-tgid" },
 	{ UKS_OPT_OVERWRITE, "overwrite" },

@@ -2,10 +2,14 @@
 /*
  * Text output of the trace and trace_pipe files, as Linux 5.15 prints it:
  * the header of print_func_help_header[_irq]() and one line per event
- * from trace_print_context() plus the event's own text.
+ * from trace_print_context() plus the event's own text; with the
+ * latency-format option, print_trace_header()/print_lat_help_header() and
+ * trace_print_lat_context() (relative times in us and a delay mark taken
+ * from the gap to the next event), in their verbose variants too.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "trace/trace.h"
@@ -17,22 +21,84 @@ static unsigned int online_cpus(void)
 	return n > 0 ? (unsigned int)n : 1;
 }
 
-/** uks_trace_print_header - the comment block at the top of "trace" */
-void uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s)
+/** uks_trace_iter_init - fix how a reader prints, as the kernel does at open */
+void uks_trace_iter_init(struct uks_trace *tr, struct uks_trace_iter *it, unsigned long first_idx)
 {
-	static const char space[] = "            ";
-	bool tgid = trace_opt(tr, UKS_OPT_RECORD_TGID);
-	uint64_t entries = 0, total = 0;
-	int prec = tgid ? 12 : 2;
+	it->lat_fmt = trace_opt(tr, UKS_OPT_LATENCY_FORMAT);
+	it->in_ns = uks_trace_clock_in_ns(uks_rb_clock(tr->rb));
+	it->idx = first_idx;
+}
 
+static void count_entries(struct uks_trace *tr, uint64_t *entries, uint64_t *total)
+{
+	*entries = *total = 0;
 	for (unsigned int cpu = 0; cpu < uks_rb_nr_cpus(tr->rb); cpu++) {
 		struct uks_rb_stats st;
 
 		uks_rb_stats(tr->rb, cpu, &st);
-		entries += st.entries;
-		total += st.entries + st.overrun;
+		*entries += st.entries;
+		*total += st.entries + st.overrun;
 	}
+}
+
+/*
+ * print_trace_header() for the nop tracer: no latency was ever saved, so
+ * the per-CPU data it shows (CPU 0's max-latency task) is all zero.  User
+ * threads can be preempted anywhere, hence "M:preempt".
+ */
+static void print_lat_header(struct uks_trace *tr, struct uks_seq *s)
+{
+	struct utsname uts;
+	uint64_t entries, total;
+
+	if (uname(&uts))
+		strcpy(uts.release, "unknown");
+	count_entries(tr, &entries, &total);
+	uks_seq_printf(s, "# nop latency trace v1.1.5 on %s\n", uts.release);
+	uks_seq_puts(s, "# --------------------------------------------------------------------\n");
+	uks_seq_printf(s, "# latency: 0 us, #%llu/%llu, CPU#0 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:%u)\n",
+		       (unsigned long long)entries, (unsigned long long)total, online_cpus());
+	uks_seq_puts(s, "#    -----------------\n");
+	uks_seq_puts(s, "#    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)\n");
+	uks_seq_puts(s, "#    -----------------\n");
+	uks_seq_puts(s, "#\n");
+	if (trace_opt(tr, UKS_OPT_VERBOSE))
+		return;
+	/* 5.15 text: 5.17 renamed irqs-off to irqs-off/BH-disabled. */
+	uks_seq_puts(s, "#                    _------=> CPU#            \n"
+			"#                   / _-----=> irqs-off        \n"
+			"#                  | / _----=> need-resched    \n"
+			"#                  || / _---=> hardirq/softirq \n"
+			"#                  ||| / _--=> preempt-depth   \n"
+			"#                  |||| / _-=> migrate-disable \n"
+			"#                  ||||| /     delay           \n"
+			"#  cmd     pid     |||||| time  |   caller     \n"
+			"#     \\   /        ||||||  \\    |    /       \n");
+}
+
+/**
+ * uks_trace_print_header - the comment block at the top of "trace"
+ * @empty:	the reader has no event to show (latency-format prints less)
+ */
+void uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s,
+			    const struct uks_trace_iter *it, bool empty)
+{
+	static const char space[] = "            ";
+	bool tgid = trace_opt(tr, UKS_OPT_RECORD_TGID);
+	uint64_t entries, total;
+	int prec = tgid ? 12 : 2;
+
 	uks_seq_puts(s, "# tracer: nop\n#\n");
+	if (!trace_opt(tr, UKS_OPT_CONTEXT_INFO))
+		return;
+	if (it->lat_fmt) {
+		if (!empty)
+			print_lat_header(tr, s);
+		return;
+	}
+	if (trace_opt(tr, UKS_OPT_VERBOSE))
+		return;
+	count_entries(tr, &entries, &total);
 	uks_seq_printf(s, "# entries-in-buffer/entries-written: %llu/%llu   #P:%u\n",
 		       (unsigned long long)entries, (unsigned long long)total, online_cpus());
 	uks_seq_puts(s, "#\n");
@@ -100,43 +166,113 @@ static struct uks_event_call *call_by_id(int id)
 	return NULL;
 }
 
+/* trace_find_mark(): how long until the next event, at a glance. */
+static char delay_mark(uint64_t delta_ns)
+{
+	static const struct { uint64_t ns; char sym; } marks[] = {
+		{ 1000000000ull, '$' }, { 100000000ull, '@' }, { 10000000ull, '*' },
+		{ 1000000ull, '#' }, { 100000ull, '!' }, { 10000ull, '+' },
+	};
+
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (delta_ns > marks[i].ns)
+			return marks[i].sym;
+	return ' ';
+}
+
+static uint64_t ns_to_us(uint64_t ns)
+{
+	return (ns + 500) / 1000;
+}
+
+/* trace_print_lat_context(): the latency-format line prefix. */
+static void print_lat_context(struct uks_trace *tr, struct uks_seq *s,
+			      const struct uks_trace_iter *it,
+			      const struct uks_rb_event *ev, uint64_t next_ts)
+{
+	const struct uks_trace_entry *ent = ev->data;
+	uint64_t abs_ts = ev->ts - uks_rb_time_start(tr->rb), rel_ts = next_ts - ev->ts;
+	bool verbose = trace_opt(tr, UKS_OPT_VERBOSE);
+	char comm[16];
+
+	uks_trace_find_cmdline(ent->pid, comm);
+	if (verbose) {
+		uks_seq_printf(s, "%16s %7d %3u %d %08x %08lx ", comm, ent->pid, ev->cpu,
+			       ent->flags, ent->preempt_count & 0xf, it->idx);
+	} else {
+		uks_seq_printf(s, "%8.8s-%-7d %3u", comm, ent->pid, ev->cpu);
+		print_lat_fmt(s, ent);
+	}
+	if (it->in_ns) {
+		abs_ts = ns_to_us(abs_ts);
+		rel_ts = ns_to_us(rel_ts);
+	}
+	if (verbose && it->in_ns)
+		uks_seq_printf(s, "[%08llx] %llu.%03llums (+%llu.%03llums): ",
+			       (unsigned long long)ns_to_us(ev->ts),
+			       (unsigned long long)(abs_ts / 1000), (unsigned long long)(abs_ts % 1000),
+			       (unsigned long long)(rel_ts / 1000), (unsigned long long)(rel_ts % 1000));
+	else if (verbose)
+		uks_seq_printf(s, "[%016llx] %lld (+%lld): ", (unsigned long long)ev->ts,
+			       (long long)abs_ts, (long long)rel_ts);
+	else if (it->in_ns)
+		uks_seq_printf(s, " %4lldus%c: ", (long long)abs_ts, delay_mark(rel_ts * 1000));
+	else
+		uks_seq_printf(s, " %4lld: ", (long long)abs_ts);
+}
+
+/* trace_print_context(): the default line prefix. */
+static void print_context(struct uks_trace *tr, struct uks_seq *s,
+			  const struct uks_trace_iter *it, const struct uks_rb_event *ev)
+{
+	const struct uks_trace_entry *ent = ev->data;
+	char comm[16];
+
+	uks_trace_find_cmdline(ent->pid, comm);
+	uks_seq_printf(s, "%16s-%-7d ", comm, ent->pid);
+	if (trace_opt(tr, UKS_OPT_RECORD_TGID)) {
+		pid_t tgid = uks_trace_find_tgid(ent->pid);
+
+		if (tgid <= 0)
+			uks_seq_puts(s, "(-------) ");
+		else
+			uks_seq_printf(s, "(%7d) ", tgid);
+	}
+	uks_seq_printf(s, "[%03u] ", ev->cpu);
+	if (trace_opt(tr, UKS_OPT_IRQ_INFO))
+		print_lat_fmt(s, ent);
+	if (it->in_ns) {
+		uint64_t usecs = ns_to_us(ev->ts);
+
+		uks_seq_printf(s, " %5lu.%06lu: ", (unsigned long)(usecs / 1000000),
+			       (unsigned long)(usecs % 1000000));
+	} else {
+		uks_seq_printf(s, " %12llu: ", (unsigned long long)ev->ts);
+	}
+}
+
 /**
  * uks_trace_print_event - one line of trace/trace_pipe
+ * @it:		the reader's print state; its entry index advances
+ * @ev:		the event
+ * @next_ts:	timestamp of the event the reader shows next, or @ev's own
+ *		when there is none (latency-format delay marks)
+ *
  * Caller holds event_mutex (the call list must not change underneath).
  */
-void uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s,
-			   const struct uks_rb_event *ev)
+void uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks_trace_iter *it,
+			   const struct uks_rb_event *ev, uint64_t next_ts)
 {
 	const struct uks_trace_entry *ent = ev->data;
 	struct uks_event_call *call = call_by_id(ent->type);
-	char comm[16];
 
 	if (trace_opt(tr, UKS_OPT_CONTEXT_INFO)) {
-		if (trace_opt(tr, UKS_OPT_RECORD_CMD))
-			uks_trace_find_cmdline(ent->pid, comm);
+		if (it->lat_fmt)
+			print_lat_context(tr, s, it, ev, next_ts);
 		else
-			strcpy(comm, "<...>");
-		uks_seq_printf(s, "%16s-%-7d ", comm, ent->pid);
-		if (trace_opt(tr, UKS_OPT_RECORD_TGID)) {
-			pid_t tgid = uks_trace_find_tgid(ent->pid);
-
-			if (tgid < 0)
-				uks_seq_puts(s, "(-------) ");
-			else
-				uks_seq_printf(s, "(%7d) ", tgid);
-		}
-		uks_seq_printf(s, "[%03u] ", ev->cpu);
-		if (trace_opt(tr, UKS_OPT_IRQ_INFO))
-			print_lat_fmt(s, ent);
-		if (uks_trace_clock_in_ns(uks_rb_clock(tr->rb))) {
-			uint64_t usecs = (ev->ts + 500) / 1000;
-
-			uks_seq_printf(s, " %5lu.%06lu: ", (unsigned long)(usecs / 1000000),
-				       (unsigned long)(usecs % 1000000));
-		} else {
-			uks_seq_printf(s, " %12llu: ", (unsigned long long)ev->ts);
-		}
+			print_context(tr, s, it, ev);
 	}
+	it->idx++;
 	if (!call) {
 		uks_seq_printf(s, "Unknown type %d\n", ent->type);
 		return;

@@ -40,23 +40,38 @@ int uks_tracefs_trace_open(struct uks_tracefs_file *f)
 		uks_rb_reset(f->tr->rb);
 	if ((f->flags & O_ACCMODE) == O_WRONLY)
 		return 0;
+	uks_trace_iter_init(f->tr, &f->iter, 0);
 	f->snap = uks_rb_snapshot(f->tr->rb);
 	return f->snap ? 0 : -ENOMEM;
 }
 
+/* The snapshot's next event that this file shows (per_cpu/cpuN/trace: one CPU). */
+static bool snap_next(struct uks_tracefs_file *f, struct uks_rb_event *ev)
+{
+	while (uks_rb_snapshot_next(f->snap, ev))
+		if (!per_cpu(f) || ev->cpu == (unsigned int)f->loc.cpu)
+			return true;
+	return false;
+}
+
 ssize_t uks_tracefs_trace_read(struct uks_tracefs_file *f, void *buf, size_t len)
 {
-	struct uks_rb_event ev;
+	struct uks_rb_event next;
 
 	pthread_mutex_lock(&uks_event_mutex);
 	if (!f->header_done) {
-		uks_trace_print_header(f->tr, &f->content);
+		/* One event of lookahead: latency-format wants the next timestamp. */
+		f->have_pending = snap_next(f, &f->pending);
+		uks_trace_print_header(f->tr, &f->content, &f->iter, !f->have_pending);
 		f->header_done = true;
 	}
-	while (f->content.len - f->pos < len && uks_rb_snapshot_next(f->snap, &ev)) {
-		if (per_cpu(f) && ev.cpu != (unsigned int)f->loc.cpu)
-			continue;
-		uks_trace_print_event(f->tr, &f->content, &ev);
+	while (f->content.len - f->pos < len && f->have_pending) {
+		bool more = snap_next(f, &next);
+
+		uks_trace_print_event(f->tr, &f->content, &f->iter, &f->pending,
+				      more ? next.ts : f->pending.ts);
+		f->pending = next;
+		f->have_pending = more;
 	}
 	pthread_mutex_unlock(&uks_event_mutex);
 	if (f->content.overflow)
@@ -71,7 +86,8 @@ void uks_tracefs_trace_release(struct uks_tracefs_file *f)
 
 int uks_tracefs_pipe_open(struct uks_tracefs_file *f)
 {
-	f->scratch = uks_kmalloc(UKS_RB_PAGE_SIZE);
+	uks_trace_iter_init(f->tr, &f->iter, 1);
+	f->scratch = uks_kmalloc(2 * UKS_RB_PAGE_SIZE);
 	return f->scratch ? 0 : -ENOMEM;
 }
 
@@ -80,32 +96,56 @@ void uks_tracefs_pipe_release(struct uks_tracefs_file *f)
 	uks_kfree(f->scratch);
 }
 
-/* Consume the oldest event over the CPUs we read; false when none. */
-static bool consume_oldest(struct uks_tracefs_file *f, struct uks_rb_event *ev)
+/*
+ * The CPU holding the oldest unread event among those we read, or -1.
+ * Peeks copy events into @buf (one page).
+ */
+static int oldest_cpu(struct uks_tracefs_file *f, void *buf, uint64_t *ts_out)
 {
 	struct uks_rb *rb = f->tr->rb;
 	unsigned int first = per_cpu(f) ? (unsigned int)f->loc.cpu : 0;
 	unsigned int last = per_cpu(f) ? first + 1 : uks_rb_nr_cpus(rb);
 	uint64_t best_ts = 0, ts;
-	int best = -1, len;
+	int best = -1;
 
 	for (unsigned int cpu = first; cpu < last; cpu++) {
-		if (uks_rb_peek(rb, cpu, f->scratch, UKS_RB_PAGE_SIZE, &ts) > 0 &&
+		if (uks_rb_peek(rb, cpu, buf, UKS_RB_PAGE_SIZE, &ts) > 0 &&
 		    (best < 0 || ts < best_ts)) {
 			best = (int)cpu;
 			best_ts = ts;
 		}
 	}
-	if (best < 0)
+	*ts_out = best_ts;
+	return best;
+}
+
+/* Consume the oldest event over the CPUs we read; false when none. */
+static bool consume_oldest(struct uks_tracefs_file *f, struct uks_rb_event *ev)
+{
+	uint64_t ts;
+	int cpu = oldest_cpu(f, f->scratch, &ts), len;
+
+	if (cpu < 0)
 		return false;
-	len = uks_rb_consume(rb, (unsigned int)best, f->scratch, UKS_RB_PAGE_SIZE, &ts);
+	len = uks_rb_consume(f->tr->rb, (unsigned int)cpu, f->scratch, UKS_RB_PAGE_SIZE, &ts);
 	if (len <= 0)
 		return false;
 	ev->ts = ts;
-	ev->cpu = (unsigned int)best;
+	ev->cpu = (unsigned int)cpu;
 	ev->len = (unsigned int)len;
 	ev->data = f->scratch;
 	return true;
+}
+
+/* Print @ev; latency-format looks at the next unread event's time. */
+static void pipe_print(struct uks_tracefs_file *f, struct uks_rb_event *ev)
+{
+	uint64_t next_ts = ev->ts, ts;
+
+	/* The second scratch page, so the peek leaves @ev alone. */
+	if (f->iter.lat_fmt && oldest_cpu(f, (char *)f->scratch + UKS_RB_PAGE_SIZE, &ts) >= 0)
+		next_ts = ts;
+	uks_trace_print_event(f->tr, &f->content, &f->iter, ev, next_ts);
 }
 
 ssize_t uks_tracefs_pipe_read(struct uks_tracefs_file *f, void *buf, size_t len)
@@ -120,7 +160,7 @@ ssize_t uks_tracefs_pipe_read(struct uks_tracefs_file *f, void *buf, size_t len)
 			return (ssize_t)copy_out(f, buf, len);
 		pthread_mutex_lock(&uks_event_mutex);
 		while (f->content.len < len && consume_oldest(f, &ev))
-			uks_trace_print_event(f->tr, &f->content, &ev);
+			pipe_print(f, &ev);
 		pthread_mutex_unlock(&uks_event_mutex);
 		if (f->content.overflow)
 			return -ENOMEM;

@@ -91,6 +91,7 @@ struct uks_rb {
 	bool recording;
 	enum uks_trace_clock clock;
 	uint64_t counter;	/* the "counter" clock */
+	uint64_t time_start;	/* clock reading at the last reset */
 	size_t bytes_per_cpu;
 	uint32_t wake_seq;	/* futex word: bumped when a waiter is woken */
 	int waiters;
@@ -230,6 +231,7 @@ struct uks_rb *uks_rb_alloc(unsigned int nr_cpus, size_t bytes_per_cpu)
 		}
 	}
 	rb->bytes_per_cpu = (size_t)pages_for(bytes_per_cpu) * UKS_RB_PAGE_SIZE;
+	rb->time_start = uks_trace_clock_read(rb->clock, &rb->counter);
 	return rb;
 }
 
@@ -274,6 +276,7 @@ int uks_rb_resize(struct uks_rb *rb, size_t bytes_per_cpu)
 }
 
 size_t uks_rb_size(const struct uks_rb *rb) { return rb->bytes_per_cpu; }
+uint64_t uks_rb_time_start(const struct uks_rb *rb) { return READ_ONCE(rb->time_start); }
 unsigned int uks_rb_nr_cpus(const struct uks_rb *rb) { return rb->nr_cpus; }
 void uks_rb_set_overwrite(struct uks_rb *rb, bool overwrite) { WRITE_ONCE(rb->overwrite, overwrite); }
 void uks_rb_set_clock(struct uks_rb *rb, enum uks_trace_clock clock) { WRITE_ONCE(rb->clock, clock); }
@@ -704,6 +707,7 @@ void uks_rb_stats(struct uks_rb *rb, unsigned int cpu, struct uks_rb_stats *st)
  */
 void uks_rb_reset(struct uks_rb *rb)
 {
+	WRITE_ONCE(rb->time_start, uks_trace_clock_read(rb->clock, &rb->counter));
 	for (unsigned int i = 0; i < rb->nr_cpus; i++) {
 		struct rb_cpu *c = &rb->cpus[i];
 		struct rb_event_hdr *hdr;

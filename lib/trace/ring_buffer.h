@@ -113,5 +113,7 @@ void uks_rb_snapshot_free(struct uks_rb_snapshot *snap);
 void uks_rb_stats(struct uks_rb *rb, unsigned int cpu, struct uks_rb_stats *st);
 /* Remove every event of every CPU (echo > trace); stats keep counting. */
 void uks_rb_reset(struct uks_rb *rb);
+/* Clock reading at allocation or the last reset (latency-format times). */
+uint64_t uks_rb_time_start(const struct uks_rb *rb);
 
 #endif

@@ -212,10 +212,17 @@ int uks_trace_set_cmdlines_size(int size);
 const char *uks_trace_current_comm(void);
 void uks_trace_note_current(struct uks_trace *tr);
 
-/* output.c */
-void uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s);
-void uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s,
-			   const struct uks_rb_event *ev);
+/* output.c: how one reader prints, fixed at open as the kernel's iter_flags */
+struct uks_trace_iter {
+	bool lat_fmt;		/* latency-format was on */
+	bool in_ns;		/* the clock counts nanoseconds */
+	unsigned long idx;	/* index of the next entry (verbose lines) */
+};
+void uks_trace_iter_init(struct uks_trace *tr, struct uks_trace_iter *it, unsigned long first_idx);
+void uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s,
+			    const struct uks_trace_iter *it, bool empty);
+void uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks_trace_iter *it,
+			   const struct uks_rb_event *ev, uint64_t next_ts);
 
 /* error_log.c */
 void uks_trace_log_err(struct uks_trace *tr, const char *loc, const char *cmd,

@@ -59,9 +59,12 @@ struct uks_tracefs_file {
 	size_t pos;
 	bool shown;
 	int interrupted;
+	struct uks_trace_iter iter;	/* trace, trace_pipe */
 	struct uks_rb_snapshot *snap;	/* trace */
+	struct uks_rb_event pending;	/* trace: the next event to print */
+	bool have_pending;
 	bool header_done;
-	void *scratch;			/* trace_pipe: one event */
+	void *scratch;			/* trace_pipe: the event, a lookahead */
 };
 
 extern const struct tracefs_node uks_tracefs_root[];

@@ -9,6 +9,9 @@
 #include <regex.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <uks/core.h>
 #include <uks/slab.h>
@@ -364,8 +367,8 @@ TEST_F(tfs, options_change_the_output)
 	char tgid[64];
 	const char *t;
 
-	ASSERT_STREQ("context-info\nrecord-cmd\nnorecord-tgid\noverwrite\nirq-info\nmarkers\n",
-		     rd(tr, "trace_options"));
+	ASSERT_STREQ("noverbose\ncontext-info\nnolatency-format\nrecord-cmd\nnorecord-tgid\n"
+		     "overwrite\nirq-info\nmarkers\n", rd(tr, "trace_options"));
 	ASSERT_EQ(0, wr(tr, "trace_options", "record-tgid"));
 	ASSERT_STREQ("1\n", rd(tr, "options/record-tgid"));
 	ASSERT_EQ(0, wr(tr, "set_event", "uks_other:ping"));
@@ -385,6 +388,84 @@ TEST_F(tfs, options_change_the_output)
 	ASSERT_EQ(-EINVAL, wr(tr, "trace_options", "nosuchoption"));
 	ASSERT_EQ(-EINVAL, wr(tr, "options/markers", "2"));
 	ASSERT_NE(NULL, strstr(rd(tr, "trace_options"), "nocontext-info\n"));
+}
+
+/*
+ * latency-format: print_trace_header(), print_lat_help_header() and the
+ * latency line with times relative to the last reset.  The counter clock
+ * makes the times exact: the reset reads 0 and the two events 1 and 2.
+ */
+TEST_F(tfs, latency_format)
+{
+	struct uks_trace *tr = self->tr;
+	char expect[4096], comm[16] = { 0 }, head[96];
+	struct utsname uts;
+	cpu_set_t one;
+	int cpu = uks_cpu_current(), pid = (int)syscall(SYS_gettid);
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	cpu = uks_cpu_current();
+	ASSERT_EQ(0, uname(&uts));
+	prctl(PR_GET_NAME, comm);
+	ASSERT_EQ(0, wr(tr, "trace_options", "latency-format"));
+	ASSERT_STREQ("1\n", rd(tr, "options/latency-format"));
+	ASSERT_EQ(0, wrt(tr, "trace_clock", "counter"));
+	/* An empty buffer shows no latency header at all. */
+	ASSERT_STREQ("# tracer: nop\n#\n", rd(tr, "trace"));
+	ASSERT_EQ(0, wr(tr, "set_event", "uks_other:ping"));
+	uks_trace_uks_other_ping(1);
+	uks_trace_uks_other_ping(2);
+	snprintf(head, sizeof(head), "%8.8s-%-7d %3d.....", comm, pid, cpu);
+	snprintf(expect, sizeof(expect),
+		 "# tracer: nop\n"
+		 "#\n"
+		 "# nop latency trace v1.1.5 on %s\n"
+		 "# --------------------------------------------------------------------\n"
+		 "# latency: 0 us, #2/2, CPU#0 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:%ld)\n"
+		 "#    -----------------\n"
+		 "#    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)\n"
+		 "#    -----------------\n"
+		 "#\n"
+		 "#                    _------=> CPU#            \n"
+		 "#                   / _-----=> irqs-off        \n"
+		 "#                  | / _----=> need-resched    \n"
+		 "#                  || / _---=> hardirq/softirq \n"
+		 "#                  ||| / _--=> preempt-depth   \n"
+		 "#                  |||| / _-=> migrate-disable \n"
+		 "#                  ||||| /     delay           \n"
+		 "#  cmd     pid     |||||| time  |   caller     \n"
+		 "#     \\   /        ||||||  \\    |    /       \n"
+		 "%s    1: ping: v=1\n"
+		 "%s    2: ping: v=2\n", uts.release, online(), head, head);
+	ASSERT_STREQ(expect, rd(tr, "trace"));
+
+	/* verbose: no help header, the raw context and both times. */
+	ASSERT_EQ(0, wr(tr, "trace_options", "verbose"));
+	snprintf(expect, sizeof(expect),
+		 "%16s %7d %3d 0 00000000 00000000 [0000000000000001] 1 (+1): ping: v=1\n"
+		 "%16s %7d %3d 0 00000000 00000001 [0000000000000002] 2 (+0): ping: v=2\n",
+		 comm, pid, cpu, comm, pid, cpu);
+	ASSERT_NE(NULL, strstr(rd(tr, "trace"), expect));
+	ASSERT_EQ(NULL, strstr(out, "_------=> CPU#"));
+	ASSERT_EQ(0, wr(tr, "trace_options", "noverbose"));
+
+	/* trace_pipe: the same lines, consumed. */
+	snprintf(expect, sizeof(expect), "%s    1: ping: v=1\n%s    2: ping: v=2\n", head, head);
+	ASSERT_STREQ(expect, rd(tr, "trace_pipe"));
+
+	/* A nanosecond clock prints microseconds and the delay mark. */
+	ASSERT_EQ(0, wrt(tr, "trace_clock", "mono"));
+	uks_trace_uks_other_ping(3);
+	usleep(20000);
+	uks_trace_uks_other_ping(4);
+	rd(tr, "trace");
+	/* 20 ms to the next event: '*' (> 10 ms), or '@' (> 100 ms) on a loaded box */
+	ASSERT_TRUE(strstr(out, "us*: ping: v=3\n") || strstr(out, "us@: ping: v=3\n"));
+	ASSERT_NE(NULL, strstr(out, "us : ping: v=4\n"));	/* the last: no gap */
+	ASSERT_EQ(0, wr(tr, "trace_options", "nocontext-info"));
+	ASSERT_STREQ("# tracer: nop\n#\nping: v=3\nping: v=4\n", rd(tr, "trace"));
 }
 
 TEST_F(tfs, trace_clock)

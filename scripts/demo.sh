@@ -23,5 +23,8 @@ echo "== libuks-malloc.so under python3, plain and with UKS_SLUB_DEBUG=FZPU"
 LD_PRELOAD="$O/libuks-malloc.so" python3 -c 'import sys; print("python", sys.version.split()[0], "runs on uks kmalloc")'
 UKS_SLUB_DEBUG=FZPU LD_PRELOAD="$O/libuks-malloc.so" python3 -c 'print(sum(len(str(i)) for i in range(10**5)), "digits, every object red-zoned and poisoned")'
 echo
-echo "Not yet here: tracing, DAMON, VDUSE and uksfs land in their own issues;"
+echo "== event tracing: an event, an eprobe following a pointer, kmem:kmalloc, trace_marker"
+"$O/examples/trace-events"
+echo
+echo "Not yet here: DAMON, VDUSE and uksfs land in their own issues;"
 echo "this demo grows with each of them."

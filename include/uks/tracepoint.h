@@ -89,16 +89,21 @@ struct uks_trace_entry {
 	int32_t pid;
 };
 
+struct uks_tp_iter;
+
 /**
  * struct uks_tp_probe - a tracer attached to a tracepoint
  * @reserve:	return space for a record of @len bytes with its common header
  *		filled in, or NULL to skip this probe for this hit
  * @commit:	the record is complete; @rec is what @reserve returned
  * @data:	the tracer's context, passed back to both
+ *
+ * Both get the hit (@hit->tp is the tracepoint), whose @shared words the
+ * probes of one hit may use to share work, such as one timestamp.
  */
 struct uks_tp_probe {
-	void *(*reserve)(void *data, struct uks_tracepoint *tp, size_t len);
-	void (*commit)(void *data, struct uks_tracepoint *tp, void *rec, size_t len);
+	void *(*reserve)(void *data, struct uks_tp_iter *hit, size_t len);
+	void (*commit)(void *data, struct uks_tp_iter *hit, void *rec, size_t len);
 	void *data;
 };
 
@@ -122,9 +127,10 @@ struct uks_tracepoint {
 	struct uks_tracepoint *next;	/* registry list */
 };
 
-/* Iteration over the attached probes, used by generated emit functions. */
+/* One hit: iteration over the attached probes, used by generated emit functions. */
 struct uks_tp_iter {
 	struct uks_tracepoint *tp;
+	uint64_t shared[2];		/* for the probes; zero when the hit starts */
 	struct uks_tp_probe *probes;
 	struct uks_tp_probe *cur;
 	void *rec;

@@ -111,7 +111,7 @@ static void *tp_advance(struct uks_tp_iter *it)
 {
 	if (it->cur) {
 		for (it->cur++; it->cur->reserve; it->cur++) {
-			it->rec = it->cur->reserve(it->cur->data, it->tp, it->len);
+			it->rec = it->cur->reserve(it->cur->data, it, it->len);
 			if (it->rec)
 				return it->rec;
 		}
@@ -143,6 +143,7 @@ UKS_EXPORT void *uks_tp_first(struct uks_tracepoint *tp, struct uks_tp_iter *it,
 			return NULL;
 	}
 	it->tp = tp;
+	it->shared[0] = it->shared[1] = 0;
 	it->len = len;
 	it->rec = NULL;
 	it->phase = __atomic_load_n(&gp_phase, __ATOMIC_RELAXED);
@@ -166,7 +167,7 @@ UKS_EXPORT void *uks_tp_first(struct uks_tracepoint *tp, struct uks_tp_iter *it,
  */
 UKS_EXPORT void *uks_tp_next(struct uks_tp_iter *it)
 {
-	it->cur->commit(it->cur->data, it->tp, it->rec, it->len);
+	it->cur->commit(it->cur->data, it, it->rec, it->len);
 	return tp_advance(it);
 }
 

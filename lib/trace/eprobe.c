@@ -75,7 +75,7 @@ static const struct uks_event_field probe_type_field = {
 	"unsigned int", "__probe_type", 8, 4, false, UKS_FILTER_OTHER
 };
 
-static void *eprobe_reserve(void *data, struct uks_tracepoint *tp, size_t len)
+static void *eprobe_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 {
 	struct uks_event_file *file = data;
 	struct uks_eprobe *ep = file->call->priv;
@@ -93,7 +93,7 @@ static void *eprobe_reserve(void *data, struct uks_tracepoint *tp, size_t len)
 	return buf;
 }
 
-static void eprobe_commit(void *data, struct uks_tracepoint *tp, void *src, size_t src_len)
+static void eprobe_commit(void *data, struct uks_tp_iter *hit, void *src, size_t src_len)
 {
 	struct uks_event_file *file = data;
 	struct uks_eprobe *ep = file->call->priv;
@@ -107,9 +107,10 @@ static void eprobe_commit(void *data, struct uks_tracepoint *tp, void *src, size
 	      uks_probe_args_dynamic_size(ep->args, src, src_len, ent->pid);
 	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
 		uks_trace_note_current(tr);
-	rec = uks_rb_reserve(tr->rb, len, &cpu);
+	rec = uks_rb_reserve_at(tr->rb, len, uks_trace_hit_ts(hit, tr->rb), &cpu);
 	if (rec) {
-		uks_trace_fill_entry(tr, &rec->ent, file->call->id);
+		rec->ent = *ent;	/* the attached record's header, our type */
+		rec->ent.type = (uint16_t)file->call->id;
 		rec->probe_type = (uint32_t)ep->attached->id;
 		uks_probe_args_store(ep->args, src, src_len, ent->pid, rec, len);
 		uks_trace_commit_filtered(tr, file, rec, len, cpu);

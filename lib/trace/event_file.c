@@ -45,7 +45,26 @@ bool uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid)
 	return false;
 }
 
-static void *file_reserve(void *data, struct uks_tracepoint *tp, size_t len)
+/**
+ * uks_trace_hit_ts - the timestamp of a tracepoint hit in @rb's clock
+ *
+ * Every record one hit writes (the event in several instances, its
+ * eprobes) carries the same time: one clock reading per clock and hit.
+ * The counter clock is read each time, so that its values stay unique.
+ */
+uint64_t uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb)
+{
+	uint64_t clock = (uint64_t)uks_rb_clock(rb) + 1;
+
+	if (hit->shared[1] == clock)
+		return hit->shared[0];
+	hit->shared[0] = uks_rb_now(rb);
+	if (clock != (uint64_t)UKS_CLOCK_COUNTER + 1)
+		hit->shared[1] = clock;
+	return hit->shared[0];
+}
+
+static void *file_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 {
 	struct uks_event_file *file = data;
 	struct uks_trace *tr = file->tr;
@@ -58,7 +77,7 @@ static void *file_reserve(void *data, struct uks_tracepoint *tp, size_t len)
 	write_depth++;
 	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
 		uks_trace_note_current(tr);
-	ent = uks_rb_reserve(tr->rb, len, &cpu);
+	ent = uks_rb_reserve_at(tr->rb, len, uks_trace_hit_ts(hit, tr->rb), &cpu);
 	if (!ent) {
 		write_depth--;
 		return NULL;
@@ -86,7 +105,7 @@ void uks_trace_commit_filtered(struct uks_trace *tr, struct uks_event_file *file
 	uks_rb_commit(tr->rb, rec);
 }
 
-static void file_commit(void *data, struct uks_tracepoint *tp, void *rec, size_t len)
+static void file_commit(void *data, struct uks_tp_iter *hit, void *rec, size_t len)
 {
 	struct uks_event_file *file = data;
 

@@ -80,6 +80,7 @@ struct uks_probe_args {
 	int cap;			/* args[] allocated, for cleanup */
 	unsigned int base;
 	size_t fixed_size;
+	bool has_strings;		/* any string argument: records vary in size */
 	struct uks_event_field *fields;	/* nr of them, after args[] */
 	struct pa_arg args[];
 };
@@ -413,6 +414,7 @@ int uks_probe_args_parse(int argc, const char *const *argv,
 		/* trace_define_field() classifies "__data_loc char[]" this way. */
 		f->filter_type = a->type->print == PA_STR && !a->count ?
 				 UKS_FILTER_DYN_STRING : UKS_FILTER_OTHER;
+		pa->has_strings |= a->type->print == PA_STR;
 		pa->nr++;
 	}
 	pa->fixed_size = off;
@@ -583,7 +585,9 @@ size_t uks_probe_args_dynamic_size(const struct uks_probe_args *pa, const void *
 {
 	size_t total = 0;
 
-	for (int i = 0; pa && i < pa->nr; i++)
+	if (!pa || !pa->has_strings)
+		return 0;
+	for (int i = 0; i < pa->nr; i++)
 		total += __uks_probe_fetch_size(pa->args[i].fetch, src, src_len, pid);
 	return total;
 }

@@ -10,8 +10,10 @@
  * (release).  Writers of the same CPU, a writer preempted by another thread,
  * a writer that migrated after picking its CPU, and a signal handler nested
  * in a writer all just reserve different ranges; none of them can corrupt
- * another's event.  Readers stop at the first event whose header is still
- * zero (reserved, not yet committed).
+ * another's event.  Readers stop at the first event not yet committed.
+ * Pages are reused without clearing them: each header carries the page's
+ * generation, so a header left from an earlier use never reads as
+ * committed.
  *
  * Moving to the next page is the slow path and takes the CPU's buffer lock,
  * a spinlock that readers also take while they copy events out.  In
@@ -48,23 +50,30 @@
 #include "trace/ring_buffer.h"
 
 #define PAGE_CLOSED	0x80000000u	/* write offset: no more reservations */
-#define EV_VALID	0x80000000u	/* header info: committed */
-#define EV_DISCARD	0x40000000u	/* header info: committed, but not an event */
+#define EV_VALID	0x80000000u	/* header state: committed */
+#define EV_DISCARD	0x40000000u	/* header state: committed, but not an event */
 #define EV_LEN_MASK	0x0000ffffu
 
 struct rb_page {
 	uint32_t write;		/* reserved bytes | PAGE_CLOSED */
 	uint32_t cpu;
 	uint64_t committed;	/* committed bytes (low 32) | events (high 32) */
-	uint64_t pad[2];
+	uint32_t gen;		/* incarnation: bumped each time the page is reused */
+	uint32_t pad0;
+	uint64_t pad1;
 	unsigned char data[];
 };
 
 #define PAGE_DATA	(UKS_RB_PAGE_SIZE - sizeof(struct rb_page))
 
+/*
+ * @state is gen << 32 | flags | length: the page's incarnation, so that a
+ * header left over from an earlier use of the page never looks committed
+ * (pages are reused without being cleared), and EV_VALID set last, by the
+ * commit.  The length counts this header.
+ */
 struct rb_event_hdr {
-	uint32_t info;		/* 0 until committed: EV_VALID | flags | length */
-	uint32_t len;		/* total bytes including this header */
+	uint64_t state;
 	uint64_t ts;
 };
 
@@ -137,9 +146,25 @@ static struct rb_page *page_of(const void *p)
 
 static void page_reset(struct rb_page *pg)
 {
-	memset(pg->data, 0, PAGE_DATA);
+	__atomic_store_n(&pg->gen, pg->gen + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&pg->committed, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&pg->write, 0, __ATOMIC_RELEASE);
+}
+
+static uint32_t ev_len(uint64_t state)
+{
+	return (uint32_t)state & EV_LEN_MASK;
+}
+
+/* The event's state if it was committed in @pg's current use, else 0. */
+static uint64_t ev_committed(const struct rb_page *pg, const struct rb_event_hdr *hdr)
+{
+	uint64_t state = __atomic_load_n(&hdr->state, __ATOMIC_ACQUIRE);
+
+	if ((uint32_t)(state >> 32) != __atomic_load_n(&pg->gen, __ATOMIC_RELAXED) ||
+	    !(state & EV_VALID))
+		return 0;
+	return state;
 }
 
 static uint32_t page_end(const struct rb_page *pg)
@@ -182,6 +207,8 @@ static int cpu_init(struct rb_cpu *c, unsigned int cpu, unsigned int nr_pages)
 			cpu_free(c);
 			return -ENOMEM;
 		}
+		/* Cleared once: no stale header may carry the first generation. */
+		memset(c->pages[i], 0, UKS_RB_PAGE_SIZE);
 		c->pages[i]->cpu = cpu;
 		page_reset(c->pages[i]);
 	}
@@ -331,16 +358,7 @@ out:
 	return 0;
 }
 
-/**
- * uks_rb_reserve - reserve space for an event on this CPU
- * @rb:		the buffer
- * @len:	payload bytes
- * @cpu_out:	set to the CPU whose buffer was used
- *
- * Returns the payload to fill, or NULL (recording off, too big, full with
- * overwrite off, oldest page busy, or nested in this thread's buffer lock).
- */
-void *uks_rb_reserve(struct uks_rb *rb, size_t len, unsigned int *cpu_out)
+static void *rb_reserve(struct uks_rb *rb, size_t len, const uint64_t *ts, unsigned int *cpu_out)
 {
 	uint32_t total = ALIGN_UP((uint32_t)(sizeof(struct rb_event_hdr) + len), 8u);
 	struct rb_event_hdr *hdr;
@@ -378,10 +396,43 @@ void *uks_rb_reserve(struct uks_rb *rb, size_t len, unsigned int *cpu_out)
 			return NULL;
 	}
 	hdr = (struct rb_event_hdr *)(pg->data + w);
-	hdr->len = total;
-	hdr->ts = uks_trace_clock_read(rb->clock, &rb->counter);
+	__atomic_store_n(&hdr->state, (uint64_t)__atomic_load_n(&pg->gen, __ATOMIC_RELAXED) << 32 |
+			 total, __ATOMIC_RELAXED);
+	hdr->ts = ts ? *ts : uks_trace_clock_read(rb->clock, &rb->counter);
 	*cpu_out = (unsigned int)cpu;
 	return hdr + 1;
+}
+
+/**
+ * uks_rb_reserve - reserve space for an event on this CPU
+ * @rb:		the buffer
+ * @len:	payload bytes
+ * @cpu_out:	set to the CPU whose buffer was used
+ *
+ * The event is stamped with the buffer's clock.  Returns the payload to
+ * fill, or NULL (recording off, too big, full with overwrite off, oldest
+ * page busy, or nested in this thread's buffer lock).
+ */
+void *uks_rb_reserve(struct uks_rb *rb, size_t len, unsigned int *cpu_out)
+{
+	return rb_reserve(rb, len, NULL, cpu_out);
+}
+
+/**
+ * uks_rb_reserve_at - uks_rb_reserve() with a timestamp read by the caller
+ * @ts:		a reading of this buffer's clock (uks_rb_now())
+ *
+ * Lets the records of one tracepoint hit share one clock reading.
+ */
+void *uks_rb_reserve_at(struct uks_rb *rb, size_t len, uint64_t ts, unsigned int *cpu_out)
+{
+	return rb_reserve(rb, len, &ts, cpu_out);
+}
+
+/** uks_rb_now - read the buffer's trace clock */
+uint64_t uks_rb_now(struct uks_rb *rb)
+{
+	return uks_trace_clock_read(READ_ONCE(rb->clock), &rb->counter);
 }
 
 static void rb_wake(struct uks_rb *rb)
@@ -394,9 +445,10 @@ static void rb_finish(struct uks_rb *rb, void *data, uint32_t flags)
 {
 	struct rb_event_hdr *hdr = (struct rb_event_hdr *)data - 1;
 	struct rb_page *pg = page_of(hdr);
-	uint32_t total = hdr->len;
+	uint64_t state = __atomic_load_n(&hdr->state, __ATOMIC_RELAXED);
+	uint32_t total = ev_len(state);
 
-	__atomic_store_n(&hdr->info, EV_VALID | flags | total, __ATOMIC_RELEASE);
+	__atomic_store_n(&hdr->state, state | EV_VALID | flags, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&pg->committed, total | (uint64_t)!flags << 32, __ATOMIC_RELEASE);
 	if (!flags)
 		rb_wake(rb);
@@ -431,13 +483,13 @@ static struct rb_event_hdr *rb_oldest(struct rb_cpu *c)
 
 		while (c->read < end) {
 			struct rb_event_hdr *hdr = (struct rb_event_hdr *)(pg->data + c->read);
-			uint32_t info = __atomic_load_n(&hdr->info, __ATOMIC_ACQUIRE);
+			uint64_t state = ev_committed(pg, hdr);
 
-			if (!info)
+			if (!state)
 				return NULL;	/* reserved, not committed yet */
-			if (!(info & EV_DISCARD))
+			if (!(state & EV_DISCARD))
 				return hdr;
-			c->read += info & EV_LEN_MASK;
+			c->read += ev_len(state);
 		}
 		if (c->head == __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) || !page_complete(pg))
 			return NULL;
@@ -462,7 +514,7 @@ static int rb_copy_oldest(struct uks_rb *rb, unsigned int cpu, void *buf, size_t
 		return -EDEADLK;
 	hdr = rb_oldest(c);
 	if (hdr) {
-		len = (int)(hdr->len - sizeof(*hdr));
+		len = (int)(ev_len(hdr->state) - sizeof(*hdr));
 		if ((size_t)len > cap) {
 			len = -ENOSPC;
 		} else {
@@ -470,7 +522,7 @@ static int rb_copy_oldest(struct uks_rb *rb, unsigned int cpu, void *buf, size_t
 			if (ts)
 				*ts = hdr->ts;
 			if (consume) {
-				c->read += hdr->len;
+				c->read += ev_len(hdr->state);
 				c->read_events++;
 			}
 		}
@@ -581,17 +633,17 @@ static int snap_cpu_copy(struct rb_cpu *c, struct snap_cpu *s)
 
 		while (off < end) {
 			struct rb_event_hdr *hdr = (struct rb_event_hdr *)(pg->data + off);
-			uint32_t info = __atomic_load_n(&hdr->info, __ATOMIC_ACQUIRE);
+			uint64_t state = ev_committed(pg, hdr);
 
-			if (!info) {
+			if (!state) {
 				stop = true;	/* later events may be ahead of this one */
 				break;
 			}
-			if (!(info & EV_DISCARD)) {
-				memcpy(s->buf + s->len, hdr, hdr->len);
-				s->len += hdr->len;
+			if (!(state & EV_DISCARD)) {
+				memcpy(s->buf + s->len, hdr, ev_len(state));
+				s->len += ev_len(state);
 			}
-			off += info & EV_LEN_MASK;
+			off += ev_len(state);
 		}
 		if (stop || page == __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE))
 			break;
@@ -650,10 +702,10 @@ bool uks_rb_snapshot_next(struct uks_rb_snapshot *snap, struct uks_rb_event *ev)
 	}
 	if (!best)
 		return false;
-	snap->cpus[best_cpu].pos += best->len;
+	snap->cpus[best_cpu].pos += ev_len(best->state);
 	ev->ts = best->ts;
 	ev->cpu = best_cpu;
-	ev->len = best->len - sizeof(*best);
+	ev->len = ev_len(best->state) - sizeof(*best);
 	ev->data = best + 1;
 	return true;
 }
@@ -716,7 +768,7 @@ void uks_rb_reset(struct uks_rb *rb)
 		if (!rb_lock(c))
 			continue;
 		while ((hdr = rb_oldest(c))) {
-			c->read += hdr->len;
+			c->read += ev_len(hdr->state);
 			c->read_events++;
 		}
 		/*

@@ -76,6 +76,9 @@ size_t uks_rb_max_event(void);
  * discard of the same pointer, from the same thread.
  */
 void *uks_rb_reserve(struct uks_rb *rb, size_t len, unsigned int *cpu);
+/* The same, stamped with @ts, a reading of uks_rb_now() (shared by a hit). */
+void *uks_rb_reserve_at(struct uks_rb *rb, size_t len, uint64_t ts, unsigned int *cpu);
+uint64_t uks_rb_now(struct uks_rb *rb);
 void uks_rb_commit(struct uks_rb *rb, void *data);
 void uks_rb_discard(struct uks_rb *rb, void *data);
 /* The CPU whose buffer a reserved event is in. */

@@ -193,6 +193,7 @@ bool uks_call_files_busy(struct uks_event_call *call);
 void uks_call_files_free(struct uks_event_call *call);
 /* Fill the common header of a record written by this thread. */
 void uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, int type);
+uint64_t uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb);
 bool uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid);
 pid_t uks_trace_current_tid(void);
 /* Commit @rec to @tr's buffer unless @file's filter rejects it. */

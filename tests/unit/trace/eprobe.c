@@ -118,6 +118,13 @@ TEST_F(ep, enable_soft_enables_the_attached_event)
 	rd(tr, "trace_pipe");
 	ASSERT_NE(NULL, strstr(out, "open: fd=6 filename=/etc/hosts"));
 	ASSERT_NE(NULL, strstr(out, "myopen: (uks_test.open) fd=0x6"));
+	{
+		/* One hit, one clock reading: both records carry the same time. */
+		const char *a = strstr(out, ": open: "), *b = strstr(out, ": myopen: ");
+
+		ASSERT_TRUE(a && b && a - out > 13 && b - out > 13);
+		ASSERT_EQ(0, strncmp(a - 13, b - 13, 13));
+	}
 	ASSERT_EQ(0, wr(tr, "events/eprobes/myopen/enable", "0"));
 	ASSERT_STREQ("1\n", rd(tr, "events/uks_test/open/enable"));
 }

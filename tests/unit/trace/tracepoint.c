@@ -26,7 +26,7 @@ struct sink {
 	bool refuse;
 };
 
-static void *sink_reserve(void *data, struct uks_tracepoint *tp, size_t len)
+static void *sink_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 {
 	struct sink *s = data;
 
@@ -37,7 +37,7 @@ static void *sink_reserve(void *data, struct uks_tracepoint *tp, size_t len)
 	return s->rec;
 }
 
-static void sink_commit(void *data, struct uks_tracepoint *tp, void *rec, size_t len)
+static void sink_commit(void *data, struct uks_tp_iter *hit, void *rec, size_t len)
 {
 	struct sink *s = data;
 

@@ -241,13 +241,14 @@ int uks_trace_snprintf(char *buf, size_t len, const char *fmt, ...)
 #define UKS__TP_DECLARE(sys, evt, proto, args)				\
 	extern struct uks_tracepoint __uks_tp_##sys##_##evt;		\
 	void __uks_tp_emit_##sys##_##evt proto;				\
-	static inline void uks_trace_##sys##_##evt proto		\
+	static inline __attribute__((unused)) void uks_trace_##sys##_##evt proto \
 	{								\
 		if (__builtin_expect(__atomic_load_n(&__uks_tp_##sys##_##evt.key, \
 						     __ATOMIC_RELAXED), 0)) \
 			__uks_tp_emit_##sys##_##evt args;		\
 	}								\
-	static inline bool uks_trace_##sys##_##evt##_enabled(void)	\
+	static inline __attribute__((unused))				\
+	bool uks_trace_##sys##_##evt##_enabled(void)			\
 	{								\
 		return __atomic_load_n(&__uks_tp_##sys##_##evt.key, __ATOMIC_RELAXED); \
 	}

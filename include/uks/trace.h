@@ -92,6 +92,30 @@ int uks_tracefs_poll(struct uks_tracefs_file *f);
 void uks_tracefs_interrupt(struct uks_tracefs_file *f);
 void uks_tracefs_close(struct uks_tracefs_file *f);
 
+/**
+ * struct uks_trace_task - the task an event is written for
+ * @pid:	thread id (common_pid, and whose memory eprobes dereference)
+ * @tgid:	its process id (saved_tgids, record-tgid)
+ * @comm:	its name (saved_cmdlines)
+ */
+struct uks_trace_task {
+	pid_t pid;
+	pid_t tgid;
+	char comm[16];
+};
+
+/**
+ * uks_trace_set_task - write this thread's next events as another task
+ * @task:	the task, or NULL for the calling thread again
+ *
+ * For event sources that report for another process, such as a ptrace
+ * tracer firing a tracee's syscall events while it is stopped: the records
+ * carry @task's pid and comm, set_event_pid and filters on comm see it,
+ * and eprobe dereferences read @task's memory.  @task must stay valid
+ * until reset.
+ */
+void uks_trace_set_task(const struct uks_trace_task *task);
+
 /* Convenience wrappers: one open, one read loop or one write, close. */
 #define UKS_TRACEFS_APPEND	1
 #define UKS_TRACEFS_TRUNC	2

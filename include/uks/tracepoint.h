@@ -141,6 +141,8 @@ struct uks_tp_iter {
 void *uks_tp_first(struct uks_tracepoint *tp, struct uks_tp_iter *it, size_t len);
 void *uks_tp_next(struct uks_tp_iter *it);
 
+/* Fire @tp with a record body built by the caller (run-time defined events). */
+void uks_tracepoint_emit(struct uks_tracepoint *tp, const void *body, size_t len);
 int uks_tracepoint_register(struct uks_tracepoint *tp);
 void uks_tracepoint_unregister(struct uks_tracepoint *tp);
 int uks_tracepoint_attach(struct uks_tracepoint *tp, const struct uks_tp_probe *probe);

@@ -171,6 +171,27 @@ UKS_EXPORT void *uks_tp_next(struct uks_tp_iter *it)
 	return tp_advance(it);
 }
 
+/**
+ * uks_tracepoint_emit - fire @tp with a record built by the caller
+ * @tp:		a registered tracepoint (possibly defined at run time)
+ * @body:	the record after its common header, @len bytes
+ * @len:	bytes of @body; the record is sizeof(struct uks_trace_entry) + @len
+ *
+ * For event sources whose events are not UKS_TRACE_EVENT()s, such as the
+ * system-call events built from a table.  Each probe fills the header.
+ */
+UKS_EXPORT void uks_tracepoint_emit(struct uks_tracepoint *tp, const void *body, size_t len)
+{
+	struct uks_tp_iter it;
+	unsigned char *rec;
+
+	if (!__atomic_load_n(&tp->key, __ATOMIC_RELAXED))
+		return;
+	for (rec = uks_tp_first(tp, &it, sizeof(struct uks_trace_entry) + len); rec;
+	     rec = uks_tp_next(&it))
+		memcpy(rec + sizeof(struct uks_trace_entry), body, len);
+}
+
 static bool phase_busy(int phase)
 {
 	for (struct tp_reader *r = __atomic_load_n(&reader_list, __ATOMIC_ACQUIRE); r; r = r->next)

@@ -17,6 +17,7 @@
 
 #include <uks/slab.h>
 
+#include "core/compiler.h"
 #include "trace/trace.h"
 
 #define DEFAULT_CMDLINES	128
@@ -40,6 +41,8 @@ static __thread pid_t cur_tid __attribute__((tls_model("initial-exec")));
 static __thread char cur_comm[16] __attribute__((tls_model("initial-exec")));
 static __thread unsigned int cur_saved_gen __attribute__((tls_model("initial-exec")));
 static unsigned int cmdline_gen = 1;	/* bumped when the table is resized */
+/* Set while this thread writes events on behalf of another task. */
+static __thread const struct uks_trace_task *cur_task __attribute__((tls_model("initial-exec")));
 
 static void reset_after_fork(void)
 {
@@ -53,8 +56,18 @@ static void register_atfork(void)
 	pthread_atfork(NULL, NULL, reset_after_fork);
 }
 
+/**
+ * uks_trace_set_task - see <uks/trace.h>
+ */
+UKS_EXPORT void uks_trace_set_task(const struct uks_trace_task *task)
+{
+	cur_task = task;
+}
+
 pid_t uks_trace_current_tid(void)
 {
+	if (__builtin_expect(cur_task != NULL, 0))
+		return cur_task->pid;
 	if (__builtin_expect(!cur_tid, 0)) {
 		pthread_once(&atfork_once, register_atfork);
 		cur_tid = (pid_t)syscall(SYS_gettid);
@@ -64,6 +77,8 @@ pid_t uks_trace_current_tid(void)
 
 const char *uks_trace_current_comm(void)
 {
+	if (__builtin_expect(cur_task != NULL, 0))
+		return cur_task->comm;
 	if (!cur_comm[0])
 		prctl(PR_GET_NAME, cur_comm, 0, 0, 0);
 	return cur_comm;
@@ -130,6 +145,12 @@ void uks_trace_note_current(struct uks_trace *tr)
 {
 	unsigned int gen = __atomic_load_n(&cmdline_gen, __ATOMIC_RELAXED);
 
+	if (__builtin_expect(cur_task != NULL, 0)) {
+		/* Another task each time: a traced process's event is slow anyway. */
+		uks_trace_save_cmdline(cur_task->pid, cur_task->comm);
+		uks_trace_save_tgid(cur_task->pid, cur_task->tgid);
+		return;
+	}
 	if (__builtin_expect(cur_saved_gen == gen, 1))
 		return;
 	cur_saved_gen = gen;

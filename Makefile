@@ -51,7 +51,8 @@ UKSD := $(O)/uksd
 
 TEST_SRCS := $(wildcard tests/unit/*/*.c)
 TEST_BINS := $(TEST_SRCS:%.c=$(O)/%)
-BENCH_SRCS := $(wildcard bench/*.c)
+# bench/trace-lttng.c is the LTTng-UST provider linked into trace-event.
+BENCH_SRCS := $(filter-out bench/trace-lttng.c,$(wildcard bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:%.c=$(O)/%)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(O)/%)
@@ -99,6 +100,17 @@ $(O)/tests/%: $(O)/tests/%.o $(LIBA)
 
 $(O)/bench/%: $(O)/bench/%.o $(LIBA)
 	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+# bench/trace-event measures LTTng-UST side by side when pkg-config finds
+# it (only at bench time: nothing else needs it).
+HAVE_LTTNG_UST := $(call have-pkg,lttng-ust)
+$(O)/bench/trace-event.o: private ALL_CFLAGS += -DUKS_HAVE_LTTNG_UST=$(HAVE_LTTNG_UST)
+ifeq ($(HAVE_LTTNG_UST),1)
+$(O)/bench/trace-event.o $(O)/bench/trace-lttng.o: private ALL_CFLAGS += \
+	-I bench $(shell pkg-config --cflags lttng-ust)
+$(O)/bench/trace-event: $(O)/bench/trace-lttng.o
+$(O)/bench/trace-event: private LIBS += $(shell pkg-config --libs lttng-ust)
+endif
 
 $(O)/examples/%: $(O)/examples/%.o $(LIBA)
 	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)

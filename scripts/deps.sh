@@ -15,6 +15,7 @@ PACKAGES=(
 	python3 git			# real programs run under libuks-malloc.so
 	libjemalloc2 libmimalloc2.0	# allocator peers in make bench
 	libtcmalloc-minimal4
+	liblttng-ust-dev lttng-tools	# LTTng-UST tracer peer in make bench
 )
 
 missing=()

@@ -349,6 +349,8 @@ extern __thread int *__uks_slab_error_tally;
 extern unsigned int __uks_kmalloc_minalign;
 int __uks_kmalloc_init(void);
 struct uks_kmem_cache *__uks_kmalloc_slab(size_t size);
+bool __uks_kfree_if_ours(const void *p);
+void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours);
 void __uks_slab_init(void);
 
 /* slub.c */

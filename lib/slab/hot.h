@@ -14,6 +14,27 @@
 #include "slab/fastpath.h"
 #include "slab/slub.h"
 
+/*
+ * cmpxchg_double_slab - update a slab's {freelist, counters} atomically
+ *
+ * LOCK cmpxchg16b, inlined into the slow paths (one runs per remote
+ * free), or slab_lock() for caches without __CMPXCHG_DOUBLE.
+ * Return: true on success.
+ */
+static inline bool cmpxchg_double_slab(struct uks_kmem_cache *s, struct uks_page *page,
+				       void *freelist_old, unsigned long counters_old,
+				       void *freelist_new, unsigned long counters_new)
+{
+	if (unlikely(!s->cmpxchg_double))
+		return __uks_slab_lock_cmpxchg(s, page, freelist_old, counters_old,
+					       freelist_new, counters_new);
+	if (likely(cmpxchg16(&page->freelist, (uintptr_t)freelist_old, counters_old,
+			     (uintptr_t)freelist_new, counters_new)))
+		return true;
+	stat(s, CMPXCHG_DOUBLE_FAIL);
+	return false;
+}
+
 /* 5.15's tid + this_cpu_cmpxchg_double() pop, with a LOCKed cmpxchg16b. */
 static inline void *cmpxchg_pop(struct uks_kmem_cache *s)
 {

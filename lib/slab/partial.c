@@ -26,7 +26,7 @@ void __uks_unfreeze_partials(struct uks_kmem_cache *s, struct uks_page *partial_
 
 	while (partial_page) {
 		unsigned long old_counters;
-		struct uks_page new;
+		union slab_counters new;
 		void *old_freelist;
 
 		page = partial_page;
@@ -41,7 +41,7 @@ void __uks_unfreeze_partials(struct uks_kmem_cache *s, struct uks_page *partial_
 			old_counters = page->counters;
 			new.counters = old_counters;
 			new.frozen = 0;
-		} while (!__uks_cmpxchg_double_slab(s, page, old_freelist, old_counters,
+		} while (!cmpxchg_double_slab(s, page, old_freelist, old_counters,
 						    old_freelist, new.counters));
 
 		if (unlikely(!new.inuse && n->nr_partial >= s->min_partial)) {

@@ -123,6 +123,24 @@ struct kmem_cache_cpu {
 	unsigned int stat[NR_SLUB_STAT_ITEMS] __cacheline_aligned;	/* other items */
 } __attribute__((aligned(UKS_CACHELINE)));
 
+/*
+ * A slab's counters word on its own.  The slow paths compute the new
+ * {freelist, counters} pair in locals of this type, as the kernel does
+ * in a struct page: a struct uks_page is 64-byte aligned with atomic
+ * members and so lives on the stack, where a 16-bit bit-field store
+ * followed by a 64-bit load of the same word misses store forwarding.
+ */
+union slab_counters {
+	unsigned long counters;
+	struct {
+		unsigned int inuse:16;
+		unsigned int objects:15;
+		unsigned int frozen:1;
+	};
+};
+_Static_assert(sizeof(union slab_counters) == sizeof(((struct uks_page *)0)->counters),
+	       "counters word");
+
 struct kmem_cache_node {
 	pthread_mutex_t list_lock;
 	unsigned long nr_partial;
@@ -290,9 +308,9 @@ void __uks_unfreeze_partials(struct uks_kmem_cache *s, struct uks_page *partial_
 void __uks_add_partial(struct kmem_cache_node *n, struct uks_page *page, int tail);
 void __uks_remove_partial(struct kmem_cache_node *n, struct uks_page *page);
 void __uks_discard_slab(struct uks_kmem_cache *s, struct uks_page *page);
-bool __uks_cmpxchg_double_slab(struct uks_kmem_cache *s, struct uks_page *page,
-			       void *freelist_old, unsigned long counters_old,
-			       void *freelist_new, unsigned long counters_new);
+bool __uks_slab_lock_cmpxchg(struct uks_kmem_cache *s, struct uks_page *page,
+			     void *freelist_old, unsigned long counters_old,
+			     void *freelist_new, unsigned long counters_new);
 void __uks_flush_all(struct uks_kmem_cache *s);
 void __uks_flush_cpu(struct uks_kmem_cache *s, unsigned int cpu);
 int __uks_free_partial_all(struct uks_kmem_cache *s);

@@ -69,7 +69,9 @@ int __uks_kmalloc_init(void)
 		if (align < __uks_kmalloc_minalign)
 			align = __uks_kmalloc_minalign;
 		kmalloc_caches[idx] = __uks_kmem_cache_create(kmalloc_name(idx, name, sizeof(name)),
-							      size, align, 0, NULL, true);
+							      size, align,
+							      __uks_kmalloc_sheaves ?
+							      UKS_SLAB_SHEAVES : 0, NULL, true);
 		if (!kmalloc_caches[idx])
 			return -ENOMEM;
 	}
@@ -215,7 +217,7 @@ static __attribute__((always_inline)) inline void kfree_page(struct uks_page *pa
 	void *object = (void *)x;
 
 	if (likely(page->kind == PAGE_SLAB)) {
-		slab_free(page->slab_cache, page, object, NULL, 1, addr);
+		slab_free(page->slab_cache, page, object, addr);
 		return;
 	}
 	if (page->kind == PAGE_LARGE && object == page->addr)

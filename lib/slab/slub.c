@@ -28,6 +28,18 @@ struct list_head __uks_slab_caches = LIST_HEAD_INIT(__uks_slab_caches);
 static pthread_once_t slab_once = PTHREAD_ONCE_INIT;
 static struct slub_tunables tunables;
 
+/*
+ * kmalloc caches get sheaves (UKS_SLAB_SHEAVES) in the preload malloc,
+ * where frees of other threads' objects are the common case; the library
+ * keeps plain 5.15 SLUB unless UKS_SLUB_SHEAVES=1.
+ */
+#ifdef UKS_MALLOC_SHIM
+#define KMALLOC_SHEAVES_DEFAULT 1
+#else
+#define KMALLOC_SHEAVES_DEFAULT 0
+#endif
+bool __uks_kmalloc_sheaves;
+
 /**
  * __uks_meta_alloc - memory for allocator metadata (caches, per-CPU slots)
  * @size: bytes
@@ -83,6 +95,7 @@ static void slab_init_once(void)
 	tunables.min_order = env_uint("UKS_SLUB_MIN_ORDER", 0, UKS_MAX_PAGE_ORDER);
 	tunables.max_order = env_uint("UKS_SLUB_MAX_ORDER", 3, UKS_MAX_PAGE_ORDER);
 	tunables.min_objects = env_uint("UKS_SLUB_MIN_OBJECTS", 0, SLUB_MAX_OBJS_PER_PAGE);
+	__uks_kmalloc_sheaves = env_uint("UKS_SLUB_SHEAVES", KMALLOC_SHEAVES_DEFAULT, 1);
 	if (tunables.min_order > tunables.max_order)
 		tunables.max_order = tunables.min_order;
 	if (debug)
@@ -184,6 +197,11 @@ static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int 
 		return -ENOMEM;
 	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++)
 		cpu_slab(s, cpu)->tid = (unsigned long)cpu << TID_SHIFT;
+	err = __uks_sheaf_init(s);
+	if (err) {
+		__uks_meta_free(s->cpu_base, s->cpu_stride * nr_cpus);
+		return err;
+	}
 
 	pthread_mutex_init(&s->node[0].list_lock, NULL);
 	INIT_LIST_HEAD(&s->node[0].partial);
@@ -324,6 +342,7 @@ UKS_EXPORT int uks_kmem_cache_destroy(struct uks_kmem_cache *s)
 	list_del(&s->list);
 	pthread_mutex_unlock(&__uks_slab_mutex);
 	pthread_mutex_destroy(&n->list_lock);
+	__uks_sheaf_destroy(s);
 	__uks_meta_free(s->cpu_base, s->cpu_stride * s->nr_cpus);
 	__uks_meta_free(s, sizeof(*s));
 	return 0;

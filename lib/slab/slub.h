@@ -58,6 +58,8 @@
  *   3. kmem_cache_cpu local lock (tid bit 0)
  *   4. slab_lock(page) (debug caches only)
  *   5. the page allocator's zone lock (leaf: never held while taking others)
+ *   6. meta_lock of the metadata allocator (a leaf as well; fork() takes
+ *      it just before the zone lock)
  *
  * Frozen slabs are exempt from list management: only the CPU slot that
  * froze one takes objects from its freelist; anyone may push onto it.

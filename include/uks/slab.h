@@ -45,6 +45,13 @@ extern "C" {
 #define UKS_SLAB_CMPXCHG_FASTPATH	0x40000000UL
 /* uks-only: store free pointers in the clear (no FREELIST_HARDENED mangling). */
 #define UKS_SLAB_NO_HARDENING		0x20000000UL
+/*
+ * uks-only: a per-CPU array of freed objects in front of the slabs (the
+ * "sheaves" Linux added after 5.15): free() pushes, alloc() pops, with no
+ * freelist write; full arrays go back to their slabs half at a time.
+ * Ignored by debug caches and off the rseq fast path.
+ */
+#define UKS_SLAB_SHEAVES		0x10000000UL
 
 struct uks_kmem_cache;
 

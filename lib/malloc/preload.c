@@ -22,14 +22,9 @@
 
 #include <uks/slab.h>
 
-#include "slab/page_alloc.h"
+#include "slab/slub.h"
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
-
-static int is_ours(const void *p)
-{
-	return __uks_virt_to_head_page(p) != NULL;
-}
 
 SHIM_EXPORT void *malloc(size_t size)
 {
@@ -42,8 +37,9 @@ SHIM_EXPORT void *malloc(size_t size)
 
 SHIM_EXPORT void free(void *p)
 {
-	if (p && is_ours(p))
-		uks_kfree(p);
+	/* One page lookup both tells our pointers apart and finds the slab. */
+	if (p)
+		__uks_kfree_if_ours(p);
 }
 
 SHIM_EXPORT void *calloc(size_t n, size_t size)
@@ -63,6 +59,7 @@ SHIM_EXPORT void *calloc(size_t n, size_t size)
 
 SHIM_EXPORT void *realloc(void *p, size_t size)
 {
+	bool ours;
 	void *q;
 
 	if (!p)
@@ -71,13 +68,9 @@ SHIM_EXPORT void *realloc(void *p, size_t size)
 		free(p);
 		return NULL;
 	}
-	if (!is_ours(p)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	q = uks_krealloc(p, size);
+	q = __uks_krealloc_if_ours(p, size, &ours);
 	if (!q)
-		errno = ENOMEM;
+		errno = ours ? ENOMEM : EINVAL;
 	return q;
 }
 
@@ -155,5 +148,5 @@ SHIM_EXPORT void *pvalloc(size_t size)
 
 SHIM_EXPORT size_t malloc_usable_size(void *p)
 {
-	return p && is_ours(p) ? uks_ksize(p) : 0;
+	return uks_ksize(p);	/* 0 for NULL and for pointers not ours */
 }

@@ -21,7 +21,7 @@
  */
 static void *get_freelist(struct uks_kmem_cache *s, struct uks_page *page)
 {
-	struct uks_page new;
+	union slab_counters new;
 	unsigned long counters;
 	void *freelist;
 
@@ -31,7 +31,7 @@ static void *get_freelist(struct uks_kmem_cache *s, struct uks_page *page)
 		new.counters = counters;
 		new.inuse = page->objects;
 		new.frozen = freelist != NULL;
-	} while (!__uks_cmpxchg_double_slab(s, page, freelist, counters, NULL, new.counters));
+	} while (!cmpxchg_double_slab(s, page, freelist, counters, NULL, new.counters));
 	return freelist;
 }
 
@@ -45,7 +45,7 @@ static void *acquire_slab(struct uks_kmem_cache *s, struct kmem_cache_node *n,
 {
 	unsigned long counters = page->counters;
 	void *freelist = page->freelist;
-	struct uks_page new;
+	union slab_counters new;
 	void *new_freelist;
 
 	new.counters = counters;
@@ -57,7 +57,7 @@ static void *acquire_slab(struct uks_kmem_cache *s, struct kmem_cache_node *n,
 		new_freelist = freelist;
 	}
 	new.frozen = 1;
-	if (!__uks_cmpxchg_double_slab(s, page, freelist, counters, new_freelist, new.counters))
+	if (!cmpxchg_double_slab(s, page, freelist, counters, new_freelist, new.counters))
 		return NULL;
 	__uks_remove_partial(n, page);
 	return freelist;

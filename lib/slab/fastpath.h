@@ -46,6 +46,10 @@ _Static_assert(offsetof(struct uks_rseq_abi, cpu_id) == 4, "asm offset");
 _Static_assert(offsetof(struct uks_page, addr) == 40, "asm offset");
 _Static_assert(offsetof(struct uks_page, map_size) == 56, "asm offset");
 _Static_assert(offsetof(struct uks_rseq_abi, rseq_cs) == 8, "asm offset");
+_Static_assert(offsetof(struct kmem_cache_cpu, sheaf) == 48, "asm offset");
+_Static_assert(offsetof(struct slub_sheaf, size) == 0, "asm offset");
+_Static_assert(offsetof(struct slub_sheaf, capacity) == 8, "asm offset");
+_Static_assert(offsetof(struct slub_sheaf, objects) == 16, "asm offset");
 
 static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uintptr_t new_lo,
 			     uintptr_t new_hi)
@@ -270,6 +274,111 @@ rseq_free_cpu_slab(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void
 		"movb $0, %b[done]\n\t"
 		"6:\n\t"
 		: [c] "=&r"(c), [tmp] "=&r"(tmp), [page] "=&r"(page), [enc] "=&r"(enc),
+		  [done] "=&r"(done)
+		: [rs] "r"(rs), RSEQ_CONSTS(s), [obj] "r"(obj),
+		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_free_fast))
+		: "memory", "cc");
+	return done;
+}
+
+/**
+ * rseq_sheaf_pop - allocate from this CPU's sheaf, else from its freelist
+ * @s: cache with sheaves
+ * @rs: this thread's rseq area
+ *
+ * One section for both, so that an empty sheaf costs no second restart
+ * point: each branch leaves the committing store in [val] -> ([addr])
+ * (the sheaf's new size, or the freelist's next object), and the section
+ * ends in that one store.
+ * Return: the object, or NULL if the slow path must run.
+ */
+static __attribute__((always_inline)) inline void *
+rseq_sheaf_pop(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs)
+{
+	uintptr_t obj, c, tmp, val, addr;
+
+	__asm__ __volatile__(
+		RSEQ_SECTION_HEAD
+		RSEQ_LOAD_CPU_SLOT
+		"testb $1, 8(%[c])\n\t"
+		"jnz 5f\n\t"
+		"movq 48(%[c]), %[addr]\n\t"
+		"movq (%[addr]), %[val]\n\t"
+		"testq %[val], %[val]\n\t"
+		"jz 8f\n\t"
+		"subq $1, %[val]\n\t"
+		"movq 16(%[addr], %[val], 8), %[obj]\n\t"
+		"jmp 9f\n\t"
+		"8:\n\t"
+		"cmpq $0, 16(%[c])\n\t"
+		"je 5f\n\t"
+		"movq (%[c]), %[obj]\n\t"
+		"testq %[obj], %[obj]\n\t"
+		"jz 5f\n\t"
+		RSEQ_GET_FREEPOINTER("val", "obj")
+		"movq %[c], %[addr]\n\t"
+		"9:\n\t"
+		"addq $1, %c[fast](%[c])\n\t"
+		"movq %[val], (%[addr])\n\t"
+		"2:\n\t"
+		"jmp 6f\n\t"
+		"5:\n\t"
+		"xorl %k[obj], %k[obj]\n\t"
+		"6:\n\t"
+		: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [val] "=&r"(val),
+		  [addr] "=&r"(addr)
+		: [rs] "r"(rs), RSEQ_CONSTS(s),
+		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_alloc_fast))
+		: "memory", "cc");
+	return (void *)obj;
+}
+
+/**
+ * rseq_sheaf_push - push @obj onto this CPU's sheaf
+ * @s: cache with sheaves
+ * @rs: this thread's rseq area
+ * @obj: the object
+ *
+ * The object itself is not written: no free pointer, no cache miss.  The
+ * store into objects[size] before the commit is harmless if the section
+ * aborts: that slot is above size, so nobody reads it.
+ * Return: 1 pushed, 0 the slow path must run (sheaf full, slot locked),
+ * 2 if @obj already is the top of the sheaf (a naive double free).
+ */
+static __attribute__((always_inline)) inline int
+rseq_sheaf_push(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void *obj)
+{
+	uintptr_t c, tmp, sh, n;
+	unsigned char done;
+
+	__asm__ __volatile__(
+		RSEQ_SECTION_HEAD
+		RSEQ_LOAD_CPU_SLOT
+		"testb $1, 8(%[c])\n\t"
+		"jnz 5f\n\t"
+		"movq 48(%[c]), %[sh]\n\t"
+		"movq (%[sh]), %[n]\n\t"
+		"cmpq 8(%[sh]), %[n]\n\t"
+		"jae 5f\n\t"
+		"testq %[n], %[n]\n\t"
+		"jz 8f\n\t"
+		"cmpq %[obj], 8(%[sh], %[n], 8)\n\t"
+		"je 9f\n\t"
+		"8:\n\t"
+		"movq %[obj], 16(%[sh], %[n], 8)\n\t"
+		"addq $1, %[n]\n\t"
+		"addq $1, %c[fast](%[c])\n\t"
+		"movq %[n], (%[sh])\n\t"
+		"2:\n\t"
+		"movb $1, %b[done]\n\t"
+		"jmp 6f\n\t"
+		"9:\n\t"
+		"movb $2, %b[done]\n\t"
+		"jmp 6f\n\t"
+		"5:\n\t"
+		"movb $0, %b[done]\n\t"
+		"6:\n\t"
+		: [c] "=&r"(c), [tmp] "=&r"(tmp), [sh] "=&r"(sh), [n] "=&r"(n),
 		  [done] "=&r"(done)
 		: [rs] "r"(rs), RSEQ_CONSTS(s), [obj] "r"(obj),
 		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_free_fast))

@@ -8,35 +8,28 @@
 #include "slab/slub.h"
 
 /**
- * __uks_cmpxchg_double_slab - update a slab's {freelist, counters} atomically
- * @s: cache
+ * __uks_slab_lock_cmpxchg - the {freelist, counters} update under slab_lock()
+ * @s: cache, one without __CMPXCHG_DOUBLE (debug caches with F, U or T)
  * @page: slab
  * @freelist_old: expected freelist
  * @counters_old: expected counters
  * @freelist_new: new freelist
  * @counters_new: new counters
  *
- * LOCK cmpxchg16b, or slab_lock() for caches without __CMPXCHG_DOUBLE
- * (debug caches with F, U or T).  Return: true on success.
+ * Return: true on success; a failure is counted (CMPXCHG_DOUBLE_FAIL).
  */
-bool __uks_cmpxchg_double_slab(struct uks_kmem_cache *s, struct uks_page *page,
-			       void *freelist_old, unsigned long counters_old,
-			       void *freelist_new, unsigned long counters_new)
+bool __uks_slab_lock_cmpxchg(struct uks_kmem_cache *s, struct uks_page *page,
+			     void *freelist_old, unsigned long counters_old,
+			     void *freelist_new, unsigned long counters_new)
 {
-	if (s->cmpxchg_double) {
-		if (cmpxchg16(&page->freelist, (uintptr_t)freelist_old, counters_old,
-			      (uintptr_t)freelist_new, counters_new))
-			return true;
-	} else {
-		slab_lock(page);
-		if (page->freelist == freelist_old && page->counters == counters_old) {
-			page->freelist = freelist_new;
-			page->counters = counters_new;
-			slab_unlock(page);
-			return true;
-		}
+	slab_lock(page);
+	if (page->freelist == freelist_old && page->counters == counters_old) {
+		page->freelist = freelist_new;
+		page->counters = counters_new;
 		slab_unlock(page);
+		return true;
 	}
+	slab_unlock(page);
 	stat(s, CMPXCHG_DOUBLE_FAIL);
 	return false;
 }
@@ -107,7 +100,7 @@ void __uks_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head
 {
 	struct kmem_cache_node *n = NULL;
 	unsigned long counters;
-	struct uks_page new;
+	union slab_counters new;
 	bool was_frozen;
 	void *prior;
 
@@ -137,7 +130,7 @@ void __uks_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head
 				pthread_mutex_lock(&n->list_lock);
 			}
 		}
-	} while (!__uks_cmpxchg_double_slab(s, page, prior, counters, head, new.counters));
+	} while (!cmpxchg_double_slab(s, page, prior, counters, head, new.counters));
 
 	if (likely(!n)) {
 		if (likely(was_frozen)) {
@@ -191,7 +184,7 @@ void __uks_deactivate_slab(struct uks_kmem_cache *s, struct uks_page *page, void
 	int tail = DEACTIVATE_TO_HEAD, free_delta = 0;
 	void *nextfree, *freelist_iter, *freelist_tail;
 	unsigned long old_counters;
-	struct uks_page new;
+	union slab_counters new;
 	void *old_freelist, *new_freelist;
 	bool lock = false;
 
@@ -254,7 +247,7 @@ redo:
 			add_full(s, n, page);
 	}
 	l = m;
-	if (!__uks_cmpxchg_double_slab(s, page, old_freelist, old_counters, new_freelist,
+	if (!cmpxchg_double_slab(s, page, old_freelist, old_counters, new_freelist,
 				       new.counters))
 		goto redo;
 

@@ -14,6 +14,27 @@
 #include "slab/fastpath.h"
 #include "slab/slub.h"
 
+/*
+ * cmpxchg_double_slab - update a slab's {freelist, counters} atomically
+ *
+ * LOCK cmpxchg16b, inlined into the slow paths (one runs per remote
+ * free), or slab_lock() for caches without __CMPXCHG_DOUBLE.
+ * Return: true on success.
+ */
+static inline bool cmpxchg_double_slab(struct uks_kmem_cache *s, struct uks_page *page,
+				       void *freelist_old, unsigned long counters_old,
+				       void *freelist_new, unsigned long counters_new)
+{
+	if (unlikely(!s->cmpxchg_double))
+		return __uks_slab_lock_cmpxchg(s, page, freelist_old, counters_old,
+					       freelist_new, counters_new);
+	if (likely(cmpxchg16(&page->freelist, (uintptr_t)freelist_old, counters_old,
+			     (uintptr_t)freelist_new, counters_new)))
+		return true;
+	stat(s, CMPXCHG_DOUBLE_FAIL);
+	return false;
+}
+
 /* 5.15's tid + this_cpu_cmpxchg_double() pop, with a LOCKed cmpxchg16b. */
 static inline void *cmpxchg_pop(struct uks_kmem_cache *s)
 {
@@ -86,7 +107,11 @@ static __attribute__((always_inline)) inline void *slab_alloc(struct uks_kmem_ca
 
 #if UKS_HAVE_RSEQ_ASM
 	if (likely(s->fastpath == FASTPATH_RSEQ)) {
-		object = rseq_pop(s, uks_rseq_area());
+		/* Sheaf first: its objects are the most recently freed ones. */
+		if (s->sheaf_capacity)
+			object = rseq_sheaf_pop(s, uks_rseq_area());
+		else
+			object = rseq_pop(s, uks_rseq_area());
 		if (likely(object))
 			return object;
 	} else
@@ -136,10 +161,11 @@ static inline bool cmpxchg_push(struct uks_kmem_cache *s, struct uks_page *page,
 /*
  * Free head..tail (cnt objects of @page, already linked): onto the CPU
  * freelist when @page is the CPU slab, else to the slab (__slab_free).
+ * Sheaves are not used: this is also how full sheaves are emptied.
  */
 static __attribute__((always_inline)) inline void
-slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tail, int cnt,
-	  unsigned long addr)
+do_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tail, int cnt,
+	     unsigned long addr)
 {
 	void *tail_obj = tail ? tail : head;
 
@@ -176,6 +202,25 @@ slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tai
 		__uks_cpu_slab_unlock(s, c);
 	}
 	__uks_slab_free(s, page, head, tail_obj, cnt, addr);
+}
+
+/* Free one object: onto this CPU's sheaf if the cache has them. */
+static __attribute__((always_inline)) inline void
+slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *object, unsigned long addr)
+{
+#if UKS_HAVE_RSEQ_ASM
+	if (s->sheaf_capacity) {
+		int ret = rseq_sheaf_push(s, uks_rseq_area(), object);
+
+		if (likely(ret == 1))
+			return;
+		if (ret == 2)
+			slab_double_free(s, object);
+		__uks_sheaf_push_slow(s, object);
+		return;
+	}
+#endif
+	do_slab_free(s, page, object, NULL, 1, addr);
 }
 
 #endif

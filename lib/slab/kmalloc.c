@@ -69,7 +69,9 @@ int __uks_kmalloc_init(void)
 		if (align < __uks_kmalloc_minalign)
 			align = __uks_kmalloc_minalign;
 		kmalloc_caches[idx] = __uks_kmem_cache_create(kmalloc_name(idx, name, sizeof(name)),
-							      size, align, 0, NULL, true);
+							      size, align,
+							      __uks_kmalloc_sheaves ?
+							      UKS_SLAB_SHEAVES : 0, NULL, true);
 		if (!kmalloc_caches[idx])
 			return -ENOMEM;
 	}
@@ -204,22 +206,37 @@ static void bad_free(const void *p)
 	pr_err("SLUB <none>: no slab for object 0x%p.", p);
 }
 
+/*
+ * Free @x given its head page (already looked up, non-NULL).  Shared by
+ * kfree() and the preload shim, which must look the page up anyway to
+ * tell its own pointers from foreign ones: one lookup per free.
+ */
+static __attribute__((always_inline)) inline void kfree_page(struct uks_page *page, const void *x,
+							      unsigned long addr)
+{
+	void *object = (void *)x;
+
+	if (likely(page->kind == PAGE_SLAB)) {
+		slab_free(page->slab_cache, page, object, addr);
+		return;
+	}
+	if (page->kind == PAGE_LARGE && object == page->addr)
+		__uks_free_pages(page);
+	else if (page->kind == PAGE_HUGE && object == page->addr)
+		__uks_free_huge(page);
+	else
+		bad_free(x);
+}
+
 static __attribute__((always_inline)) inline void __kfree(const void *x, unsigned long addr)
 {
 	struct uks_page *page;
-	void *object = (void *)x;
 
 	if (unlikely(ZERO_OR_NULL_PTR(x)))
 		return;
 	page = __uks_virt_to_head_page(x);
-	if (likely(page && page->kind == PAGE_SLAB)) {
-		slab_free(page->slab_cache, page, object, NULL, 1, addr);
-		return;
-	}
-	if (page && page->kind == PAGE_LARGE && object == page->addr)
-		__uks_free_pages(page);
-	else if (page && page->kind == PAGE_HUGE && object == page->addr)
-		__uks_free_huge(page);
+	if (likely(page))
+		kfree_page(page, x, addr);
 	else
 		bad_free(x);
 }
@@ -229,6 +246,50 @@ UKS_EXPORT void uks_kfree(const void *p)
 {
 	uks_trace_kmem_kfree(CALLER, p);
 	__kfree(p, CALLER);
+}
+
+/**
+ * __uks_kfree_if_ours - kfree() @p if this allocator handed it out
+ * @p: any pointer, or NULL
+ *
+ * For the preload shim's free(): pointers that never came from us (the
+ * dynamic loader's start-up allocator) are left alone, without a report.
+ * Return: false if @p is not ours (nothing done), true otherwise.
+ */
+bool __uks_kfree_if_ours(const void *p)
+{
+	struct uks_page *page;
+
+	if (unlikely(ZERO_OR_NULL_PTR(p)))
+		return true;
+	page = __uks_virt_to_head_page(p);
+	if (unlikely(!page))
+		return false;
+	uks_trace_kmem_kfree(CALLER, p);
+	kfree_page(page, p, CALLER);
+	return true;
+}
+
+/* ksize() given the head page of @p. */
+static size_t ksize_page(const struct uks_page *page, const void *p)
+{
+	const struct uks_kmem_cache *s;
+
+	switch (page->kind) {
+	case PAGE_SLAB:
+		s = page->slab_cache;
+		if (s->flags & (UKS_SLAB_RED_ZONE | UKS_SLAB_POISON))
+			return s->object_size;
+		if (s->flags & UKS_SLAB_STORE_USER)
+			return s->inuse;
+		return s->size;
+	case PAGE_LARGE:
+		return (size_t)__uks_page_size << page->order;
+	case PAGE_HUGE:
+		return page->map_size - (size_t)((const char *)p - page->addr);
+	default:
+		return 0;
+	}
 }
 
 /**
@@ -242,28 +303,43 @@ UKS_EXPORT void uks_kfree(const void *p)
 UKS_EXPORT size_t uks_ksize(const void *p)
 {
 	struct uks_page *page;
-	struct uks_kmem_cache *s;
 
 	if (ZERO_OR_NULL_PTR(p))
 		return 0;
 	page = __uks_virt_to_head_page(p);
-	if (!page)
-		return 0;
-	switch (page->kind) {
-	case PAGE_SLAB:
-		s = page->slab_cache;
-		if (s->flags & (UKS_SLAB_RED_ZONE | UKS_SLAB_POISON))
-			return s->object_size;
-		if (s->flags & UKS_SLAB_STORE_USER)
-			return s->inuse;
-		return s->size;
-	case PAGE_LARGE:
-		return (size_t)__uks_page_size << page->order;
-	case PAGE_HUGE:
-		return page->map_size - (size_t)((char *)p - page->addr);
-	default:
-		return 0;
+	return page ? ksize_page(page, p) : 0;
+}
+
+/* krealloc() of @p (not ZERO_OR_NULL) whose head page is @page. */
+static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, unsigned long addr)
+{
+	size_t ks = ksize_page(page, p);
+	void *ret;
+
+	if (ks >= new_size)
+		return p;
+	ret = __kmalloc(new_size, addr);
+	if (ret) {
+		memcpy(ret, p, ks);
+		kfree_page(page, p, addr);
 	}
+	return ret;
+}
+
+/**
+ * __uks_krealloc_if_ours - krealloc() for the preload shim
+ * @p: memory to resize (not NULL)
+ * @new_size: bytes, not 0
+ * @ours: set to false if @p did not come from this allocator
+ *
+ * Return: the memory, or NULL (no memory, or not ours) with @p untouched.
+ */
+void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours)
+{
+	struct uks_page *page = __uks_virt_to_head_page(p);
+
+	*ours = page != NULL;
+	return page ? krealloc_page(page, p, new_size, CALLER) : NULL;
 }
 
 /**
@@ -272,24 +348,23 @@ UKS_EXPORT size_t uks_ksize(const void *p)
  * @new_size: bytes; 0 frees @p and returns ZERO_SIZE_PTR
  *
  * Keeps @p when it already has room (ksize()); otherwise copies.
- * Return: the memory, or NULL with @p untouched.
+ * Return: the memory, or NULL with @p untouched (no memory, or @p is not
+ * ours, which is reported).
  */
 UKS_EXPORT void *uks_krealloc(void *p, size_t new_size)
 {
-	size_t ks;
-	void *ret;
+	struct uks_page *page;
 
 	if (unlikely(!new_size)) {
 		__kfree(p, CALLER);
 		return ZERO_SIZE_PTR;
 	}
-	ks = uks_ksize(p);
-	if (ks >= new_size)
-		return p;
-	ret = __kmalloc(new_size, CALLER);
-	if (ret && !ZERO_OR_NULL_PTR(p)) {
-		memcpy(ret, p, ks);
-		__kfree(p, CALLER);
+	if (ZERO_OR_NULL_PTR(p))
+		return __kmalloc(new_size, CALLER);
+	page = __uks_virt_to_head_page(p);
+	if (unlikely(!page)) {
+		bad_free(p);
+		return NULL;
 	}
-	return ret;
+	return krealloc_page(page, p, new_size, CALLER);
 }

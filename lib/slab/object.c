@@ -74,7 +74,7 @@ UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
 		return;
 	uks_trace_kmem_kmem_cache_free(CALLER, x, s->name);
 #if UKS_HAVE_RSEQ_ASM
-	if (likely(s->fastpath == FASTPATH_RSEQ && !kmem_cache_debug(s))) {
+	if (likely(s->fastpath == FASTPATH_RSEQ && !kmem_cache_debug(s) && !s->sheaf_capacity)) {
 		int ret = rseq_free_cpu_slab(s, uks_rseq_area(), x);
 
 		if (likely(ret == 1))
@@ -85,12 +85,12 @@ UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
 #endif
 	page = __uks_virt_to_head_page(x);
 	if (likely(page && page->kind == PAGE_SLAB && page->slab_cache == s)) {
-		slab_free(s, page, x, NULL, 1, CALLER);
+		slab_free(s, page, x, CALLER);
 		return;
 	}
 	s = cache_from_obj(s, page, x);
 	if (s)
-		slab_free(s, page, x, NULL, 1, CALLER);
+		slab_free(s, page, x, CALLER);
 }
 
 /* Pop under the local lock until @nr are taken or the freelist runs dry. */
@@ -235,7 +235,7 @@ UKS_EXPORT void uks_kmem_cache_free_bulk(struct uks_kmem_cache *s, size_t nr, vo
 		nr = build_detached_freelist(s, nr, p, &df);
 		if (!df.page)
 			continue;
-		slab_free(df.s, df.page, df.freelist, df.tail, df.cnt, CALLER);
+		do_slab_free(df.s, df.page, df.freelist, df.tail, df.cnt, CALLER);
 	}
 }
 

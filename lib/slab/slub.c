@@ -28,14 +28,34 @@ struct list_head __uks_slab_caches = LIST_HEAD_INIT(__uks_slab_caches);
 static pthread_once_t slab_once = PTHREAD_ONCE_INIT;
 static struct slub_tunables tunables;
 
-/**
- * __uks_meta_alloc - memory for allocator metadata (caches, per-CPU slots)
- * @size: bytes
- *
- * Straight from mmap(), so that it never recurses into a preloaded malloc.
- * Return: zeroed memory or NULL.
+/*
+ * kmalloc caches get sheaves (UKS_SLAB_SHEAVES) in the preload malloc,
+ * where frees of other threads' objects are the common case; the library
+ * keeps plain 5.15 SLUB unless UKS_SLUB_SHEAVES=1.
  */
-void *__uks_meta_alloc(size_t size)
+#ifdef UKS_MALLOC_SHIM
+#define KMALLOC_SHEAVES_DEFAULT 1
+#else
+#define KMALLOC_SHEAVES_DEFAULT 0
+#endif
+bool __uks_kmalloc_sheaves;
+
+/*
+ * Metadata smaller than a page (a cache, its CPU slots, its sheaves) is
+ * carved from shared pages in power-of-two classes, each naturally
+ * aligned: a page per object made every kmalloc cache cost three resident
+ * pages before its first object, which is most of a small program's
+ * allocator overhead.  Freed pieces are zeroed and kept per class.
+ */
+#define META_MIN_SHIFT	6			/* 64 bytes: a cache line */
+#define META_CLASSES	(12 - META_MIN_SHIFT)	/* 64 .. 2048 */
+#define META_ARENA	(64 * 1024)
+
+static pthread_mutex_t meta_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *meta_free_list[META_CLASSES];
+static char *meta_next, *meta_end;
+
+static void *map_meta(size_t size)
 {
 	void *p = mmap(NULL, ALIGN_UP(size, (size_t)__uks_page_size), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -43,10 +63,71 @@ void *__uks_meta_alloc(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+static int meta_class(size_t size)
+{
+	int cls = 0;
+
+	while (((size_t)1 << (cls + META_MIN_SHIFT)) < size)
+		cls++;
+	return cls < META_CLASSES ? cls : -1;
+}
+
+/**
+ * __uks_meta_alloc - memory for allocator metadata (caches, per-CPU slots)
+ * @size: bytes
+ *
+ * Never from the slab allocator itself, so that it never recurses into a
+ * preloaded malloc.  Pieces below 4 KiB are aligned to their size rounded
+ * up to a power of two (at least a cache line).
+ * Return: zeroed memory or NULL.
+ */
+void *__uks_meta_alloc(size_t size)
+{
+	int cls = meta_class(size);
+	size_t bytes;
+	void *p;
+
+	if (cls < 0)
+		return map_meta(size);
+	bytes = (size_t)1 << (cls + META_MIN_SHIFT);
+	pthread_mutex_lock(&meta_lock);
+	p = meta_free_list[cls];
+	if (p) {
+		meta_free_list[cls] = *(void **)p;
+		*(void **)p = NULL;
+		goto out;
+	}
+	meta_next = (char *)ALIGN_UP((uintptr_t)meta_next, bytes);
+	if (!meta_next || meta_next + bytes > meta_end) {
+		/* The rest of the old arena is dropped: at most 2 KiB. */
+		meta_next = map_meta(META_ARENA);
+		meta_end = meta_next ? meta_next + META_ARENA : NULL;
+		if (!meta_next)
+			goto out;
+	}
+	p = meta_next;
+	meta_next += bytes;
+out:
+	pthread_mutex_unlock(&meta_lock);
+	return p;
+}
+
+/** __uks_meta_free - release __uks_meta_alloc(@size) memory @p (NULL: no-op) */
 void __uks_meta_free(void *p, size_t size)
 {
-	if (p)
+	int cls = meta_class(size);
+
+	if (!p)
+		return;
+	if (cls < 0) {
 		munmap(p, ALIGN_UP(size, (size_t)__uks_page_size));
+		return;
+	}
+	memset(p, 0, (size_t)1 << (cls + META_MIN_SHIFT));
+	pthread_mutex_lock(&meta_lock);
+	*(void **)p = meta_free_list[cls];
+	meta_free_list[cls] = p;
+	pthread_mutex_unlock(&meta_lock);
 }
 
 static unsigned int env_uint(const char *name, unsigned int dflt, unsigned int max)
@@ -83,6 +164,7 @@ static void slab_init_once(void)
 	tunables.min_order = env_uint("UKS_SLUB_MIN_ORDER", 0, UKS_MAX_PAGE_ORDER);
 	tunables.max_order = env_uint("UKS_SLUB_MAX_ORDER", 3, UKS_MAX_PAGE_ORDER);
 	tunables.min_objects = env_uint("UKS_SLUB_MIN_OBJECTS", 0, SLUB_MAX_OBJS_PER_PAGE);
+	__uks_kmalloc_sheaves = env_uint("UKS_SLUB_SHEAVES", KMALLOC_SHEAVES_DEFAULT, 1);
 	if (tunables.min_order > tunables.max_order)
 		tunables.max_order = tunables.min_order;
 	if (debug)
@@ -184,6 +266,11 @@ static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int 
 		return -ENOMEM;
 	for (unsigned int cpu = 0; cpu < nr_cpus; cpu++)
 		cpu_slab(s, cpu)->tid = (unsigned long)cpu << TID_SHIFT;
+	err = __uks_sheaf_init(s);
+	if (err) {
+		__uks_meta_free(s->cpu_base, s->cpu_stride * nr_cpus);
+		return err;
+	}
 
 	pthread_mutex_init(&s->node[0].list_lock, NULL);
 	INIT_LIST_HEAD(&s->node[0].partial);
@@ -324,6 +411,7 @@ UKS_EXPORT int uks_kmem_cache_destroy(struct uks_kmem_cache *s)
 	list_del(&s->list);
 	pthread_mutex_unlock(&__uks_slab_mutex);
 	pthread_mutex_destroy(&n->list_lock);
+	__uks_sheaf_destroy(s);
 	__uks_meta_free(s->cpu_base, s->cpu_stride * s->nr_cpus);
 	__uks_meta_free(s, sizeof(*s));
 	return 0;
@@ -445,6 +533,7 @@ static void atfork_prepare(void)
 		for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
 			__uks_cpu_slab_lock_remote(s, cpu);
 	}
+	pthread_mutex_lock(&meta_lock);
 	__uks_page_alloc_lock();
 }
 
@@ -456,6 +545,10 @@ static void atfork_release(bool child)
 		__uks_page_alloc_child_reset();
 	else
 		__uks_page_alloc_unlock();
+	if (child)
+		pthread_mutex_init(&meta_lock, NULL);
+	else
+		pthread_mutex_unlock(&meta_lock);
 	list_for_each_entry_reverse(s, &__uks_slab_caches, list) {
 		for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
 			__uks_cpu_slab_unlock(s, cpu_slab(s, cpu));

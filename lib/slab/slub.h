@@ -58,6 +58,8 @@
  *   3. kmem_cache_cpu local lock (tid bit 0)
  *   4. slab_lock(page) (debug caches only)
  *   5. the page allocator's zone lock (leaf: never held while taking others)
+ *   6. meta_lock of the metadata allocator (a leaf as well; fork() takes
+ *      it just before the zone lock)
  *
  * Frozen slabs are exempt from list management: only the CPU slot that
  * froze one takes objects from its freelist; anyone may push onto it.
@@ -87,7 +89,8 @@
 #define SLUB_FLAGS_PERMITTED	(SLUB_DEBUG_FLAGS | UKS_SLAB_HWCACHE_ALIGN | UKS_SLAB_PANIC | \
 				 UKS_SLAB_NOLEAKTRACE | UKS_SLAB_FAILSLAB | UKS_SLAB_ACCOUNT | \
 				 UKS_SLAB_RECLAIM_ACCOUNT | UKS_SLAB_RT | \
-				 UKS_SLAB_CMPXCHG_FASTPATH | UKS_SLAB_NO_HARDENING)
+				 UKS_SLAB_CMPXCHG_FASTPATH | UKS_SLAB_NO_HARDENING | \
+				 UKS_SLAB_SHEAVES)
 
 /* The 26 stat items of 5.15, in the kernel's order. */
 enum stat_item {
@@ -108,9 +111,22 @@ enum slub_fastpath { FASTPATH_RSEQ, FASTPATH_CMPXCHG, FASTPATH_RT };
 #define TID_SHIFT	2
 
 /*
+ * A sheaf: one CPU's stack of freed objects of a UKS_SLAB_SHEAVES cache
+ * (partial.c).  The rseq fast paths push and pop it, committing with the
+ * store of size (a full word, so that a pop from either the sheaf or the
+ * CPU freelist ends in the same one-store commit); everything else holds
+ * the CPU slot's local lock.
+ */
+struct slub_sheaf {
+	unsigned long size;		/* objects[0..size) are free objects */
+	unsigned long capacity;
+	void *objects[];
+};
+
+/*
  * Per-CPU state.  The first line is all the fast paths touch: the
- * {freelist, tid} pair (16-byte aligned for cmpxchg16b), the CPU slab, and
- * the two fast-path stat counters.
+ * {freelist, tid} pair (16-byte aligned for cmpxchg16b), the CPU slab, the
+ * two fast-path stat counters and the sheaf (NULL without sheaves).
  */
 struct kmem_cache_cpu {
 	void **freelist;		/* first free object of page */
@@ -119,9 +135,28 @@ struct kmem_cache_cpu {
 	struct uks_page *partial;	/* frozen partial slabs, via page->next */
 	unsigned long nr_alloc_fast;	/* ALLOC_FASTPATH */
 	unsigned long nr_free_fast;	/* FREE_FASTPATH */
+	struct slub_sheaf *sheaf;	/* UKS_SLAB_SHEAVES caches, else NULL */
 	/* The local lock is bit 0 of tid (cpu_lock.c). */
 	unsigned int stat[NR_SLUB_STAT_ITEMS] __cacheline_aligned;	/* other items */
 } __attribute__((aligned(UKS_CACHELINE)));
+
+/*
+ * A slab's counters word on its own.  The slow paths compute the new
+ * {freelist, counters} pair in locals of this type, as the kernel does
+ * in a struct page: a struct uks_page is 64-byte aligned with atomic
+ * members and so lives on the stack, where a 16-bit bit-field store
+ * followed by a 64-bit load of the same word misses store forwarding.
+ */
+union slab_counters {
+	unsigned long counters;
+	struct {
+		unsigned int inuse:16;
+		unsigned int objects:15;
+		unsigned int frozen:1;
+	};
+};
+_Static_assert(sizeof(union slab_counters) == sizeof(((struct uks_page *)0)->counters),
+	       "counters word");
 
 struct kmem_cache_node {
 	pthread_mutex_t list_lock;
@@ -147,6 +182,7 @@ struct uks_kmem_cache {
 	unsigned long flags;
 	enum slub_fastpath fastpath;
 	unsigned int cpu_partial;	/* objects kept in per-CPU partials */
+	unsigned int sheaf_capacity;	/* objects per sheaf, 0 without sheaves */
 
 	unsigned int size;		/* object slot, metadata included */
 	unsigned int object_size;
@@ -161,6 +197,8 @@ struct uks_kmem_cache {
 	bool cmpxchg_double;		/* __CMPXCHG_DOUBLE */
 	bool is_kmalloc;
 	void (*ctor)(void *);
+	char *sheaf_base;		/* the sheaves of all CPUs, one mapping */
+	size_t sheaf_bytes;
 	int refcount;
 	struct list_head list;		/* on slab_caches */
 	char name[64];
@@ -290,12 +328,20 @@ void __uks_unfreeze_partials(struct uks_kmem_cache *s, struct uks_page *partial_
 void __uks_add_partial(struct kmem_cache_node *n, struct uks_page *page, int tail);
 void __uks_remove_partial(struct kmem_cache_node *n, struct uks_page *page);
 void __uks_discard_slab(struct uks_kmem_cache *s, struct uks_page *page);
-bool __uks_cmpxchg_double_slab(struct uks_kmem_cache *s, struct uks_page *page,
-			       void *freelist_old, unsigned long counters_old,
-			       void *freelist_new, unsigned long counters_new);
+bool __uks_slab_lock_cmpxchg(struct uks_kmem_cache *s, struct uks_page *page,
+			     void *freelist_old, unsigned long counters_old,
+			     void *freelist_new, unsigned long counters_new);
 void __uks_flush_all(struct uks_kmem_cache *s);
 void __uks_flush_cpu(struct uks_kmem_cache *s, unsigned int cpu);
 int __uks_free_partial_all(struct uks_kmem_cache *s);
+
+/* partial.c: sheaves */
+int __uks_sheaf_init(struct uks_kmem_cache *s);
+void __uks_sheaf_destroy(struct uks_kmem_cache *s);
+void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object);
+void __uks_sheaf_flush_locked(struct uks_kmem_cache *s, struct kmem_cache_cpu *c, void **out,
+			      size_t *nr);
+#define SHEAF_MAX_CAPACITY	64u
 
 /* local lock of a kmem_cache_cpu (cpu_lock.c) */
 struct kmem_cache_cpu *__uks_cpu_slab_lock(struct uks_kmem_cache *s, unsigned int *cpu);
@@ -347,8 +393,11 @@ extern __thread int *__uks_slab_error_tally;
 
 /* kmalloc.c */
 extern unsigned int __uks_kmalloc_minalign;
+extern bool __uks_kmalloc_sheaves;
 int __uks_kmalloc_init(void);
 struct uks_kmem_cache *__uks_kmalloc_slab(size_t size);
+bool __uks_kfree_if_ours(const void *p);
+void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours);
 void __uks_slab_init(void);
 
 /* slub.c */

@@ -300,6 +300,37 @@ TEST(stats_count_the_fast_path)
 	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
 }
 
+TEST(sheaves_reuse_freed_objects_and_flush)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_sheaves", 200, 0, UKS_SLAB_SHEAVES,
+							 NULL);
+	void *p[300];
+
+	ASSERT_NONNULL(s);
+	if (strcmp(uks_slab_fastpath(), "rseq"))
+		SKIP(goto out, "sheaves need the rseq fast path (%s here)", uks_slab_fastpath());
+	for (int i = 0; i < 300; i++) {
+		p[i] = uks_kmem_cache_alloc(s);
+		ASSERT_NONNULL(p[i]);
+		memset(p[i], i, 200);
+	}
+	/* Last in, first out, as on the CPU freelist. */
+	uks_kmem_cache_free(s, p[7]);
+	p[7] = uks_kmem_cache_alloc(s);
+	uks_kmem_cache_free(s, p[9]);
+	EXPECT_EQ(p[9], uks_kmem_cache_alloc(s));
+	/* More frees than a sheaf holds: the overflow goes back to the slabs. */
+	for (int i = 0; i < 300; i++)
+		uks_kmem_cache_free(s, p[i]);
+	EXPECT_GE(attr_ulong(s, "free_fastpath"), 300u);
+	/* Shrinking flushes the sheaves too: no slab may stay. */
+	EXPECT_EQ(0, uks_kmem_cache_shrink(s));
+	EXPECT_EQ(0u, attr_ulong(s, "slabs"));
+	EXPECT_EQ(0, uks_kmem_cache_validate(s));
+out:
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+}
+
 TEST(destroy_refuses_a_cache_in_use)
 {
 	struct uks_kmem_cache *s = uks_kmem_cache_create("t_busy", 32, 0, 0, NULL);

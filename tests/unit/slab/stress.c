@@ -6,7 +6,8 @@
  * committing.  Every object is tagged by its owner while allocated; a lost
  * or duplicated object (two owners at once, or a leak at the end) fails.
  * The abort/retry counter (cmpxchg_double_cpu_fail) proves that
- * interruptions inside the window were detected and retried.
+ * interruptions inside the window were detected and retried.  The same
+ * storm runs over each fast path, sheaves included.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -192,6 +193,13 @@ TEST_TIMEOUT(default_fastpath, 60)
 	if (strcmp(uks_slab_fastpath(), "rseq"))
 		SKIP(return, "rseq fast path not in use here (%s)", uks_slab_fastpath());
 	run(_th_r, 0, "stress_rseq", true);
+}
+
+TEST_TIMEOUT(sheaves, 60)
+{
+	if (strcmp(uks_slab_fastpath(), "rseq"))
+		SKIP(return, "rseq fast path not in use here (%s)", uks_slab_fastpath());
+	run(_th_r, UKS_SLAB_SHEAVES, "stress_sheaves", true);
 }
 
 TEST_TIMEOUT(cmpxchg16b_fastpath, 60)

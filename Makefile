@@ -34,8 +34,8 @@ SLAB_SRCS := lib/slab/page_alloc.c lib/slab/geometry.c lib/slab/cpu_lock.c \
 	     lib/slab/alloc.c lib/slab/free.c lib/slab/partial.c lib/slab/object.c \
 	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
 	     lib/slab/debug_parse.c lib/slab/sysfs.c lib/slab/kmem_events.c
-# One file per feature; every .c under lib/trace is part of the library.
-TRACE_SRCS := $(sort $(wildcard lib/trace/*.c))
+# One file per feature; every .c under lib/trace, lib/tracee and lib/fs is part of the library.
+TRACE_SRCS := $(sort $(wildcard lib/trace/*.c lib/tracee/*.c lib/fs/*.c))
 LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS)
 # libuks-malloc.so: the same sources, built again with 16-byte kmalloc
 # alignment and nothing but the malloc API exported.

@@ -260,6 +260,19 @@ static int remove_event(int argc, char **argv)
 	return found ? 0 : -ENOENT;
 }
 
+/*
+ * Removing dynamic events clears every instance's buffer, so no record of
+ * a type that no longer exists is left to print ("Unknown type").  That is
+ * what later kernels do (trace_dynevent.c); 5.15 kept the records.
+ */
+static void reset_all_buffers(void)
+{
+	struct uks_trace *tr;
+
+	list_for_each_entry(tr, &uks_traces, list)
+		uks_rb_reset(tr->rb);
+}
+
 static int run_command(struct uks_trace *tr, char *line)
 {
 	char *argv[MAX_ARGV], *orig[MAX_ARGV], *save = NULL, *word, *copy;
@@ -294,8 +307,10 @@ static int run_command(struct uks_trace *tr, char *line)
 			o += n;
 		}
 	}
-	if (argv[0][0] == '-')
+	if (argv[0][0] == '-') {
 		ret = remove_event(argc, argv);
+		reset_all_buffers();
+	}
 	else if (argv[0][0] == 'e')
 		ret = create_eprobe(tr, argc, argv, orig);
 	else
@@ -343,6 +358,7 @@ int uks_dynamic_events_clear(struct uks_trace *tr)
 		if (call->flags & UKS_CALL_EPROBE)
 			eprobe_destroy(call);
 out:
+	reset_all_buffers();
 	pthread_mutex_unlock(&uks_event_mutex);
 	return ret;
 }

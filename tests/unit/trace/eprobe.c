@@ -176,6 +176,22 @@ TEST_F(ep, removal_rules)
 	ASSERT_STREQ("", rd(tr, "dynamic_events"));
 }
 
+/* Later kernels' rule: removing dynamic events clears the buffers. */
+TEST_F(ep, removal_clears_the_buffers)
+{
+	struct uks_trace *tr = self->tr;
+
+	ASSERT_EQ(0, wr(tr, "dynamic_events", "e:gone uks_other/ping v=$v"));
+	ASSERT_EQ(0, wr(tr, "events/eprobes/gone/enable", "1"));
+	uks_trace_uks_other_ping(3);
+	ASSERT_NE(NULL, strstr(rd(tr, "trace"), "gone: (uks_other.ping) v=0x3\n"));
+	ASSERT_EQ(0, wr(tr, "events/eprobes/gone/enable", "0"));
+	ASSERT_EQ(0, wr(tr, "dynamic_events", "-:gone"));
+	rd(tr, "trace");
+	ASSERT_EQ(NULL, strstr(out, "Unknown type"));
+	ASSERT_NE(NULL, strstr(out, "entries-in-buffer/entries-written: 0/0 "));
+}
+
 TEST_F(ep, several_commands_and_comments)
 {
 	struct uks_trace *tr = self->tr;

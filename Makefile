@@ -35,11 +35,14 @@ SLAB_SRCS := lib/slab/page_alloc.c lib/slab/geometry.c lib/slab/cpu_lock.c \
 	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
 	     lib/slab/debug_parse.c lib/slab/sysfs.c lib/slab/kmem_events.c
 # One file per feature; every .c under lib/trace, lib/tracee and lib/fs is part of the library.
-TRACE_SRCS := $(sort $(wildcard lib/trace/*.c lib/tracee/*.c lib/fs/*.c))
-LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS)
-# libuks-malloc.so: the same sources, built again with 16-byte kmalloc
+TRACE_SRCS := $(sort $(wildcard lib/trace/*.c))
+TRACEE_SRCS := $(sort $(wildcard lib/tracee/*.c))
+FS_SRCS := $(sort $(wildcard lib/fs/*.c))
+LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS) $(TRACEE_SRCS) $(FS_SRCS)
+# libuks-malloc.so: the allocator alone, built again with 16-byte kmalloc
 # alignment and nothing but the malloc API exported.
-MALLOC_OBJS := $(LIB_SRCS:%.c=$(O)/mpic/%.o) $(O)/mpic/lib/malloc/preload.o
+MALLOC_SRCS := $(CORE_SRCS) $(SLAB_SRCS)
+MALLOC_OBJS := $(MALLOC_SRCS:%.c=$(O)/mpic/%.o) $(O)/mpic/lib/malloc/preload.o
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(O)/pic/%.o)
 
@@ -89,7 +92,15 @@ $(LIBSO): $(LIB_PIC_OBJS) lib/libuks.map
 	@ln -sf libuks.so.$(VERSION) $(O)/libuks.so.$(SONAME_MAJOR)
 	@ln -sf libuks.so.$(VERSION) $(O)/libuks.so
 
-$(UKS): $(O)/cli/uks.o $(LIBA)
+# uksfs over FUSE: libfuse3 when pkg-config finds it (config.h says so).
+ifeq ($(HAVE_FUSE3),1)
+$(O)/lib/fs/fuse.o $(O)/pic/lib/fs/fuse.o: private ALL_CFLAGS += $(shell pkg-config --cflags fuse3)
+LIBS += $(shell pkg-config --libs fuse3)
+endif
+
+CLI_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard cli/*.c)))
+
+$(UKS): $(CLI_OBJS) $(LIBA)
 	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(UKSD): $(O)/daemon/uksd.o $(LIBA)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * uks: the command-line tool.  Subcommands grow with the subsystems; today
- * it reports the build and the CPU view the libraries use.
+ * uks: the command-line tool.  Git-style subcommands: the CPU view the
+ * libraries use, and the uksfs file commands (cat, write, ls) that talk to
+ * a running uksd over its socket, plus mount/daemon to start one.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,16 +12,27 @@
 
 #include <uks/uks.h>
 
+#include "cli.h"
+
 static void usage(FILE *out)
 {
-	fputs("Usage: uks [--help] [--version] COMMAND [ARGS]\n"
+	fputs("Usage: uks [--help] [--version] [-S SOCKET] COMMAND [ARGS]\n"
 	      "\n"
 	      "Commands:\n"
-	      "  version            print the library version\n"
-	      "  cpu                print the current CPU, possible CPUs and the CPU-id source\n"
-	      "  cpulist LIST [NR]  normalise a kernel cpulist (\"0-3,8\", \"0-15:2/4\", \"N\")\n"
-	      "                     against NR CPUs (default: the possible CPUs)\n"
+	      "  cat [-n] PATH...       print uksfs files (sys/kernel/tracing/trace, ...)\n"
+	      "  write [-a] PATH TEXT   one write to a uksfs file (-a appends, like >>)\n"
+	      "  ls [-l] [PATH]         list a uksfs directory\n"
+	      "  daemon [OPTIONS]       run uksd (see uksd --help)\n"
+	      "  mount DIR [OPTIONS]    start a uksd serving uksfs at DIR, detached\n"
+	      "  umount DIR             unmount it (the uksd exits)\n"
+	      "  version                print the library version\n"
+	      "  cpu                    print the current CPU, possible CPUs and the CPU-id source\n"
+	      "  cpulist LIST [NR]      normalise a kernel cpulist (\"0-3,8\", \"0-15:2/4\", \"N\")\n"
+	      "                         against NR CPUs (default: the possible CPUs)\n"
 	      "\n"
+	      "-S SOCKET (or $UKS_SOCKET): the uksd socket; default $XDG_RUNTIME_DIR/uks.sock\n"
+	      "(/run/uks.sock for root).  'uks COMMAND --help' describes each command.\n"
+	      "Exit status: 0 ok, 1 the command failed, 2 usage, 3 no uksd answered.\n"
 	      "See uks(1).\n", out);
 }
 
@@ -53,12 +65,17 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "socket", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *sock_opt = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hVS:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'S':
+			sock_opt = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -82,6 +99,18 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "cpu"))
 		return cmd_cpu();
+	if (!strcmp(cmd, "cat"))
+		return cli_cat(cli_socket_path(sock_opt), argc - optind, argv + optind);
+	if (!strcmp(cmd, "write"))
+		return cli_write(cli_socket_path(sock_opt), argc - optind, argv + optind);
+	if (!strcmp(cmd, "ls"))
+		return cli_ls(cli_socket_path(sock_opt), argc - optind, argv + optind);
+	if (!strcmp(cmd, "daemon"))
+		return cli_daemon(argc - optind, argv + optind);
+	if (!strcmp(cmd, "mount"))
+		return cli_mount(argc - optind, argv + optind);
+	if (!strcmp(cmd, "umount"))
+		return cli_umount(argc - optind, argv + optind);
 	if (!strcmp(cmd, "cpulist") && optind + 1 < argc)
 		return cmd_cpulist(argv[optind + 1], optind + 2 < argc ? argv[optind + 2] : NULL);
 	fprintf(stderr, "uks: unknown command or missing argument: %s\n", cmd);

@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uksfs over FUSE: the low-level libfuse3 API on top of the VFS tree.
+ *
+ * What.  A mount whose files behave as the kernel's: regular files report
+ * size 0 and are opened with direct_io (reads always reach us, whatever
+ * the size says, as with tracefs and sysfs), trace_pipe is non-seekable
+ * and blocks in a worker thread, a FUSE interrupt (^C on a blocked cat)
+ * interrupts that read, O_TRUNC arrives with the open (atomic_o_trunc) so
+ * "echo > trace" clears the buffer and "echo >> set_event" appends, and
+ * truncate(2) to size 0 does what opening with O_TRUNC does.
+ *
+ * Inodes.  The tree has no inode numbers of its own; a node is created for
+ * each path the kernel looks up and kept for the life of the mount (the
+ * trees are small and bounded), so the same path always has the same
+ * number.  Lookup counts are tracked for FORGET but nodes are never freed
+ * before unmount, which keeps the lookup lock-free of use-after-free.
+ *
+ * Poll.  A blocked poll(2) on trace_pipe registers its poll handle; a
+ * notifier thread checks pending handles every 20 ms and wakes those whose
+ * file became readable.
+ *
+ * Permissions: the files belong to the serving user with the kernel's
+ * modes, the kernel checks them (default_permissions), and without
+ * allow_other no other user gets in at all.
+ *
+ * Lock order: fs->nodes_lock and fs->poll_lock are leaves; VFS calls are
+ * made without either.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uks/fs.h>
+#include <uks/slab.h>
+
+#include "config.h"
+#include "core/compiler.h"
+#include "fs/server.h"
+#include "fs/vfs.h"
+
+#if UKS_HAVE_FUSE3
+
+#define FUSE_USE_VERSION 312
+#include <fuse_lowlevel.h>
+#include <linux/fuse.h>	/* struct fuse_dirent: the readdir reply layout */
+
+#define NODE_BUCKETS	1024
+#define ATTR_TIMEOUT	1.0	/* tracefs trees change: event dirs come and go */
+
+struct fs_node {
+	uint64_t ino;
+	uint64_t nlookup;
+	struct fs_node *hash_next;
+	char path[];
+};
+
+struct fs_poll {
+	struct fuse_pollhandle *ph;
+	struct uks_vfs_file *file;
+	struct fs_poll *next;
+};
+
+struct fuse_fs {
+	struct uks_server srv;
+	struct uks_vfs *vfs;
+	struct fuse_session *se;
+	char *mountpoint;
+	pthread_t loop_thread, poll_thread;
+	bool poll_thread_started;
+	int stopping;
+	unsigned int threads;
+	void (*on_unmounted)(void *arg);
+	void *arg;
+	uid_t uid;
+	gid_t gid;
+	struct timespec start;
+
+	pthread_mutex_t nodes_lock;
+	struct fs_node *buckets[NODE_BUCKETS];
+	struct fs_node **by_ino;	/* index = ino - 1 */
+	size_t nr_nodes, cap_nodes;
+
+	pthread_mutex_t poll_lock;
+	struct fs_poll *polls;
+};
+
+static struct fuse_fs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static size_t hash_path(const char *s)
+{
+	size_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h % NODE_BUCKETS;
+}
+
+/* The node of @path, created on first use.  NULL on allocation failure. */
+static struct fs_node *node_get(struct fuse_fs *fs, const char *path)
+{
+	size_t b = hash_path(path), len = strlen(path);
+	struct fs_node *n;
+
+	pthread_mutex_lock(&fs->nodes_lock);
+	for (n = fs->buckets[b]; n; n = n->hash_next)
+		if (!strcmp(n->path, path))
+			goto out;
+	if (fs->nr_nodes == fs->cap_nodes) {
+		size_t cap = fs->cap_nodes ? 2 * fs->cap_nodes : 256;
+		void *p = uks_krealloc(fs->by_ino, cap * sizeof(*fs->by_ino));
+
+		if (!p)
+			goto out;
+		fs->by_ino = p;
+		fs->cap_nodes = cap;
+	}
+	n = uks_kzalloc(sizeof(*n) + len + 1);
+	if (!n)
+		goto out;
+	memcpy(n->path, path, len + 1);
+	n->ino = fs->nr_nodes + 1;
+	fs->by_ino[fs->nr_nodes++] = n;
+	n->hash_next = fs->buckets[b];
+	fs->buckets[b] = n;
+out:
+	pthread_mutex_unlock(&fs->nodes_lock);
+	return n;
+}
+
+static struct fs_node *node_by_ino(struct fuse_fs *fs, fuse_ino_t ino)
+{
+	struct fs_node *n = NULL;
+
+	pthread_mutex_lock(&fs->nodes_lock);
+	if (ino >= 1 && ino <= fs->nr_nodes)
+		n = fs->by_ino[ino - 1];
+	pthread_mutex_unlock(&fs->nodes_lock);
+	return n;
+}
+
+static void fill_stat(struct fuse_fs *fs, fuse_ino_t ino, const struct uks_vfs_stat *vs,
+		      struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_mode = (vs->type == UKS_VFS_DIR ? S_IFDIR : S_IFREG) | (vs->mode & 07777);
+	st->st_nlink = vs->type == UKS_VFS_DIR ? 2 : 1;
+	st->st_uid = fs->uid;
+	st->st_gid = fs->gid;
+	st->st_blksize = 4096;
+	st->st_atim = st->st_mtim = st->st_ctim = fs->start;
+}
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
+		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	/* Our files have no size the page cache could trust. */
+	conn->want &= ~(unsigned int)FUSE_CAP_AUTO_INVAL_DATA;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_fs *fs = fs_of(req);
+	struct fs_node *dir = node_by_ino(fs, parent), *n;
+	struct fuse_entry_param e;
+	struct uks_vfs_stat vs;
+	char path[VFS_PATH_MAX];
+	int ret;
+
+	if (!dir) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir->path, *dir->path ? "/" : "",
+			     name) >= sizeof(path)) {
+		fuse_reply_err(req, ENAMETOOLONG);
+		return;
+	}
+	ret = uks_vfs_stat(fs->vfs, path, &vs);
+	if (ret) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	n = node_get(fs, path);
+	if (!n) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	__atomic_add_fetch(&n->nlookup, 1, __ATOMIC_RELAXED);
+	memset(&e, 0, sizeof(e));
+	e.ino = n->ino;
+	e.attr_timeout = e.entry_timeout = ATTR_TIMEOUT;
+	fill_stat(fs, n->ino, &vs, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	struct fs_node *n = node_by_ino(fs_of(req), ino);
+
+	if (n)
+		__atomic_sub_fetch(&n->nlookup, nlookup, __ATOMIC_RELAXED);
+	fuse_reply_none(req);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fuse_fs *fs = fs_of(req);
+	struct fs_node *n = node_by_ino(fs, ino);
+	struct uks_vfs_stat vs;
+	struct stat st;
+	int ret;
+
+	(void)fi;
+	if (!n) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	ret = uks_vfs_stat(fs->vfs, n->path, &vs);
+	if (ret) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	fill_stat(fs, ino, &vs, &st);
+	fuse_reply_attr(req, &st, ATTR_TIMEOUT);
+}
+
+/* truncate(2)/ftruncate to 0 is the kernel's O_TRUNC; nothing else changes. */
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
+{
+	struct fuse_fs *fs = fs_of(req);
+	struct fs_node *n = node_by_ino(fs, ino);
+	struct uks_vfs_file *f;
+	int ret;
+
+	if (!n) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	if (to_set & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME |
+		       FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME)) {
+		fuse_reply_err(req, EPERM);
+		return;
+	}
+	if (to_set & FUSE_SET_ATTR_SIZE) {
+		if (attr->st_size != 0) {
+			fuse_reply_err(req, EINVAL);
+			return;
+		}
+		ret = uks_vfs_open(fs->vfs, n->path, O_WRONLY | O_TRUNC, &f);
+		if (ret) {
+			fuse_reply_err(req, -ret);
+			return;
+		}
+		uks_vfs_close(f);
+	}
+	op_getattr(req, ino, fi);
+}
+
+struct dir_buf {
+	fuse_req_t req;
+	struct fuse_fs *fs;
+	const char *dir;		/* while filling */
+	char *buf;
+	size_t len, cap;
+};
+
+/* readdir's inode numbers must be non-zero (0 reads as a deleted entry). */
+static int dir_add(struct dir_buf *db, const char *name, fuse_ino_t ino, mode_t mode)
+{
+	struct stat st = { .st_ino = ino, .st_mode = mode };
+	size_t need = fuse_add_direntry(db->req, NULL, 0, name, NULL, 0);
+
+	if (db->len + need > db->cap) {
+		size_t cap = db->cap ? 2 * db->cap : 4096;
+		char *p;
+
+		while (cap < db->len + need)
+			cap *= 2;
+		p = uks_krealloc(db->buf, cap);
+		if (!p)
+			return -ENOMEM;
+		db->buf = p;
+		db->cap = cap;
+	}
+	fuse_add_direntry(db->req, db->buf + db->len, need, name, &st, (off_t)(db->len + need));
+	db->len += need;
+	return 0;
+}
+
+static int dir_fill(const char *name, const struct uks_vfs_stat *st, void *arg)
+{
+	struct dir_buf *db = arg;
+	char path[VFS_PATH_MAX];
+	struct fs_node *n;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", db->dir, *db->dir ? "/" : "", name) >=
+	    sizeof(path))
+		return 0;	/* unreachable by lookup anyway */
+	n = node_get(db->fs, path);
+	if (!n)
+		return -ENOMEM;
+	return dir_add(db, name, n->ino, st->type == UKS_VFS_DIR ? S_IFDIR : S_IFREG);
+}
+
+/* The whole listing is built at opendir and served by offset. */
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fuse_fs *fs = fs_of(req);
+	struct fs_node *n = node_by_ino(fs, ino);
+	struct dir_buf *db;
+	int ret;
+
+	if (!n) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	db = uks_kzalloc(sizeof(*db));
+	if (!db) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	db->req = req;
+	db->fs = fs;
+	db->dir = n->path;
+	ret = dir_add(db, ".", ino, S_IFDIR);
+	if (!ret)
+		ret = dir_add(db, "..", ino == FUSE_ROOT_ID ? ino : FUSE_ROOT_ID, S_IFDIR);
+	if (!ret)
+		ret = uks_vfs_list(fs->vfs, n->path, dir_fill, db);
+	if (ret) {
+		uks_kfree(db->buf);
+		uks_kfree(db);
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	fi->fh = (uintptr_t)db;
+	fuse_reply_open(req, fi);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct dir_buf *db = (struct dir_buf *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	if (off < 0 || (size_t)off >= db->len) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	if (size < db->len - (size_t)off) {
+		/* Whole entries only: walk them up to what fits. */
+		size_t o = (size_t)off, end = o;
+
+		while (end < db->len) {
+			const struct fuse_dirent *d = (const void *)(db->buf + end);
+			size_t rec = FUSE_DIRENT_ALIGN(FUSE_NAME_OFFSET + d->namelen);
+
+			if (end + rec - o > size)
+				break;
+			end += rec;
+		}
+		size = end - o;
+	} else {
+		size = db->len - (size_t)off;
+	}
+	fuse_reply_buf(req, db->buf + off, size);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct dir_buf *db = (struct dir_buf *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	uks_kfree(db->buf);
+	uks_kfree(db);
+	fuse_reply_err(req, 0);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fuse_fs *fs = fs_of(req);
+	struct fs_node *n = node_by_ino(fs, ino);
+	struct uks_vfs_file *f;
+	int ret;
+
+	if (!n) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	ret = uks_vfs_open(fs->vfs, n->path, fi->flags, &f);
+	if (ret) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	fi->fh = (uintptr_t)f;
+	fi->direct_io = 1;
+	fi->keep_cache = 0;
+	fi->nonseekable = uks_vfs_file_stat(f)->stream;
+	fuse_reply_open(req, fi);
+}
+
+static void on_interrupt(fuse_req_t req, void *data)
+{
+	(void)req;
+	uks_vfs_interrupt(data);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
+	char *buf = uks_kmalloc(size ? size : 1);
+	ssize_t n;
+
+	(void)ino;
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	/* O_NONBLOCK can change after open (fcntl): take it from this request. */
+	if (uks_vfs_file_stat(f)->stream)
+		fuse_req_interrupt_func(req, on_interrupt, f);
+	n = uks_vfs_read(f, buf, size, off);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+	uks_kfree(buf);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
+	ssize_t n = uks_vfs_write(f, buf, size);
+
+	(void)ino;
+	(void)off;	/* a write is a command, wherever it lands */
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_write(req, (size_t)n);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fuse_fs *fs = fs_of(req);
+	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
+	struct fs_poll **pp, *p;
+
+	(void)ino;
+	pthread_mutex_lock(&fs->poll_lock);
+	for (pp = &fs->polls; (p = *pp);) {
+		if (p->file == f) {
+			*pp = p->next;
+			fuse_pollhandle_destroy(p->ph);
+			uks_kfree(p);
+		} else {
+			pp = &p->next;
+		}
+	}
+	pthread_mutex_unlock(&fs->poll_lock);
+	uks_vfs_close(f);
+	fuse_reply_err(req, 0);
+}
+
+static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		    struct fuse_pollhandle *ph)
+{
+	struct fuse_fs *fs = fs_of(req);
+	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
+	unsigned int revents = 0;
+
+	(void)ino;
+	if ((fi->flags & O_ACCMODE) != O_RDONLY)
+		revents |= POLLOUT;
+	if (uks_vfs_poll(f))
+		revents |= POLLIN;
+	if (ph && !(revents & POLLIN)) {
+		struct fs_poll *p = uks_kzalloc(sizeof(*p));
+
+		if (p) {
+			p->ph = ph;
+			p->file = f;
+			pthread_mutex_lock(&fs->poll_lock);
+			p->next = fs->polls;
+			fs->polls = p;
+			pthread_mutex_unlock(&fs->poll_lock);
+			ph = NULL;
+		}
+	}
+	if (ph)
+		fuse_pollhandle_destroy(ph);
+	fuse_reply_poll(req, revents);
+}
+
+static void *poll_notifier(void *arg)
+{
+	struct fuse_fs *fs = arg;
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
+
+	while (!__atomic_load_n(&fs->stopping, __ATOMIC_ACQUIRE)) {
+		struct fs_poll **pp, *p;
+
+		nanosleep(&tick, NULL);
+		pthread_mutex_lock(&fs->poll_lock);
+		for (pp = &fs->polls; (p = *pp);) {
+			if (uks_vfs_poll(p->file)) {
+				*pp = p->next;
+				fuse_lowlevel_notify_poll(p->ph);
+				fuse_pollhandle_destroy(p->ph);
+				uks_kfree(p);
+			} else {
+				pp = &p->next;
+			}
+		}
+		pthread_mutex_unlock(&fs->poll_lock);
+	}
+	return NULL;
+}
+
+static const struct fuse_lowlevel_ops fs_ops = {
+	.init = op_init,
+	.lookup = op_lookup,
+	.forget = op_forget,
+	.getattr = op_getattr,
+	.setattr = op_setattr,
+	.opendir = op_opendir,
+	.readdir = op_readdir,
+	.releasedir = op_releasedir,
+	.open = op_open,
+	.read = op_read,
+	.write = op_write,
+	.release = op_release,
+	.poll = op_poll,
+};
+
+static void *loop_main(void *arg)
+{
+	struct fuse_fs *fs = arg;
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+
+	if (cfg) {
+		fuse_loop_cfg_set_max_threads(cfg, fs->threads);
+		fuse_loop_cfg_set_idle_threads(cfg, 2);
+	}
+	fuse_session_loop_mt(fs->se, cfg);
+	if (cfg)
+		fuse_loop_cfg_destroy(cfg);
+	if (!__atomic_load_n(&fs->stopping, __ATOMIC_ACQUIRE) && fs->on_unmounted)
+		fs->on_unmounted(fs->arg);
+	return NULL;
+}
+
+static void fs_free(struct fuse_fs *fs)
+{
+	for (size_t i = 0; i < fs->nr_nodes; i++)
+		uks_kfree(fs->by_ino[i]);
+	uks_kfree(fs->by_ino);
+	while (fs->polls) {
+		struct fs_poll *p = fs->polls;
+
+		fs->polls = p->next;
+		fuse_pollhandle_destroy(p->ph);
+		uks_kfree(p);
+	}
+	pthread_mutex_destroy(&fs->nodes_lock);
+	pthread_mutex_destroy(&fs->poll_lock);
+	free(fs->mountpoint);
+	uks_kfree(fs);
+}
+
+static void fuse_stop(struct uks_server *srv)
+{
+	struct fuse_fs *fs = (struct fuse_fs *)srv;
+
+	__atomic_store_n(&fs->stopping, 1, __ATOMIC_RELEASE);
+	fuse_session_exit(fs->se);
+	/* Unmounting ends the kernel's side; the workers' reads then fail. */
+	fuse_session_unmount(fs->se);
+	pthread_join(fs->loop_thread, NULL);
+	if (fs->poll_thread_started)
+		pthread_join(fs->poll_thread, NULL);
+	fuse_session_destroy(fs->se);
+	fs_free(fs);
+}
+
+static bool is_mountpoint(const char *dir)
+{
+	struct stat a, b;
+	char parent[VFS_PATH_MAX];
+
+	if ((size_t)snprintf(parent, sizeof(parent), "%s/..", dir) >= sizeof(parent))
+		return false;
+	if (stat(dir, &a) || stat(parent, &b))
+		return false;
+	return a.st_dev != b.st_dev;
+}
+
+/** uks_fuse_serve - see <uks/fs.h> */
+UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
+			      const struct uks_fuse_opts *opts, struct uks_server **out)
+{
+	char fsname[96], progname[] = "uksfs", debug[] = "-d", *argv[4];
+	struct fuse_args args;
+	struct fuse_fs *fs;
+	int ret;
+
+	if (access("/dev/fuse", R_OK | W_OK))
+		return -ENODEV;
+	if (is_mountpoint(mountpoint))
+		return -EBUSY;
+	fs = uks_kzalloc(sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	pthread_mutex_init(&fs->nodes_lock, NULL);
+	pthread_mutex_init(&fs->poll_lock, NULL);
+	fs->vfs = vfs;
+	fs->uid = getuid();
+	fs->gid = getgid();
+	fs->threads = opts && opts->threads ? opts->threads : 8;
+	fs->on_unmounted = opts ? opts->on_unmounted : NULL;
+	fs->arg = opts ? opts->arg : NULL;
+	clock_gettime(CLOCK_REALTIME, &fs->start);
+	fs->mountpoint = realpath(mountpoint, NULL);
+	if (!fs->mountpoint || !node_get(fs, "")) {
+		ret = fs->mountpoint ? -ENOMEM : -errno;
+		fs_free(fs);
+		return ret;
+	}
+	snprintf(fsname, sizeof(fsname), "-ofsname=%s,default_permissions%s",
+		 opts && opts->fsname ? opts->fsname : "uksfs",
+		 opts && opts->allow_other ? ",allow_other" : "");
+	argv[0] = progname;
+	argv[1] = fsname;
+	argv[2] = debug;
+	argv[3] = NULL;
+	/* UKS_FUSE_DEBUG=1: libfuse logs every request to stderr. */
+	args = (struct fuse_args)FUSE_ARGS_INIT(getenv("UKS_FUSE_DEBUG") ? 3 : 2, argv);
+	fs->se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), fs);
+	if (!fs->se) {
+		fs_free(fs);
+		return -EINVAL;
+	}
+	if (fuse_session_mount(fs->se, fs->mountpoint)) {
+		fuse_session_destroy(fs->se);
+		fs_free(fs);
+		return -EPERM;
+	}
+	ret = -pthread_create(&fs->loop_thread, NULL, loop_main, fs);
+	if (ret) {
+		fuse_session_unmount(fs->se);
+		fuse_session_destroy(fs->se);
+		fs_free(fs);
+		return ret;
+	}
+	fs->poll_thread_started = !pthread_create(&fs->poll_thread, NULL, poll_notifier, fs);
+	fs->srv.stop = fuse_stop;
+	*out = &fs->srv;
+	return 0;
+}
+
+#else /* !UKS_HAVE_FUSE3 */
+
+UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
+			      const struct uks_fuse_opts *opts, struct uks_server **out)
+{
+	(void)vfs;
+	(void)mountpoint;
+	(void)opts;
+	(void)out;
+	return -ENOTSUP;
+}
+
+#endif

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uksfs: one tree of kernel-style files, served by FUSE and a Unix socket.
+ *
+ * What.  The kernel spreads the files of the subsystems uks implements
+ * over tracefs, debugfs and sysfs; uksfs puts them in one tree with the
+ * kernel's paths, so a script written for /sys/kernel/tracing runs against
+ * $ROOT/sys/kernel/tracing.  Providers serve subtrees (vfs.h); the
+ * directories above their mount points are synthesised from the mount
+ * table ("sys", "sys/kernel", ...), read-only, mode 0755.
+ *
+ * Why a layer of its own: both front ends (fuse.c, sock.c) and tests go
+ * through the same lookup, permission check and read-offset handling, so
+ * the bytes are the same whichever way a file is reached.
+ *
+ * Offsets.  Provider files are sequential, like the kernel's seq_file and
+ * trace_pipe.  A read at the file's current offset continues; a read at
+ * another offset of a non-stream file reopens it and skips forward (what
+ * lseek does to a seq_file); stream files ignore offsets.
+ *
+ * Lock order: vfs->lock (mount table, read-mostly) -> file->lock -> the
+ * provider's locks.  The mount table is fixed once serving starts.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uks/slab.h>
+
+#include "core/compiler.h"
+#include "fs/vfs.h"
+
+/**
+ * uks_vfs_create - an empty tree
+ * Returns 0 or -ENOMEM.
+ */
+UKS_EXPORT int uks_vfs_create(struct uks_vfs **out)
+{
+	struct uks_vfs *vfs = uks_kzalloc(sizeof(*vfs));
+
+	if (!vfs)
+		return -ENOMEM;
+	pthread_rwlock_init(&vfs->lock, NULL);
+	*out = vfs;
+	return 0;
+}
+
+/** uks_vfs_destroy - release the providers and the tree (files must be closed) */
+UKS_EXPORT void uks_vfs_destroy(struct uks_vfs *vfs)
+{
+	if (!vfs)
+		return;
+	for (unsigned int i = 0; i < vfs->nr_mounts; i++)
+		if (vfs->mounts[i].ops->release)
+			vfs->mounts[i].ops->release(vfs->mounts[i].ctx);
+	pthread_rwlock_destroy(&vfs->lock);
+	uks_kfree(vfs);
+}
+
+int uks_vfs_normalise(const char *in, char *out, size_t size)
+{
+	size_t o = 0;
+
+	while (*in) {
+		size_t n;
+
+		while (*in == '/')
+			in++;
+		n = strcspn(in, "/");
+		if (!n)
+			break;
+		if (n == 1 && in[0] == '.') {
+			in += n;
+			continue;
+		}
+		if (n == 2 && in[0] == '.' && in[1] == '.')
+			return -ENOENT;	/* never above the root */
+		if (o + n + 2 > size)
+			return -ENAMETOOLONG;
+		if (o)
+			out[o++] = '/';
+		memcpy(out + o, in, n);
+		o += n;
+		in += n;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+int uks_vfs_mount(struct uks_vfs *vfs, const char *path, const struct vfs_provider_ops *ops,
+		  void *ctx)
+{
+	struct vfs_mount *m;
+	int ret = 0;
+
+	pthread_rwlock_wrlock(&vfs->lock);
+	if (vfs->nr_mounts == VFS_MAX_MOUNTS) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	m = &vfs->mounts[vfs->nr_mounts];
+	ret = uks_vfs_normalise(path, m->path, sizeof(m->path));
+	if (ret)
+		goto out;
+	if (!m->path[0]) {
+		ret = -EINVAL;	/* the root itself is synthetic */
+		goto out;
+	}
+	for (unsigned int i = 0; i < vfs->nr_mounts; i++) {
+		if (!strcmp(vfs->mounts[i].path, m->path)) {
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	m->len = strlen(m->path);
+	m->ops = ops;
+	m->ctx = ctx;
+	vfs->nr_mounts++;
+out:
+	pthread_rwlock_unlock(&vfs->lock);
+	return ret;
+}
+
+/*
+ * The mount serving @path, with @rest set to the path inside it, or NULL
+ * when @path is (above) no mount.  The longest mount point wins.
+ */
+static const struct vfs_mount *find_mount(struct uks_vfs *vfs, const char *path,
+					  const char **rest)
+{
+	const struct vfs_mount *best = NULL;
+
+	for (unsigned int i = 0; i < vfs->nr_mounts; i++) {
+		const struct vfs_mount *m = &vfs->mounts[i];
+
+		if (strncmp(path, m->path, m->len) || (path[m->len] && path[m->len] != '/'))
+			continue;
+		if (!best || m->len > best->len)
+			best = m;
+	}
+	if (best)
+		*rest = path[best->len] ? path + best->len + 1 : "";
+	return best;
+}
+
+/* Is @path a strict ancestor of some mount point (a synthetic directory)? */
+static bool is_synthetic_dir(struct uks_vfs *vfs, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (!n)
+		return true;
+	for (unsigned int i = 0; i < vfs->nr_mounts; i++) {
+		const struct vfs_mount *m = &vfs->mounts[i];
+
+		if (m->len > n && !strncmp(m->path, path, n) && m->path[n] == '/')
+			return true;
+	}
+	return false;
+}
+
+static int stat_locked(struct uks_vfs *vfs, const char *path, struct uks_vfs_stat *st)
+{
+	const struct vfs_mount *m;
+	const char *rest;
+
+	m = find_mount(vfs, path, &rest);
+	if (m)
+		return m->ops->stat(m->ctx, rest, st);
+	if (!is_synthetic_dir(vfs, path))
+		return -ENOENT;
+	st->type = UKS_VFS_DIR;
+	st->mode = 0755;
+	st->stream = false;
+	return 0;
+}
+
+/** uks_vfs_stat - see <uks/fs.h> */
+UKS_EXPORT int uks_vfs_stat(struct uks_vfs *vfs, const char *path, struct uks_vfs_stat *st)
+{
+	char norm[VFS_PATH_MAX];
+	int ret = uks_vfs_normalise(path, norm, sizeof(norm));
+
+	if (ret)
+		return ret;
+	pthread_rwlock_rdlock(&vfs->lock);
+	ret = stat_locked(vfs, norm, st);
+	pthread_rwlock_unlock(&vfs->lock);
+	return ret;
+}
+
+/* The next path component of a mount point below the synthetic @dir. */
+static int list_synthetic(struct uks_vfs *vfs, const char *dir,
+			  int (*fn)(const char *, const struct uks_vfs_stat *, void *),
+			  void *arg)
+{
+	static const struct uks_vfs_stat dir_st = { UKS_VFS_DIR, 0755, false };
+	size_t n = strlen(dir);
+
+	for (unsigned int i = 0; i < vfs->nr_mounts; i++) {
+		const char *m = vfs->mounts[i].path, *child;
+		char name[256];
+		size_t len;
+		bool seen = false;
+		int ret;
+
+		if (n && (strncmp(m, dir, n) || m[n] != '/'))
+			continue;
+		child = n ? m + n + 1 : m;
+		len = strcspn(child, "/");
+		if (len >= sizeof(name))
+			continue;
+		/* Several mounts may share the child ("sys/kernel/..."). */
+		for (unsigned int j = 0; j < i && !seen; j++) {
+			const char *o = vfs->mounts[j].path;
+
+			if ((!n || (!strncmp(o, dir, n) && o[n] == '/')) &&
+			    !strncmp(n ? o + n + 1 : o, child, len) &&
+			    ((n ? o + n + 1 : o)[len] == '/' || !(n ? o + n + 1 : o)[len]))
+				seen = true;
+		}
+		if (seen)
+			continue;
+		memcpy(name, child, len);
+		name[len] = '\0';
+		ret = fn(name, &dir_st, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/** uks_vfs_list - see <uks/fs.h> */
+UKS_EXPORT int uks_vfs_list(struct uks_vfs *vfs, const char *path,
+			    int (*fn)(const char *name, const struct uks_vfs_stat *st, void *arg),
+			    void *arg)
+{
+	char norm[VFS_PATH_MAX];
+	const struct vfs_mount *m;
+	const char *rest;
+	int ret = uks_vfs_normalise(path, norm, sizeof(norm));
+
+	if (ret)
+		return ret;
+	pthread_rwlock_rdlock(&vfs->lock);
+	m = find_mount(vfs, norm, &rest);
+	if (m)
+		ret = m->ops->list(m->ctx, rest, fn, arg);
+	else if (is_synthetic_dir(vfs, norm))
+		ret = list_synthetic(vfs, norm, fn, arg);
+	else
+		ret = -ENOENT;
+	pthread_rwlock_unlock(&vfs->lock);
+	return ret;
+}
+
+/* The permission the file's mode grants its owner (the daemon's user). */
+static int check_access(const struct uks_vfs_stat *st, int flags)
+{
+	int acc = flags & O_ACCMODE;
+
+	if ((acc == O_RDONLY || acc == O_RDWR) && !(st->mode & 0400))
+		return -EACCES;
+	if ((acc == O_WRONLY || acc == O_RDWR) && !(st->mode & 0200))
+		return -EACCES;
+	if ((flags & O_TRUNC) && !(st->mode & 0200))
+		return -EACCES;
+	return 0;
+}
+
+static int open_provider(struct uks_vfs_file *f)
+{
+	return f->mnt->ops->open(f->mnt->ctx, f->path, f->flags, &f->file);
+}
+
+/** uks_vfs_open - see <uks/fs.h> */
+UKS_EXPORT int uks_vfs_open(struct uks_vfs *vfs, const char *path, int flags,
+			    struct uks_vfs_file **out)
+{
+	struct uks_vfs_file *f;
+	const char *rest;
+	char norm[VFS_PATH_MAX];
+	int ret = uks_vfs_normalise(path, norm, sizeof(norm));
+
+	if (ret)
+		return ret;
+	f = uks_kzalloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	pthread_rwlock_rdlock(&vfs->lock);
+	ret = stat_locked(vfs, norm, &f->st);
+	if (!ret && f->st.type == UKS_VFS_DIR)
+		ret = -EISDIR;
+	if (!ret)
+		ret = check_access(&f->st, flags);
+	if (!ret) {
+		f->mnt = find_mount(vfs, norm, &rest);
+		if (!f->mnt)
+			ret = -ENOENT;
+	}
+	if (!ret) {
+		strcpy(f->path, rest);
+		f->vfs = vfs;
+		f->flags = flags;
+		ret = open_provider(f);
+	}
+	pthread_rwlock_unlock(&vfs->lock);
+	if (ret) {
+		uks_kfree(f);
+		return ret;
+	}
+	pthread_mutex_init(&f->lock, NULL);
+	*out = f;
+	return 0;
+}
+
+/* seq_file lseek: start over (without the truncation) and skip to @off. */
+static ssize_t reread_to(struct uks_vfs_file *f, off_t off)
+{
+	char skip[4096];
+	void *fresh;
+	int ret;
+
+	ret = f->mnt->ops->open(f->mnt->ctx, f->path, f->flags & ~(O_TRUNC | O_APPEND), &fresh);
+	if (ret)
+		return ret;
+	f->mnt->ops->close(f->file);
+	f->file = fresh;
+	f->pos = 0;
+	while (f->pos < off) {
+		size_t want = (size_t)(off - f->pos) < sizeof(skip) ? (size_t)(off - f->pos)
+								     : sizeof(skip);
+		ssize_t n = f->mnt->ops->read(f->file, skip, want);
+
+		if (n <= 0)
+			return n;
+		f->pos += n;
+	}
+	return 0;
+}
+
+/** uks_vfs_read - see <uks/fs.h> */
+UKS_EXPORT ssize_t uks_vfs_read(struct uks_vfs_file *f, void *buf, size_t len, off_t off)
+{
+	ssize_t n;
+
+	if ((f->flags & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
+	pthread_mutex_lock(&f->lock);
+	if (!f->st.stream && off != f->pos) {
+		n = reread_to(f, off);
+		if (n < 0 || f->pos < off) {
+			pthread_mutex_unlock(&f->lock);
+			return n < 0 ? n : 0;
+		}
+	}
+	n = f->mnt->ops->read(f->file, buf, len);
+	if (n > 0)
+		f->pos += n;
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+/** uks_vfs_write - see <uks/fs.h> */
+UKS_EXPORT ssize_t uks_vfs_write(struct uks_vfs_file *f, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	if ((f->flags & O_ACCMODE) == O_RDONLY)
+		return -EBADF;
+	pthread_mutex_lock(&f->lock);
+	n = f->mnt->ops->write(f->file, buf, len);
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+/** uks_vfs_poll - see <uks/fs.h> */
+UKS_EXPORT int uks_vfs_poll(struct uks_vfs_file *f)
+{
+	return f->mnt->ops->poll ? f->mnt->ops->poll(f->file) : 1;
+}
+
+/* Not under f->lock: the blocked reader holds it. */
+UKS_EXPORT void uks_vfs_interrupt(struct uks_vfs_file *f)
+{
+	if (f->mnt->ops->interrupt)
+		f->mnt->ops->interrupt(f->file);
+}
+
+/** uks_vfs_close - see <uks/fs.h> */
+UKS_EXPORT void uks_vfs_close(struct uks_vfs_file *f)
+{
+	if (!f)
+		return;
+	f->mnt->ops->close(f->file);
+	pthread_mutex_destroy(&f->lock);
+	uks_kfree(f);
+}
+
+UKS_EXPORT const struct uks_vfs_stat *uks_vfs_file_stat(const struct uks_vfs_file *f)
+{
+	return &f->st;
+}
+
+/** uks_vfs_read_all - see <uks/fs.h> */
+UKS_EXPORT ssize_t uks_vfs_read_all(struct uks_vfs *vfs, const char *path, char *buf,
+				    size_t len)
+{
+	struct uks_vfs_file *f;
+	size_t got = 0;
+	ssize_t n = 0;
+	int ret = uks_vfs_open(vfs, path, O_RDONLY | O_NONBLOCK, &f);
+
+	if (ret)
+		return ret;
+	while (got < len && (n = uks_vfs_read(f, buf + got, len - got, (off_t)got)) > 0)
+		got += (size_t)n;
+	uks_vfs_close(f);
+	if (n < 0 && n != -EAGAIN)
+		return n;
+	return (ssize_t)got;
+}

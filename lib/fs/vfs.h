@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uksfs internals: providers mounted in a struct uks_vfs.
+ *
+ * A provider serves one subtree (tracefs, slab).  Paths it gets are
+ * relative to its mount point ("" is its root) and already normalised:
+ * no leading, trailing or doubled slashes, no "." or "..".
+ */
+#ifndef UKS_LIB_FS_VFS_H
+#define UKS_LIB_FS_VFS_H
+
+#include <pthread.h>
+#include <uks/fs.h>
+
+#define VFS_PATH_MAX	1024
+#define VFS_MAX_MOUNTS	8
+
+struct vfs_provider_ops {
+	int (*stat)(void *ctx, const char *path, struct uks_vfs_stat *st);
+	int (*list)(void *ctx, const char *path,
+		    int (*fn)(const char *name, const struct uks_vfs_stat *st, void *arg),
+		    void *arg);
+	int (*open)(void *ctx, const char *path, int flags, void **file);
+	ssize_t (*read)(void *file, void *buf, size_t len);
+	ssize_t (*write)(void *file, const void *buf, size_t len);
+	int (*poll)(void *file);
+	void (*interrupt)(void *file);
+	void (*close)(void *file);
+	void (*release)(void *ctx);	/* the provider goes away */
+};
+
+struct vfs_mount {
+	char path[VFS_PATH_MAX];	/* normalised, e.g. "sys/kernel/tracing" */
+	size_t len;
+	const struct vfs_provider_ops *ops;
+	void *ctx;
+};
+
+struct uks_vfs {
+	pthread_rwlock_t lock;		/* the mount table */
+	struct vfs_mount mounts[VFS_MAX_MOUNTS];
+	unsigned int nr_mounts;
+};
+
+struct uks_vfs_file {
+	struct uks_vfs *vfs;
+	const struct vfs_mount *mnt;
+	char path[VFS_PATH_MAX];	/* inside the mount */
+	int flags;
+	struct uks_vfs_stat st;
+	void *file;			/* the provider's */
+	off_t pos;
+	pthread_mutex_t lock;		/* one read or write at a time */
+};
+
+int uks_vfs_mount(struct uks_vfs *vfs, const char *path, const struct vfs_provider_ops *ops,
+		  void *ctx);
+/* Normalise @in into @out; -ENOENT for "..", -ENAMETOOLONG. */
+int uks_vfs_normalise(const char *in, char *out, size_t size);
+
+#endif

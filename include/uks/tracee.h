@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uks tracee sessions: real processes as event sources.
+ *
+ * A session traces processes with ptrace (and a seccomp filter in the ones
+ * it spawns) and writes kernel-format events for them into every uks trace
+ * instance that has them enabled: syscalls:sys_enter_<name> and
+ * sys_exit_<name> for every x86-64 system call, raw_syscalls:sys_enter and
+ * sys_exit, sched:sched_process_fork/exec/exit and task:task_newtask and
+ * task_rename.  The records carry the tracee's pid and comm, and eprobes
+ * dereference the tracee's memory:
+ *
+ *	struct uks_trace *tr;
+ *	struct uks_tracee_session *s;
+ *	char *argv[] = { "/bin/ls", "/", NULL };
+ *	int status;
+ *
+ *	uks_trace_create(NULL, &tr);
+ *	uks_tracee_session_create(NULL, &s);	// registers the events
+ *	uks_tracefs_write_str(tr, "dynamic_events",
+ *		"e:esys/eopen syscalls/sys_enter_openat file=+0($filename):ustring",
+ *		UKS_TRACEFS_APPEND);
+ *	uks_tracefs_write_str(tr, "events/esys/eopen/enable", "1", UKS_TRACEFS_APPEND);
+ *	uks_tracee_spawn(s, argv, NULL);
+ *	uks_tracee_run(s, &status);		// status as from waitpid()
+ *	uks_tracee_session_destroy(s);
+ *
+ * Which system calls stop a spawned command is decided when it is spawned,
+ * from the events enabled at that moment (see docs/TRACEE.md).
+ *
+ * ptrace belongs to a thread: create, spawn, attach, step, run and destroy
+ * must all be called from the same thread.  The session waits with
+ * waitpid(-1, __WALL), so it also reaps other children of the calling
+ * process that exit while it runs.
+ */
+#ifndef UKS_TRACEE_H
+#define UKS_TRACEE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct uks_tracee_session;
+
+/**
+ * struct uks_tracee_opts - session options
+ * @sz:		sizeof(struct uks_tracee_opts)
+ * @flags:	UKS_TRACEE_* flags
+ */
+struct uks_tracee_opts {
+	size_t sz;
+	unsigned int flags;
+};
+
+/* Step every system call of spawned commands too (no seccomp filter). */
+#define UKS_TRACEE_NO_SECCOMP	1u
+
+/**
+ * struct uks_tracee_stats - what the session has seen
+ * @seccomp_stops:	seccomp stops (system-call entries of spawned commands)
+ * @syscall_stops:	syscall-entry and syscall-exit stops
+ * @signals:		signals re-injected at signal-delivery-stop
+ * @group_stops:	group-stops (handled with PTRACE_LISTEN)
+ * @events:		event records emitted (tracepoint hits with a probe)
+ * @threads:		threads traced so far
+ */
+struct uks_tracee_stats {
+	unsigned long seccomp_stops;
+	unsigned long syscall_stops;
+	unsigned long signals;
+	unsigned long group_stops;
+	unsigned long events;
+	unsigned long threads;
+};
+
+int uks_tracee_session_create(const struct uks_tracee_opts *opts,
+			      struct uks_tracee_session **out);
+void uks_tracee_session_destroy(struct uks_tracee_session *s);
+int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[], pid_t *pid);
+int uks_tracee_attach(struct uks_tracee_session *s, pid_t pid);
+
+/* uks_tracee_step() flags */
+#define UKS_TRACEE_NOHANG	1
+int uks_tracee_step(struct uks_tracee_session *s, int flags);
+int uks_tracee_run(struct uks_tracee_session *s, int *status);
+void uks_tracee_stop(struct uks_tracee_session *s);
+int uks_tracee_detach(struct uks_tracee_session *s);
+int uks_tracee_nr_threads(const struct uks_tracee_session *s);
+void uks_tracee_get_stats(const struct uks_tracee_session *s, struct uks_tracee_stats *st);
+int uks_tracee_register_events(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

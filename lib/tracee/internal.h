@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tracee sessions, internal: the session and thread records shared by
+ * session.c (life cycle, spawn, attach, detach), loop.c (the stops) and
+ * seccomp.c (the filter of spawned commands).
+ */
+#ifndef UKS_TRACEE_INTERNAL_H
+#define UKS_TRACEE_INTERNAL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include <uks/trace.h>
+#include <uks/tracee.h>
+
+#define TRACEE_HASH	64
+
+/* struct tracee_thread.flags */
+#define TT_SEEN		0x01	/* had its first stop (attach or auto-attach) */
+#define TT_IN_SYSCALL	0x02	/* entry seen, exit pending */
+#define TT_WANT_EXIT	0x04	/* resume with PTRACE_SYSCALL to catch the exit */
+#define TT_STEP		0x08	/* syscall-stop stepping (attached, no seccomp) */
+#define TT_EXITED	0x10	/* sched_process_exit written */
+#define TT_LISTEN	0x20	/* in group-stop under PTRACE_LISTEN */
+
+/**
+ * struct tracee_thread - one traced thread
+ * @task:	pid (thread id), tgid and comm the events are written as
+ * @flags:	TT_*
+ * @nr:		system call in progress (TT_IN_SYSCALL)
+ * @args:	its arguments
+ * @exec_file:	execve's filename read at entry (sched_process_exec), or NULL
+ * @prio:	last known kernel prio (sched_process_exit after a SIGKILL)
+ * @next:	hash chain
+ */
+struct tracee_thread {
+	struct uks_trace_task task;
+	unsigned int flags;
+	long nr;
+	unsigned long args[6];
+	char *exec_file;
+	int prio;
+	struct tracee_thread *next;
+};
+
+/**
+ * struct uks_tracee_session - a set of traced processes
+ * @flags:	UKS_TRACEE_* options
+ * @hash:	threads by tid
+ * @nr_threads:	threads in @hash
+ * @spawned:	the command spawn started (its status is run()'s), or 0
+ * @spawned_status: its wait status once it is gone
+ * @spawned_done: @spawned_status is valid
+ * @stop:	set by uks_tracee_stop() (async-signal-safe)
+ * @stats:	counters
+ */
+struct uks_tracee_session {
+	unsigned int flags;
+	struct tracee_thread *hash[TRACEE_HASH];
+	int nr_threads;
+	pid_t spawned;
+	int spawned_status;
+	bool spawned_done;
+	volatile int stop;
+	struct uks_tracee_stats stats;
+};
+
+struct tracee_thread *tracee_find(struct uks_tracee_session *s, pid_t tid);
+struct tracee_thread *tracee_add(struct uks_tracee_session *s, pid_t tid, pid_t tgid,
+				 unsigned int flags);
+void tracee_remove(struct uks_tracee_session *s, struct tracee_thread *t);
+void tracee_read_comm(pid_t tid, char comm[16]);
+pid_t tracee_read_tgid(pid_t tid);
+pid_t tracee_read_ppid(pid_t tid);
+void tracee_rekey(struct uks_tracee_session *s, struct tracee_thread *t, pid_t tid);
+
+/* loop.c */
+int tracee_handle(struct uks_tracee_session *s, pid_t tid, int status);
+void tracee_resume(struct uks_tracee_session *s, struct tracee_thread *t, int sig);
+
+/* seccomp.c */
+struct sock_fprog;
+int tracee_seccomp_build(struct sock_fprog *prog);
+void tracee_seccomp_free(struct sock_fprog *prog);
+int tracee_seccomp_install(const struct sock_fprog *prog);
+
+#endif

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The seccomp filter of spawned commands: SECCOMP_RET_TRACE for the
+ * system calls that have an event enabled when the command is spawned,
+ * SECCOMP_RET_ALLOW for everything else, so untraced calls never stop.
+ *
+ * Why seccomp: stepping every system call with PTRACE_SYSCALL costs two
+ * stops per call; the filter costs a few BPF instructions per call and
+ * stops only where an event will be written.  A filter cannot be changed
+ * or removed once installed, so the set is fixed at spawn (TRACEE.md), and
+ * a command detached while alive gets ENOSYS from its traced calls (the
+ * kernel's rule for SECCOMP_RET_TRACE without a tracer).
+ *
+ * A call stops when raw_syscalls:sys_enter/sys_exit, or its own
+ * syscalls:sys_enter_X/sys_exit_X, has a probe (an enabled event or an
+ * eprobe on it: tracepoint key > 0), plus execve/execveat while
+ * sched_process_exec is on (the filename is read at entry) and prctl while
+ * task_rename is on.  Only x86-64 calls are tracked: the i386 (int 0x80)
+ * and x32 ABIs are allowed through, as the kernel's syscall events ignore
+ * compat calls on x86.
+ *
+ * The program is built in the parent (it allocates); the child only runs
+ * prctl/seccomp between fork and exec.
+ *
+ * Lock order: none.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <uks/slab.h>
+
+#include "tracee/events.h"
+#include "tracee/internal.h"
+
+#define X32_SYSCALL_BIT	0x40000000u
+
+static bool traced_nr(long nr)
+{
+	if (uks_tracee_syscall_enter_on(nr) || uks_tracee_syscall_exit_on(nr))
+		return true;
+	if ((nr == SYS_execve || nr == SYS_execveat) && uks_tracee_sched_on(UKS_TRACEE_SCHED_EXEC))
+		return true;
+	return nr == SYS_prctl && uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME);
+}
+
+/**
+ * tracee_seccomp_build - the filter for the events enabled now
+ * @prog:	filled with a program from the slab allocator
+ *
+ * Returns 0 or -ENOMEM.  Free with tracee_seccomp_free().
+ */
+int tracee_seccomp_build(struct sock_fprog *prog)
+{
+	struct sock_filter *f;
+	unsigned int n = 0, nr_traced = 0;
+	/* Everything at once when the raw events want every call. */
+	bool all = uks_tracee_syscall_enter_on(-1) || uks_tracee_syscall_exit_on(-1);
+
+	for (long nr = 0; !all && nr < UKS_TRACEE_NR_SYSCALLS; nr++)
+		nr_traced += traced_nr(nr);
+	if (nr_traced > 250)	/* jump offsets are 8 bits: trace all, filter at emit */
+		all = true;
+	f = uks_kcalloc(8 + nr_traced, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	/* arch != x86-64: allow */
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, arch));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
+	/* x32: allow */
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, X32_SYSCALL_BIT, 0, 1);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	if (all) {
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+	} else {
+		unsigned int left = nr_traced;
+
+		/* One compare per traced call, jumping to the TRACE return at the end. */
+		for (long nr = 0; nr < UKS_TRACEE_NR_SYSCALLS; nr++) {
+			if (!traced_nr(nr))
+				continue;
+			left--;
+			f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							      (unsigned int)nr, (unsigned char)(left + 1), 0);
+		}
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE);
+	}
+	prog->len = (unsigned short)n;
+	prog->filter = f;
+	return 0;
+}
+
+/** tracee_seccomp_free - free a program from tracee_seccomp_build() */
+void tracee_seccomp_free(struct sock_fprog *prog)
+{
+	uks_kfree(prog->filter);
+	prog->filter = NULL;
+}
+
+/**
+ * tracee_seccomp_install - install @prog in the calling process
+ *
+ * For the spawned child between fork and exec: async-signal-safe.  Tries
+ * without no_new_privs first (a privileged tracer's child keeps setuid
+ * semantics), then sets it.  Returns 0 or -errno.
+ */
+int tracee_seccomp_install(const struct sock_fprog *prog)
+{
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) == 0)
+		return 0;
+	if (errno != EACCES)
+		return -errno;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) ? -errno : 0;
+}

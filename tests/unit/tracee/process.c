@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Traced programs behave as untraced: exit codes and deaths by signal
+ * reach run(), caught signals are delivered, job control works through a
+ * traced parent (group-stop left to it with PTRACE_LISTEN), forks, execs
+ * and threads are followed and their sched:/task: events carry the right
+ * pids.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <uks/trace.h>
+#include <uks/tracee.h>
+
+#include "harness.h"
+#include "unit/tracee/helper.h"
+
+static char out[1 << 20];
+
+static const char *rd(struct uks_trace *tr, const char *path)
+{
+	ssize_t n = uks_tracefs_read_all(tr, path, out, sizeof(out));
+
+	if (n < 0)
+		snprintf(out, sizeof(out), "<error %zd>", n);
+	return out;
+}
+
+static int wr(struct uks_trace *tr, const char *path, const char *text)
+{
+	return uks_tracefs_write_str(tr, path, text, UKS_TRACEFS_APPEND);
+}
+
+FIXTURE(proc) {
+	struct uks_trace *tr;
+	struct uks_tracee_session *s;
+};
+
+FIXTURE_SETUP(proc)
+{
+	const char *why = tracee_unsupported();
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, uks_tracee_session_create(NULL, &self->s));
+	ASSERT_EQ(0, uks_trace_create(NULL, &self->tr));
+}
+
+FIXTURE_TEARDOWN(proc)
+{
+	uks_tracee_session_destroy(self->s);
+	if (self->tr) {
+		wr(self->tr, "events/enable", "0");
+		uks_tracefs_write_str(self->tr, "dynamic_events", "", UKS_TRACEFS_TRUNC);
+		uks_trace_destroy(self->tr);
+	}
+}
+
+static int run_sh(struct uks_tracee_session *s, const char *script)
+{
+	char *argv[] = { (char *)"sh", (char *)"-c", (char *)script, NULL };
+	int status = -1;
+
+	if (uks_tracee_spawn(s, argv, NULL) || uks_tracee_run(s, &status))
+		return -1;
+	return status;
+}
+
+TEST_F(proc, exit_code_propagates)
+{
+	int status;
+
+	ASSERT_EQ(0, wr(self->tr, "set_event", "syscalls:sys_enter_exit_group"));
+	status = run_sh(self->s, "exit 3");
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(3, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(rd(self->tr, "trace"), "sys_exit_group(error_code: 3)\n"));
+}
+
+TEST_F(proc, death_by_signal_is_reported)
+{
+	int status;
+
+	ASSERT_EQ(0, wr(self->tr, "set_event", "syscalls:sys_enter_kill"));
+	status = run_sh(self->s, "kill -TERM $$; exit 0");
+	ASSERT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(SIGTERM, WTERMSIG(status));
+}
+
+TEST_F(proc, caught_signal_is_delivered)
+{
+	struct uks_tracee_stats st;
+	int status = -1;
+
+	ASSERT_EQ(0, wr(self->tr, "set_event", "syscalls:sys_enter_kill syscalls:sys_exit_kill"));
+	ASSERT_EQ(0, uks_tracee_spawn(self->s, helper_argv("sigusr1"), NULL));
+	ASSERT_EQ(0, uks_tracee_run(self->s, &status));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(42, WEXITSTATUS(status));
+	uks_tracee_get_stats(self->s, &st);
+	EXPECT_GE(st.signals, 1);
+	rd(self->tr, "trace");
+	EXPECT_NE(NULL, strstr(out, ", sig: a)\n"));
+	EXPECT_NE(NULL, strstr(out, "sys_kill -> 0x0\n"));
+}
+
+TEST_F(proc, job_control_through_a_traced_parent)
+{
+	struct uks_tracee_stats st;
+	int status = -1;
+
+	ASSERT_EQ(0, uks_tracee_spawn(self->s, helper_argv("stop"), NULL));
+	ASSERT_EQ(0, uks_tracee_run(self->s, &status));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(9, WEXITSTATUS(status));
+	uks_tracee_get_stats(self->s, &st);
+	EXPECT_GE(st.group_stops, 1);
+}
+
+TEST_F(proc, fork_exec_and_grandchild_are_followed)
+{
+	struct uks_trace *tr = self->tr;
+	char expect[4300];
+	int status = -1;
+	pid_t pid;
+
+	ASSERT_EQ(0, wr(tr, "set_event", "sched:sched_process_fork sched:sched_process_exec "
+			"sched:sched_process_exit task:task_newtask"));
+	ASSERT_EQ(0, wr(tr, "dynamic_events",
+			"e:esys/eopen syscalls/sys_enter_openat file=+0($filename):ustring"));
+	ASSERT_EQ(0, wr(tr, "events/esys/eopen/enable", "1"));
+	ASSERT_EQ(0, wr(tr, "events/esys/eopen/filter", "file ~ \"/uks-tracee/*\""));
+	ASSERT_EQ(0, uks_tracee_spawn(self->s, helper_argv("fork"), &pid));
+	ASSERT_EQ(0, uks_tracee_run(self->s, &status));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	rd(tr, "trace");
+	snprintf(expect, sizeof(expect), "sched_process_exec: filename=%s pid=%d old_pid=%d\n",
+		 helper_exe, (int)pid, (int)pid);
+	EXPECT_NE(NULL, strstr(out, expect));
+	/* comm is the binary's name: "process" */
+	snprintf(expect, sizeof(expect), "sched_process_fork: comm=process pid=%d child_comm=process "
+		 "child_pid=", (int)pid);
+	EXPECT_NE(NULL, strstr(out, expect));
+	EXPECT_NE(NULL, strstr(out, "task_newtask: pid="));
+	EXPECT_NE(NULL, strstr(out, " clone_flags=1200000 oom_score_adj="));	/* glibc fork() */
+	/* the grandchild's open was traced, under its own pid */
+	EXPECT_NE(NULL, strstr(out, "eopen: (syscalls.sys_enter_openat) file=\"/uks-tracee/grandchild\""));
+	snprintf(expect, sizeof(expect), "sched_process_exit: comm=process pid=%d prio=120\n", (int)pid);
+	EXPECT_NE(NULL, strstr(out, expect));
+	{
+		/* fork events: three processes, two forks, the grandchild's pid opens */
+		const char *f1 = strstr(out, "child_pid="), *f2 = f1 ? strstr(f1 + 1, "child_pid=") : NULL;
+		int g = f2 ? atoi(f2 + 10) : 0;
+
+		ASSERT_NE(NULL, f2);
+		snprintf(expect, sizeof(expect), "process-%d", g);
+		const char *open_line = strstr(out, "file=\"/uks-tracee/grandchild\"");
+		const char *gl = strstr(out, expect);
+
+		EXPECT_NE(NULL, gl);
+		EXPECT_TRUE(gl && open_line && gl < open_line);
+	}
+}
+
+TEST_F(proc, threads_are_followed)
+{
+	struct uks_trace *tr = self->tr;
+	int status = -1;
+	pid_t pid;
+	char expect[64];
+
+	ASSERT_EQ(0, wr(tr, "set_event", "task:task_newtask"));
+	ASSERT_EQ(0, wr(tr, "dynamic_events",
+			"e:esys/eopen syscalls/sys_enter_openat file=+0($filename):ustring"));
+	ASSERT_EQ(0, wr(tr, "events/esys/eopen/enable", "1"));
+	ASSERT_EQ(0, uks_tracee_spawn(self->s, helper_argv("threads"), &pid));
+	ASSERT_EQ(0, uks_tracee_run(self->s, &status));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	rd(tr, "trace");
+	EXPECT_NE(NULL, strstr(out, "file=\"/uks-tracee/thread\""));
+	/* pthread_create: CLONE_VM|FS|FILES|SIGHAND|THREAD|SYSVSEM|SETTLS|PARENT_SETTID|CHILD_CLEARTID */
+	EXPECT_NE(NULL, strstr(out, "clone_flags=3d0f00"));
+	snprintf(expect, sizeof(expect), "process-%d ", (int)pid);
+	EXPECT_NE(NULL, strstr(out, expect));
+}
+
+TEST_F(proc, prctl_rename_and_exec_rename)
+{
+	struct uks_trace *tr = self->tr;
+	int status = -1;
+	pid_t pid;
+	char expect[96];
+
+	ASSERT_EQ(0, wr(tr, "set_event", "task:task_rename"));
+	ASSERT_EQ(0, uks_tracee_spawn(self->s, helper_argv("rename"), &pid));
+	ASSERT_EQ(0, uks_tracee_run(self->s, &status));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	rd(tr, "trace");
+	snprintf(expect, sizeof(expect), "task_rename: pid=%d oldcomm=process newcomm=renamed "
+		 "oom_score_adj=", (int)pid);
+	EXPECT_NE(NULL, strstr(out, expect));
+	snprintf(expect, sizeof(expect), "task_rename: pid=%d oldcomm=process newcomm=process",
+		 (int)pid);
+	EXPECT_NE(NULL, strstr(out, expect));	/* exec renames too (__set_task_comm) */
+}
+
+TEST_HARNESS_MAIN

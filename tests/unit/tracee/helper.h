@@ -38,7 +38,7 @@ static void helper_usr1(int sig)
 	helper_got_usr1 = 1;
 }
 
-static void helper_open(const char *path)
+static __attribute__((unused)) void helper_open(const char *path)
 {
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY, 0);
 
@@ -129,7 +129,7 @@ __attribute__((constructor)) static void helper_ctor(void)
 static char helper_exe[4096];
 static char helper_env[256];
 
-static char **helper_argv(const char *mode)
+static __attribute__((unused)) char **helper_argv(const char *mode)
 {
 	static char *argv[2];
 	ssize_t n = readlink("/proc/self/exe", helper_exe, sizeof(helper_exe) - 1);
@@ -143,7 +143,7 @@ static char **helper_argv(const char *mode)
 }
 
 /* NULL when ptrace and seccomp work here, else why not (for SKIP). */
-static const char *tracee_unsupported(void)
+static __attribute__((unused)) const char *tracee_unsupported(void)
 {
 	static char why[128];
 	int st;

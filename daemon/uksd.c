@@ -82,7 +82,7 @@ static void usage(FILE *out)
 	      "      --fsname NAME     the mount's source name (default uksfs; \"tracefs\"\n"
 	      "                        lets tools that look for tracefs by name find it)\n"
 	      "      --allow-other     let other users into the mount\n"
-	      "  -d, --daemon          detach; return once serving\n"
+	      "  -d, --daemon          detach; return once serving (then log to syslog)\n"
 	      "  -p, --pid-file PATH   write the daemon's pid there\n"
 	      "      --syslog          log to syslog instead of stderr\n"
 	      "      --once            start, report and exit (for scripts and tests)\n"
@@ -282,6 +282,11 @@ static int daemonize(int *ready_fd)
 	return 0;
 }
 
+/*
+ * Tell the waiting parent how the start went.  Once detached and serving,
+ * the standard streams go to /dev/null (a caller capturing our output must
+ * not wait on us) and messages go to syslog.
+ */
 static void report_ready(int ready_fd, char status)
 {
 	int null;
@@ -291,13 +296,19 @@ static void report_ready(int ready_fd, char status)
 	if (write(ready_fd, &status, 1) != 1)
 		say(LOG_WARNING, "cannot tell the parent: %s", strerror(errno));
 	close(ready_fd);
-	null = open("/dev/null", O_RDWR);
-	if (null >= 0 && !status) {
-		dup2(null, 0);
-		dup2(null, 1);
-		if (use_syslog)
-			dup2(null, 2);
+	if (status)
+		return;
+	if (!use_syslog) {
+		openlog("uksd", LOG_PID, LOG_DAEMON);
+		uks_set_log_fn(log_to_syslog, NULL);
+		use_syslog = true;
 	}
+	null = open("/dev/null", O_RDWR);
+	if (null < 0)
+		return;
+	dup2(null, 0);
+	dup2(null, 1);
+	dup2(null, 2);
 	if (null > 2)
 		close(null);
 }

@@ -37,6 +37,12 @@ static bool known_attr(const char *attr)
 	return false;
 }
 
+/* SLUB's SLAB_ATTR_RO / SLAB_ATTR modes (root-only files). */
+static unsigned int attr_mode(const char *attr)
+{
+	return uks_kmem_cache_attr_writable(attr) ? 0600 : 0400;
+}
+
 /* Split "cache/attr"; the cache part is one path component. */
 static int split(const char *path, char *cache, size_t size, const char **attr)
 {
@@ -73,7 +79,7 @@ static int sp_stat(void *ctx, const char *path, struct uks_vfs_stat *st)
 	if (!known_attr(attr))
 		return -ENOENT;
 	st->type = UKS_VFS_REG;
-	st->mode = uks_kmem_cache_attr_writable(attr) ? 0644 : 0444;
+	st->mode = attr_mode(attr);
 	return 0;
 }
 
@@ -118,9 +124,7 @@ static int sp_list(void *ctx, const char *path,
 		return -ENOTDIR;
 	if (*path) {
 		for (const char *const *a = uks_kmem_cache_attr_names(); *a; a++) {
-			struct uks_vfs_stat fst = { UKS_VFS_REG,
-						    uks_kmem_cache_attr_writable(*a) ? 0644 : 0444,
-						    false };
+			struct uks_vfs_stat fst = { UKS_VFS_REG, attr_mode(*a), false };
 
 			ret = fn(*a, &fst, arg);
 			if (ret)

@@ -94,7 +94,8 @@ $(LIBSO): $(LIB_PIC_OBJS) lib/libuks.map
 
 # uksfs over FUSE: libfuse3 when pkg-config finds it (config.h says so).
 ifeq ($(HAVE_FUSE3),1)
-$(O)/lib/fs/fuse.o $(O)/pic/lib/fs/fuse.o: private ALL_CFLAGS += $(shell pkg-config --cflags fuse3)
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3)
+$(O)/lib/fs/fuse.o $(O)/pic/lib/fs/fuse.o: private ALL_CFLAGS += $(FUSE_CFLAGS)
 LIBS += $(shell pkg-config --libs fuse3)
 endif
 
@@ -148,7 +149,7 @@ fuzz: $(CONFIG_H)
 		n=$$(basename $$f .c); \
 		echo "  FUZZ    $$n ($(FUZZ_SECONDS)s)"; \
 		$(FUZZ_CC) -g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -I include -I lib -I $(O) \
-			-o $(O)/fuzz/$$n $$f $(LIB_SRCS) -lpthread; \
+			$(FUSE_CFLAGS) -o $(O)/fuzz/$$n $$f $(LIB_SRCS) -lpthread $(LIBS); \
 		mkdir -p $(O)/fuzz/$$n.corpus; \
 		$(O)/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 			$(O)/fuzz/$$n.corpus fuzz/corpus/$$n 2>$(O)/fuzz/$$n.log || \

@@ -109,6 +109,21 @@ ok "garbage written to every writable file: errors, no crash" -- bash -c "
 	[ \$(wc -l < '$tmp/writable') -gt 50 ] &&
 	while read -r f; do head -c 300 /dev/urandom > \"\$f\" 2>/dev/null; printf '\x01\x02 1 2 3\n' > \"\$f\" 2>/dev/null; done < '$tmp/writable';
 	kill -0 $pid && cat '$T/trace_options' >/dev/null"
+ok "garbage on the socket: the daemon answers EPROTO or hangs up, and keeps serving" -- bash -c "
+	python3 - '$sock' <<'PY'
+import os, socket, struct, sys
+for i in range(300):
+    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+    junk = os.urandom(i % 64)
+    if i % 3 == 0:   # a valid magic with absurd lengths
+        junk = struct.pack('<IIiIQ', 0x314b5355, i, 0, 0xffffffff if i % 2 else 5, 1 << 40) + junk
+    try:
+        s.sendall(junk); s.shutdown(socket.SHUT_WR); s.recv(64)
+    except OSError:
+        pass
+    s.close()
+PY
+	kill -0 $pid && '$uks' -S '$sock' cat sys/kernel/tracing/tracing_on | grep -qx 1"
 ok "1000 open/close cycles leak no fd and no memory" -- bash -c "
 	fds() { ls /proc/$pid/fd | wc -l; }; rss() { awk '/VmRSS/ {print \$2}' /proc/$pid/status; }
 	for i in \$(seq 100); do cat '$T/trace_options' '$T/events/kmem/kmalloc/format' > /dev/null; done

@@ -34,8 +34,7 @@ struct exec_rec {
 	struct uks_trace_entry ent;
 	uint32_t __data_loc_filename;
 	pid_t pid;
-	pid_t old_pid;
-	char __data[];
+	pid_t old_pid;		/* the filename follows the fixed part */
 };
 
 struct exit_rec {

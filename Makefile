@@ -104,7 +104,9 @@ CLI_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard cli/*.c)))
 $(UKS): $(CLI_OBJS) $(LIBA)
 	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-$(UKSD): $(O)/daemon/uksd.o $(LIBA)
+DAEMON_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard daemon/*.c)))
+
+$(UKSD): $(DAEMON_OBJS) $(LIBA)
 	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(O)/tests/%: $(O)/tests/%.o $(LIBA)

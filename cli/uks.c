@@ -22,6 +22,8 @@ static void usage(FILE *out)
 	      "  cat [-n] PATH...       print uksfs files (sys/kernel/tracing/trace, ...)\n"
 	      "  write [-a] PATH TEXT   one write to a uksfs file (-a appends, like >>)\n"
 	      "  ls [-l] [PATH]         list a uksfs directory\n"
+	      "  trace [-e EV] [-E DYN] (-p PID | -- CMD)\n"
+	      "                         trace a command or a process (syscalls, sched, eprobes)\n"
 	      "  daemon [OPTIONS]       run uksd (see uksd --help)\n"
 	      "  mount DIR [OPTIONS]    start a uksd serving uksfs at DIR, detached\n"
 	      "  umount DIR             unmount it (the uksd exits)\n"
@@ -105,6 +107,8 @@ int main(int argc, char **argv)
 		return cli_write(cli_socket_path(sock_opt), argc - optind, argv + optind);
 	if (!strcmp(cmd, "ls"))
 		return cli_ls(cli_socket_path(sock_opt), argc - optind, argv + optind);
+	if (!strcmp(cmd, "trace"))
+		return cli_trace(cli_socket_path(sock_opt), argc - optind, argv + optind);
 	if (!strcmp(cmd, "daemon"))
 		return cli_daemon(argc - optind, argv + optind);
 	if (!strcmp(cmd, "mount"))

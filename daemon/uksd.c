@@ -30,7 +30,10 @@
 
 #include <uks/fs.h>
 #include <uks/trace.h>
+#include <uks/tracee.h>
 #include <uks/uks.h>
+
+#include "uksd.h"
 
 struct options {
 	char mount[PATH_MAX];
@@ -213,10 +216,14 @@ static int start(const struct options *o, struct daemon_state *d)
 		say(LOG_ERR, "cannot set up the file tree: %s", strerror(-ret));
 		return ret;
 	}
+	/* syscalls:*, sched:*, task:* exist before anyone looks at events/. */
+	ret = uks_tracee_register_events();
+	if (ret)
+		say(LOG_WARNING, "no system-call events: %s", strerror(-ret));
 	if (o->socket) {
 		ret = make_parent(o->sock);
 		if (!ret)
-			ret = uks_sock_serve(d->vfs, o->sock, &d->sock);
+			ret = uks_sock_serve_ext(d->vfs, o->sock, uksd_handle_request, NULL, &d->sock);
 		if (ret == -EADDRINUSE) {
 			say(LOG_ERR, "%s: another uksd already serves this socket", o->sock);
 			return ret;
@@ -251,6 +258,7 @@ static int start(const struct options *o, struct daemon_state *d)
 
 static void stop(struct daemon_state *d)
 {
+	uksd_stop_tracing();
 	uks_server_stop(d->fuse);
 	uks_server_stop(d->sock);
 	uks_vfs_destroy(d->vfs);

@@ -136,6 +136,21 @@ int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
  */
 int uks_sock_serve(struct uks_vfs *vfs, const char *path, struct uks_server **out);
 
+/*
+ * Requests beyond the file operations (op >= UKS_SOCK_EXT) go to the
+ * server's handler, which runs in the connection's own thread: it may
+ * block (uksd traces a process there) and send frames with uks_sock_send()
+ * before returning the status of the final frame (or -EPIPE if the client
+ * is gone).  @arg is the request's path field, @data its payload.
+ */
+#define UKS_SOCK_EXT	64
+typedef int (*uks_sock_handler)(int op, const char *arg, const void *data, size_t len,
+				int fd, void *ctx);
+int uks_sock_serve_ext(struct uks_vfs *vfs, const char *path, uks_sock_handler handler,
+		       void *ctx, struct uks_server **out);
+/* One data frame to the client of a handler; returns 0 or -EPIPE. */
+int uks_sock_send(int fd, const void *buf, size_t len);
+
 /* Stop serving (unmounts a FUSE mount, removes a socket) and free. */
 void uks_server_stop(struct uks_server *srv);
 

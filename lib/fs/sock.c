@@ -65,6 +65,8 @@ struct sock_srv {
 	int conns[MAX_CONNS];
 	int nr_conns;
 	int stopping;
+	uks_sock_handler handler;
+	void *ctx;
 };
 
 struct conn {
@@ -252,7 +254,12 @@ static void *conn_main(void *arg)
 			ret = serve_write(s, path, rq.flags, data, rq.data_len);
 			break;
 		default:
-			ret = -EOPNOTSUPP;
+			if (rq.op >= UKS_SOCK_EXT && s->handler) {
+				data[rq.data_len] = '\0';
+				ret = s->handler((int)rq.op, path, data, rq.data_len, fd, s->ctx);
+			} else {
+				ret = -EOPNOTSUPP;
+			}
 		}
 	}
 	if (ret != -EPIPE)
@@ -345,8 +352,28 @@ static int sock_addr(const char *path, struct sockaddr_un *sa)
 	return 0;
 }
 
+/** uks_sock_send - see <uks/fs.h> */
+UKS_EXPORT int uks_sock_send(int fd, const void *buf, size_t len)
+{
+	for (size_t o = 0; o < len; o += SOCK_CHUNK) {
+		int ret = send_frame(fd, 0, (const char *)buf + o,
+				     len - o < SOCK_CHUNK ? len - o : SOCK_CHUNK);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /** uks_sock_serve - see <uks/fs.h> */
 UKS_EXPORT int uks_sock_serve(struct uks_vfs *vfs, const char *path, struct uks_server **out)
+{
+	return uks_sock_serve_ext(vfs, path, NULL, NULL, out);
+}
+
+/** uks_sock_serve_ext - see <uks/fs.h> */
+UKS_EXPORT int uks_sock_serve_ext(struct uks_vfs *vfs, const char *path,
+				  uks_sock_handler handler, void *ctx, struct uks_server **out)
 {
 	struct sockaddr_un sa;
 	struct sock_srv *s;
@@ -369,6 +396,8 @@ UKS_EXPORT int uks_sock_serve(struct uks_vfs *vfs, const char *path, struct uks_
 	if (!s)
 		return -ENOMEM;
 	s->vfs = vfs;
+	s->handler = handler;
+	s->ctx = ctx;
 	strcpy(s->path, path);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->idle, NULL);

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* uksd internals shared by its files. */
+#ifndef UKS_DAEMON_UKSD_H
+#define UKS_DAEMON_UKSD_H
+
+#include <stddef.h>
+
+#include <uks/fs.h>
+
+/* Socket requests of uksd beyond files (the uks CLI sends them). */
+enum uksd_op {
+	UKSD_OP_TRACE_ATTACH = UKS_SOCK_EXT + 1,	/* arg: pid; frames: "attached\n", end */
+};
+
+int uksd_handle_request(int op, const char *arg, const void *data, size_t len, int fd,
+			void *ctx);
+/* Detach from whatever is being traced and let its request end. */
+void uksd_stop_tracing(void);
+
+#endif

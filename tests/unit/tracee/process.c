@@ -206,4 +206,28 @@ TEST_F(proc, prctl_rename_and_exec_rename)
 	EXPECT_NE(NULL, strstr(out, expect));	/* exec renames too (__set_task_comm) */
 }
 
+TEST_F(proc, sched_and_task_formats_match_the_kernel)
+{
+	rd(self->tr, "events/sched/sched_process_exec/format");
+	EXPECT_NE(NULL, strstr(out, "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+		"\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"filename=%s pid=%d old_pid=%d\", __get_str(filename), REC->pid, "
+		"REC->old_pid\n"));
+	rd(self->tr, "events/sched/sched_process_fork/format");
+	EXPECT_NE(NULL, strstr(out, "\tfield:char parent_comm[16];\toffset:8;\tsize:16;\tsigned:1;\n"
+		"\tfield:pid_t parent_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+		"\tfield:char child_comm[16];\toffset:28;\tsize:16;\tsigned:1;\n"
+		"\tfield:pid_t child_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"comm=%s pid=%d child_comm=%s child_pid=%d\", REC->parent_comm, "
+		"REC->parent_pid, REC->child_comm, REC->child_pid\n"));
+	rd(self->tr, "events/task/task_newtask/format");
+	EXPECT_NE(NULL, strstr(out, "\tfield:unsigned long clone_flags;\toffset:32;\tsize:8;\tsigned:0;\n"
+		"\tfield:short oom_score_adj;\toffset:40;\tsize:2;\tsigned:1;\n"));
+	rd(self->tr, "events/sched/sched_process_exit/format");
+	EXPECT_NE(NULL, strstr(out, "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n\n"
+		"print fmt: \"comm=%s pid=%d prio=%d\", REC->comm, REC->pid, REC->prio\n"));
+}
+
 TEST_HARNESS_MAIN

@@ -212,12 +212,6 @@ static int on_attached(const void *buf, size_t len, void *arg)
 	return 0;
 }
 
-static volatile sig_atomic_t got_int;
-static void on_int(int sig)
-{
-	got_int = sig;
-}
-
 static int trace_with_daemon(const char *sock, const struct trace_args *a)
 {
 	struct daemon_ctx d = { sock };
@@ -229,13 +223,15 @@ static int trace_with_daemon(const char *sock, const struct trace_args *a)
 	if (ret)
 		return 1;
 	if (a->pid) {
-		/* ^C ends the request; uksd notices and detaches. */
-		struct sigaction sa = { .sa_handler = on_int };
-
-		sigaction(SIGINT, &sa, NULL);
+		/*
+		 * Until the process exits or ^C: our death (SIGINT's default)
+		 * closes the socket, which uksd notices and detaches.
+		 */
+		signal(SIGINT, SIG_DFL);	/* even when started in the background */
+		signal(SIGTERM, SIG_DFL);
 		snprintf(pidbuf, sizeof(pidbuf), "%d", (int)a->pid);
 		ret = uks_sock_request(sock, TRACE_ATTACH_OP, pidbuf, 0, NULL, 0, on_attached, &ac);
-		if (ret && !(got_int && ac.attached)) {
+		if (ret) {
 			fprintf(stderr, "uks trace: attach to %d: %s\n", (int)a->pid, strerror(-ret));
 			return 1;
 		}

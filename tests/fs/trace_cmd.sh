@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The eprobe example of the kernel's documentation, against uksfs with only
+# the root changed, on a real `ls /` traced with `uks trace`: through the
+# FUSE mount, through the socket (uks write/cat), and embedded (no daemon).
+# Exit codes and signals of the traced command are its own.
+set -u
+. "$(dirname "$0")/../tap.bash"
+O=${O:-build}
+uks=$(realpath "$O/uks") uksd=$(realpath "$O/uksd")
+tmp=$(mktemp -d)
+mnt=$tmp/mnt sock=$tmp/uks.sock pidf=$tmp/uksd.pid
+cleanup() {
+	[ -s "$pidf" ] && kill "$(cat "$pidf")" 2>/dev/null
+	sleep 0.2
+	fusermount3 -u "$mnt" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+echo "TAP version 13"
+ptrace_ok=1
+[ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ] || ptrace_ok=0
+if [ $ptrace_ok = 0 ] || ! "$uks" trace --embedded -e syscalls:sys_enter_getpid -- true >/dev/null 2>&1; then
+	skip "uks trace" "ptrace is not permitted here"
+	tap_done; exit
+fi
+EPROBE='e:esys/eopen syscalls/sys_enter_openat file=+0($filename):ustring'
+
+ok "embedded: the eprobe reads the paths a real ls opens" -- bash -c "
+	'$uks' trace --embedded -E '$EPROBE' -- ls / > '$tmp/out' &&
+	grep -q 'eopen: (syscalls.sys_enter_openat) file=\"/etc/ld.so.cache\"' '$tmp/out' &&
+	grep -q '^              ls-[0-9]* *\[[0-9]*\] \.\.\.\.\. ' '$tmp/out' && grep -qx bin '$tmp/out'"
+ok "embedded: exit status and death by signal are the command's" -- bash -c "
+	'$uks' trace --embedded -e syscalls:sys_enter_openat -o /dev/null -- sh -c 'exit 7'; [ \$? = 7 ] &&
+	'$uks' trace --embedded -e syscalls:sys_enter_openat -o /dev/null -- sh -c 'kill -TERM \$\$'; [ \$? = 143 ]"
+
+if ! grep -q 'UKS_HAVE_FUSE3 1' "$O/config.h" || [ ! -w /dev/fuse ]; then
+	skip "the documentation's sequence through FUSE" "no FUSE here"
+	tap_done; exit
+fi
+ok "uksd serves" -- "$uksd" --daemon --mount "$mnt" --socket "$sock" --pid-file "$pidf"
+ok "the documentation's sequence through FUSE, uks trace -- ls /" -- bash -c "
+	cd '$mnt/sys/kernel/tracing' &&
+	echo '$EPROBE' >> dynamic_events &&
+	echo 1 > events/esys/eopen/enable &&
+	[ \"\$(cat events/syscalls/sys_enter_openat/enable)\" = '0*' ] &&
+	cd / && '$uks' -S '$sock' trace -- ls / > '$tmp/ls' && grep -qx bin '$tmp/ls' &&
+	cd '$mnt/sys/kernel/tracing' && cat trace > '$tmp/trace' &&
+	grep -q '^              ls-[0-9]* *\[[0-9]*\] \.\.\.\.\. *[0-9]*\.[0-9]*: eopen: (syscalls.sys_enter_openat) file=\"/etc/ld.so.cache\"' '$tmp/trace' &&
+	grep -q 'file=\"/lib/x86_64-linux-gnu/libc.so.6\"' '$tmp/trace'"
+ok "the same through the socket (uks write / uks cat)" -- bash -c "
+	'$uks' -S '$sock' write sys/kernel/tracing/events/esys/eopen/enable 0 &&
+	'$uks' -S '$sock' write sys/kernel/tracing/dynamic_events '' &&
+	'$uks' -S '$sock' write -a sys/kernel/tracing/dynamic_events '$EPROBE' &&
+	'$uks' -S '$sock' write sys/kernel/tracing/events/esys/eopen/enable 1 &&
+	'$uks' -S '$sock' trace -- cat /etc/hostname > /dev/null &&
+	'$uks' -S '$sock' cat sys/kernel/tracing/trace | grep -q 'cat-[0-9]* .*eopen: (syscalls.sys_enter_openat) file=\"/etc/hostname\"'"
+ok "with uksd: the command's exit status comes through" -- bash -c "
+	'$uks' -S '$sock' trace -- sh -c 'exit 5'; [ \$? = 5 ]"
+ok "with uksd: sys_enter/sys_exit events of a traced command" -- bash -c "
+	'$uks' -S '$sock' write sys/kernel/tracing/trace '' &&
+	'$uks' -S '$sock' write -a sys/kernel/tracing/set_event syscalls:sys_exit_openat &&
+	'$uks' -S '$sock' trace -- cat /etc/hostname > /dev/null &&
+	'$uks' -S '$sock' cat sys/kernel/tracing/trace | grep -q 'cat-[0-9]* .*sys_openat -> 0x[0-9a-f]*\$'"
+ok "attach to a running process with -p, ^C detaches and it runs on" -- bash -c "
+	sh -c 'while :; do cat /etc/hostname >/dev/null; sleep 0.05; done' & p=\$!
+	'$uks' -S '$sock' trace -p \$p & t=\$!
+	sleep 1; kill -INT \$t; wait \$t; sleep 0.3
+	kill -0 \$p && grep -q 'TracerPid:	0' /proc/\$p/status; rc=\$?; kill \$p; exit \$rc"
+tap_done

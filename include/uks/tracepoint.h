@@ -125,7 +125,15 @@ struct uks_tracepoint {
 	int (*print)(char *buf, size_t len, const void *rec);
 	struct uks_tp_probe *probes;	/* NULL-terminated array, replaced whole */
 	struct uks_tracepoint *next;	/* registry list */
+	unsigned int flags;		/* UKS_TP_* */
 };
+
+/*
+ * The printer writes the whole text after the context columns, without the
+ * usual "name: " prefix: the kernel's syscall events print "sys_openat(...)"
+ * and "sys_openat -> 0x3" that way.
+ */
+#define UKS_TP_OWN_LINE		1u
 
 /* One hit: iteration over the attached probes, used by generated emit functions. */
 struct uks_tp_iter {

@@ -150,6 +150,8 @@ static int add_tracepoint(struct uks_tracepoint *tp, void *arg)
 	if (!call)
 		return -ENOMEM;
 	call->tp = tp;
+	if (tp->flags & UKS_TP_OWN_LINE)
+		call->flags |= UKS_CALL_OWN_LINE;
 	call->print = tp_print;
 	call->print_fmt = tp_print_fmt;
 	uks_call_add(call);

@@ -277,7 +277,7 @@ void uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks_t
 		uks_seq_printf(s, "Unknown type %d\n", ent->type);
 		return;
 	}
-	if (!(call->flags & UKS_CALL_IGNORE_ENABLE) && !(call->flags & UKS_CALL_EPROBE))
+	if (!(call->flags & (UKS_CALL_IGNORE_ENABLE | UKS_CALL_EPROBE | UKS_CALL_OWN_LINE)))
 		uks_seq_printf(s, "%s: ", call->name);
 	call->print(s, call, ev->data, ev->len);
 	uks_seq_putc(s, '\n');

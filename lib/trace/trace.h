@@ -54,6 +54,7 @@ enum {
 	UKS_CALL_DYNAMIC	= 1 << 0,	/* created through dynamic_events */
 	UKS_CALL_EPROBE		= 1 << 1,
 	UKS_CALL_IGNORE_ENABLE	= 1 << 2,	/* ftrace internal (print) */
+	UKS_CALL_OWN_LINE	= 1 << 3,	/* no "name: " before the text */
 };
 
 struct uks_event_call;

@@ -228,6 +228,7 @@ static int register_one(const struct uks_syscall_meta *m)
 		.fixed_size = 16 + 8 * m->nb_args,
 		.print_fmt = fmt,
 		.print = enter_print,
+		.flags = UKS_TP_OWN_LINE,
 	};
 	ev->exit = (struct uks_tracepoint){
 		.system = "syscalls",
@@ -237,6 +238,7 @@ static int register_one(const struct uks_syscall_meta *m)
 		.fixed_size = sizeof(struct sys_exit_rec),
 		.print_fmt = "UKS_TP_PRINTK(\"0x%lx\", REC->ret)",
 		.print = exit_print,
+		.flags = UKS_TP_OWN_LINE,
 	};
 	ret = uks_tracepoint_register(&ev->enter);
 	if (!ret)

@@ -61,6 +61,13 @@ ok "with uksd: sys_enter/sys_exit events of a traced command" -- bash -c "
 	'$uks' -S '$sock' write -a sys/kernel/tracing/set_event syscalls:sys_exit_openat &&
 	'$uks' -S '$sock' trace -- cat /etc/hostname > /dev/null &&
 	'$uks' -S '$sock' cat sys/kernel/tracing/trace | grep -q 'cat-[0-9]* .*sys_openat -> 0x[0-9a-f]*\$'"
+ok "a tracee killed in the middle of a traced system call: status 137, uksd unharmed" -- bash -c "
+	'$uks' -S '$sock' write -a sys/kernel/tracing/set_event syscalls:sys_enter_clock_nanosleep &&
+	( '$uks' -S '$sock' trace -- sleep 31.25; echo \$? > '$tmp/rc' ) &
+	for i in \$(seq 50); do p=\$(pgrep -x -f 'sleep 31.25'); [ -n \"\$p\" ] && break; sleep 0.1; done
+	sleep 0.3; kill -KILL \$p; wait
+	[ \"\$(cat '$tmp/rc')\" = 137 ] && kill -0 \$(cat '$pidf') &&
+	'$uks' -S '$sock' trace -- true && '$uks' -S '$sock' cat sys/kernel/tracing/trace | grep -q 'sleep-[0-9]* .*sys_clock_nanosleep('"
 ok "attach to a running process with -p, ^C detaches and it runs on" -- bash -c "
 	sh -c 'while :; do cat /etc/hostname >/dev/null; sleep 0.05; done' & p=\$!
 	'$uks' -S '$sock' trace -p \$p & t=\$!

@@ -68,6 +68,23 @@ ok "trace_pipe blocks, delivers a marker written meanwhile, and ^C interrupts it
 	cd '$T' && echo > trace && (sleep 0.5; echo 'through the pipe' > trace_marker) &
 	out=\$(timeout -s INT 3 cat '$T/trace_pipe'); rc=\$?; wait
 	[ \$rc = 124 ] && printf '%s\n' \"\$out\" | grep -q 'tracing_mark_write: through the pipe'"
+ok "poll(2) on trace_pipe wakes when an event arrives" -- bash -c "
+	echo > '$T/trace' &&
+	python3 - '$T' <<'PY'
+import os, select, sys, threading, time
+d = sys.argv[1]
+fd = os.open(d + '/trace_pipe', os.O_RDONLY | os.O_NONBLOCK)
+p = select.poll(); p.register(fd, select.POLLIN)
+assert p.poll(200) == [], 'readable while empty'
+def mark():
+    time.sleep(0.3)
+    with open(d + '/trace_marker', 'w') as m: m.write('wake up')
+threading.Thread(target=mark).start()
+t0 = time.time(); ev = p.poll(5000); dt = time.time() - t0
+assert ev and ev[0][1] & select.POLLIN, ev
+assert b'tracing_mark_write: wake up' in os.read(fd, 65536)
+assert dt < 2.0, dt
+PY"
 ok "sysfs slab attributes of uksd's caches (modes 0400/0600 as SLUB's)" -- bash -c "
 	S='$mnt/sys/kernel/slab/kmalloc-64'
 	[ \"\$(cat \$S/object_size)\" = 64 ] && [ \"\$(stat -c %a \$S/object_size \$S/min_partial | tr '\n' ' ')\" = '400 600 ' ] &&

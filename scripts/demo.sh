@@ -26,5 +26,25 @@ echo
 echo "== event tracing: an event, an eprobe following a pointer, kmem:kmalloc, trace_marker"
 "$O/examples/trace-events"
 echo
-echo "Not yet here: DAMON, VDUSE and uksfs land in their own issues;"
+echo
+echo "== uksfs: the kernel's eprobe example, unchanged but for the root, on a real ls"
+demo=$(mktemp -d) uks=$(realpath "$O/uks")
+if "$O/uksd" --daemon --mount "$demo/k" --socket "$demo/sock" --pid-file "$demo/pid" 2>/dev/null; then
+	(
+	cd "$demo/k/sys/kernel/tracing" || exit 1
+	echo '$ cd $ROOT/sys/kernel/tracing'
+	echo "\$ echo 'e:esys/eopen syscalls/sys_enter_openat file=+0(\$filename):ustring' >> dynamic_events"
+	echo 'e:esys/eopen syscalls/sys_enter_openat file=+0($filename):ustring' >> dynamic_events
+	echo '$ echo 1 > events/esys/eopen/enable'; echo 1 > events/esys/eopen/enable
+	echo '$ uks trace -- ls / >/dev/null'; "$uks" -S "$demo/sock" trace -- ls / >/dev/null
+	echo '$ cat trace | tail -4'; tail -4 trace
+	)
+	kill "$(cat "$demo/pid")"; sleep 0.3
+else
+	echo "(no FUSE here: the same with an embedded instance)"
+	"$O/uks" trace --embedded -E 'e:esys/eopen syscalls/sys_enter_openat file=+0($filename):ustring' -- ls / | grep eopen | tail -4
+fi
+rm -rf "$demo"
+echo
+echo "Not yet here: DAMON and VDUSE land in their own issues;"
 echo "this demo grows with each of them."

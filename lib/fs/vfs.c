@@ -190,41 +190,38 @@ UKS_EXPORT int uks_vfs_stat(struct uks_vfs *vfs, const char *path, struct uks_vf
 	return ret;
 }
 
-/* The next path component of a mount point below the synthetic @dir. */
+/* The children of a synthetic @dir: the next component of each mount below it. */
 static int list_synthetic(struct uks_vfs *vfs, const char *dir,
 			  int (*fn)(const char *, const struct uks_vfs_stat *, void *),
 			  void *arg)
 {
 	static const struct uks_vfs_stat dir_st = { UKS_VFS_DIR, 0755, false };
+	char names[VFS_MAX_MOUNTS][256];
+	unsigned int nr = 0;
 	size_t n = strlen(dir);
 
 	for (unsigned int i = 0; i < vfs->nr_mounts; i++) {
 		const char *m = vfs->mounts[i].path, *child;
-		char name[256];
 		size_t len;
 		bool seen = false;
-		int ret;
 
 		if (n && (strncmp(m, dir, n) || m[n] != '/'))
 			continue;
 		child = n ? m + n + 1 : m;
 		len = strcspn(child, "/");
-		if (len >= sizeof(name))
+		if (len >= sizeof(names[0]))
 			continue;
-		/* Several mounts may share the child ("sys/kernel/..."). */
-		for (unsigned int j = 0; j < i && !seen; j++) {
-			const char *o = vfs->mounts[j].path;
+		memcpy(names[nr], child, len);
+		names[nr][len] = '\0';
+		/* Mounts may share a child ("sys/kernel/tracing", "sys/kernel/slab"). */
+		for (unsigned int j = 0; j < nr && !seen; j++)
+			seen = !strcmp(names[j], names[nr]);
+		if (!seen)
+			nr++;
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		int ret = fn(names[i], &dir_st, arg);
 
-			if ((!n || (!strncmp(o, dir, n) && o[n] == '/')) &&
-			    !strncmp(n ? o + n + 1 : o, child, len) &&
-			    ((n ? o + n + 1 : o)[len] == '/' || !(n ? o + n + 1 : o)[len]))
-				seen = true;
-		}
-		if (seen)
-			continue;
-		memcpy(name, child, len);
-		name[len] = '\0';
-		ret = fn(name, &dir_st, arg);
 		if (ret)
 			return ret;
 	}

@@ -7,7 +7,8 @@
  * are read from its files.  The command is started here, so it stays our
  * child in the terminal's process group (job control, ^C, exit codes as
  * untraced): it stops itself before exec, uksd attaches, and we let it
- * go.  Without a daemon (or with --embedded) a trace instance lives in
+ * go; it installs the seccomp filter uksd built for the enabled events,
+ * so only those calls stop.  Without a daemon (or with --embedded) a trace instance lives in
  * this process for the command's lifetime and its trace is printed at the
  * end; spawned commands then run under a seccomp filter that stops only
  * the system calls whose events are enabled.
@@ -30,6 +31,7 @@
 #include "cli.h"
 
 #define TRACE_ATTACH_OP	(UKS_SOCK_EXT + 1)	/* daemon/uksd.h */
+#define TRACE_FILTER_OP	(UKS_SOCK_EXT + 2)
 #define MAX_SPECS	64
 
 struct trace_args {
@@ -212,8 +214,25 @@ static int on_attached(const void *buf, size_t len, void *arg)
 	return 0;
 }
 
+struct filter_buf {
+	char prog[65536];
+	size_t len;
+};
+
+static int collect_filter(const void *buf, size_t len, void *arg)
+{
+	struct filter_buf *f = arg;
+
+	if (f->len + len > sizeof(f->prog))
+		return 1;
+	memcpy(f->prog + f->len, buf, len);
+	f->len += len;
+	return 0;
+}
+
 static int trace_with_daemon(const char *sock, const struct trace_args *a)
 {
+	static struct filter_buf filter;
 	struct daemon_ctx d = { sock };
 	struct attach_ctx ac = { 0 };
 	char pidbuf[24];
@@ -237,15 +256,30 @@ static int trace_with_daemon(const char *sock, const struct trace_args *a)
 		}
 		return 0;
 	}
+	/* The daemon's seccomp program, so only calls with events stop. */
+	filter.len = 0;
+	ret = uks_sock_request(sock, TRACE_FILTER_OP, "", 0, NULL, 0, collect_filter, &filter);
+	if (ret || !filter.len) {
+		fprintf(stderr, "uks trace: no filter from uksd: %s\n", strerror(ret ? -ret : EPROTO));
+		return 1;
+	}
 	ac.child = fork();
 	if (ac.child < 0) {
 		perror("uks trace: fork");
 		return 1;
 	}
 	if (ac.child == 0) {
-		/* Let the daemon trace us (yama), wait for it, then become CMD. */
+		/*
+		 * Let the daemon trace us (yama), wait until it has, then put
+		 * the filter in and become CMD: its calls stop only where uksd
+		 * writes events.  Before the attach, a traced call would fail.
+		 */
 		prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 		raise(SIGSTOP);
+		if (uks_tracee_install_filter(filter.prog, filter.len)) {
+			fprintf(stderr, "uks trace: cannot install the seccomp filter\n");
+			_exit(126);
+		}
 		execvp(a->cmd[0], a->cmd);
 		fprintf(stderr, "uks trace: %s: %s\n", a->cmd[0], strerror(errno));
 		_exit(127);
@@ -258,7 +292,7 @@ static int trace_with_daemon(const char *sock, const struct trace_args *a)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)ac.child);
-	ret = uks_sock_request(sock, TRACE_ATTACH_OP, pidbuf, 0, NULL, 0, on_attached, &ac);
+	ret = uks_sock_request(sock, TRACE_ATTACH_OP, pidbuf, 0, "filtered", 8, on_attached, &ac);
 	if (!ac.attached) {
 		fprintf(stderr, "uks trace: uksd cannot trace the command: %s\n", strerror(-ret));
 		kill(ac.child, SIGKILL);

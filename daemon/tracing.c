@@ -3,7 +3,8 @@
  * uksd: tracing processes for "uks trace".  The CLI starts the command
  * itself (so it stays in the terminal's process group: job control, ^C
  * and exit codes are untouched), stops it before exec, and asks uksd to
- * attach; uksd's socket thread for that request becomes the tracer
+ * attach; the child then installs the seccomp filter uksd built for the
+ * events enabled in it (UKSD_OP_TRACE_FILTER), so only those calls stop; uksd's socket thread for that request becomes the tracer
  * (ptrace belongs to a thread) until the tracee is gone or the client
  * hangs up.  The events go into the daemon's trace instance, where the
  * user enabled them.
@@ -70,7 +71,7 @@ static void *watch_client(void *arg)
 	return NULL;
 }
 
-static int trace_attach(const char *arg, int fd)
+static int trace_attach(const char *arg, const char *how, int fd)
 {
 	struct sigaction sa = { .sa_handler = on_wake };	/* no SA_RESTART */
 	struct uks_tracee_session *s;
@@ -98,7 +99,9 @@ static int trace_attach(const char *arg, int fd)
 	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
 	ret = uks_tracee_session_create(NULL, &s);
 	if (!ret) {
-		ret = uks_tracee_attach(s, (pid_t)pid);
+		/* "filtered": the process installs our seccomp filter itself. */
+		ret = !strcmp(how, "filtered") ? uks_tracee_attach_filtered(s, (pid_t)pid)
+					       : uks_tracee_attach(s, (pid_t)pid);
 		if (ret)
 			uks_tracee_session_destroy(s);
 	}
@@ -131,12 +134,23 @@ static int trace_attach(const char *arg, int fd)
 int uksd_handle_request(int op, const char *arg, const void *data, size_t len, int fd,
 			void *ctx)
 {
-	(void)data;
 	(void)len;
 	(void)ctx;
 	switch (op) {
 	case UKSD_OP_TRACE_ATTACH:
-		return trace_attach(arg, fd);
+		return trace_attach(arg, data, fd);
+	case UKSD_OP_TRACE_FILTER: {
+		static char prog[65536];	/* BPF_MAXINSNS * 8 */
+		static pthread_mutex_t prog_lock = PTHREAD_MUTEX_INITIALIZER;
+		ssize_t n;
+		int ret;
+
+		pthread_mutex_lock(&prog_lock);
+		n = uks_tracee_filter(prog, sizeof(prog));
+		ret = n < 0 ? (int)n : uks_sock_send(fd, prog, (size_t)n);
+		pthread_mutex_unlock(&prog_lock);
+		return ret;
+	}
 	default:
 		return -EOPNOTSUPP;
 	}

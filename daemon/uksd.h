@@ -9,7 +9,10 @@
 
 /* Socket requests of uksd beyond files (the uks CLI sends them). */
 enum uksd_op {
-	UKSD_OP_TRACE_ATTACH = UKS_SOCK_EXT + 1,	/* arg: pid; frames: "attached\n", end */
+	/* arg: pid, data: "" or "filtered"; frames: "attached\n", then the end */
+	UKSD_OP_TRACE_ATTACH = UKS_SOCK_EXT + 1,
+	/* -> the seccomp program for the events enabled now (uks_tracee_filter) */
+	UKSD_OP_TRACE_FILTER = UKS_SOCK_EXT + 2,
 };
 
 int uksd_handle_request(int op, const char *arg, const void *data, size_t len, int fd,

@@ -81,6 +81,10 @@ int uks_tracee_session_create(const struct uks_tracee_opts *opts,
 void uks_tracee_session_destroy(struct uks_tracee_session *s);
 int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[], pid_t *pid);
 int uks_tracee_attach(struct uks_tracee_session *s, pid_t pid);
+int uks_tracee_attach_filtered(struct uks_tracee_session *s, pid_t pid);
+/* The seccomp program for the events enabled now, and installing one. */
+ssize_t uks_tracee_filter(void *buf, size_t len);
+int uks_tracee_install_filter(const void *prog, size_t len);
 
 /* uks_tracee_step() flags */
 #define UKS_TRACEE_NOHANG	1

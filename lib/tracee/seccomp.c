@@ -29,12 +29,15 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <uks/slab.h>
+#include <uks/tracee.h>
 
+#include "core/compiler.h"
 #include "tracee/events.h"
 #include "tracee/internal.h"
 
@@ -123,4 +126,52 @@ int tracee_seccomp_install(const struct sock_fprog *prog)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) ? -errno : 0;
+}
+
+/**
+ * uks_tracee_filter - the seccomp program for the events enabled now
+ * @buf:	where to write it (an array of struct sock_filter)
+ * @len:	bytes at @buf
+ *
+ * For a process that a session will attach to with
+ * uks_tracee_attach_filtered(): it installs the program itself with
+ * uks_tracee_install_filter() once attached, and from then on stops only
+ * at the calls whose events are enabled, like a spawned command.
+ * Returns the program's size in bytes, -ENOSPC or -ENOMEM.
+ */
+UKS_EXPORT ssize_t uks_tracee_filter(void *buf, size_t len)
+{
+	struct sock_fprog prog;
+	size_t bytes;
+	int ret = tracee_seccomp_build(&prog);
+
+	if (ret)
+		return ret;
+	bytes = (size_t)prog.len * sizeof(*prog.filter);
+	if (bytes > len) {
+		tracee_seccomp_free(&prog);
+		return -ENOSPC;
+	}
+	memcpy(buf, prog.filter, bytes);
+	tracee_seccomp_free(&prog);
+	return (ssize_t)bytes;
+}
+
+/**
+ * uks_tracee_install_filter - install a program from uks_tracee_filter()
+ * in the calling process
+ *
+ * Only once a session has attached with uks_tracee_attach_filtered(): a
+ * traced call without a tracer fails with ENOSYS.  Returns 0 or -errno
+ * (-EINVAL for a malformed program).
+ */
+UKS_EXPORT int uks_tracee_install_filter(const void *prog, size_t len)
+{
+	struct sock_fprog fp = { (unsigned short)(len / sizeof(struct sock_filter)),
+				 (struct sock_filter *)prog };
+
+	if (!len || len % sizeof(struct sock_filter) ||
+	    len / sizeof(struct sock_filter) > BPF_MAXINSNS)
+		return -EINVAL;
+	return tracee_seccomp_install(&fp);
 }

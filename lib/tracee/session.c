@@ -350,7 +350,7 @@ out:
 }
 
 /* Seize the threads of @pid not yet seized; returns how many were new. */
-static int seize_threads(struct uks_tracee_session *s, pid_t pid, int *err)
+static int seize_threads(struct uks_tracee_session *s, pid_t pid, unsigned int how, int *err)
 {
 	char path[64];
 	struct dirent *de;
@@ -375,7 +375,7 @@ static int seize_threads(struct uks_tracee_session *s, pid_t pid, int *err)
 			continue;
 		}
 		ptrace(PTRACE_INTERRUPT, tid, 0, 0);
-		if (!tracee_add(s, tid, pid, TT_STEP)) {
+		if (!tracee_add(s, tid, pid, how)) {
 			*err = -ENOMEM;
 			break;
 		}
@@ -383,6 +383,19 @@ static int seize_threads(struct uks_tracee_session *s, pid_t pid, int *err)
 	}
 	closedir(d);
 	return added;
+}
+
+static int attach(struct uks_tracee_session *s, pid_t pid, unsigned int how)
+{
+	int err = 0, rounds = 0;
+
+	if (pid <= 0)
+		return -EINVAL;
+	while (seize_threads(s, pid, how, &err) > 0 && !err && ++rounds < 100)
+		;
+	if (err && !tracee_find(s, pid))
+		return err;
+	return err == -ENOMEM ? err : 0;
 }
 
 /**
@@ -397,15 +410,22 @@ static int seize_threads(struct uks_tracee_session *s, pid_t pid, int *err)
  */
 UKS_EXPORT int uks_tracee_attach(struct uks_tracee_session *s, pid_t pid)
 {
-	int err = 0, rounds = 0;
+	return attach(s, pid, TT_STEP);
+}
 
-	if (pid <= 0)
-		return -EINVAL;
-	while (seize_threads(s, pid, &err) > 0 && !err && ++rounds < 100)
-		;
-	if (err && !tracee_find(s, pid))
-		return err;
-	return err == -ENOMEM ? err : 0;
+/**
+ * uks_tracee_attach_filtered - attach to a process that installs our filter
+ * @s:		session
+ * @pid:	process id; it must call uks_tracee_install_filter() with a
+ *		program from uks_tracee_filter() right after this returns
+ *		(uks trace's child does, before it execs the command)
+ *
+ * Its threads are not stepped: only the calls the filter traces stop.
+ * Returns what uks_tracee_attach() does.
+ */
+UKS_EXPORT int uks_tracee_attach_filtered(struct uks_tracee_session *s, pid_t pid)
+{
+	return attach(s, pid, 0);
 }
 
 /* Wait for @t's next stop and detach it there; it may already be gone. */

@@ -61,6 +61,11 @@ ok "with uksd: sys_enter/sys_exit events of a traced command" -- bash -c "
 	'$uks' -S '$sock' write -a sys/kernel/tracing/set_event syscalls:sys_exit_openat &&
 	'$uks' -S '$sock' trace -- cat /etc/hostname > /dev/null &&
 	'$uks' -S '$sock' cat sys/kernel/tracing/trace | grep -q 'cat-[0-9]* .*sys_openat -> 0x[0-9a-f]*\$'"
+ok "with uksd: only enabled calls stop (200000 untraced getpid in well under stepping time)" -- bash -c "
+	printf '#include <unistd.h>\n#include <sys/syscall.h>\nint main(void){for(int i=0;i<200000;i++)syscall(SYS_getpid);return 0;}\n' > '$tmp/gp.c' &&
+	\${CC:-cc} -O2 -o '$tmp/gp' '$tmp/gp.c' && s=\$(date +%s%N) &&
+	'$uks' -S '$sock' trace -- '$tmp/gp' && e=\$(date +%s%N) && echo \"\$(( (e - s) / 1000000 )) ms\" &&
+	[ \$(( (e - s) / 1000000 )) -lt 8000 ]"
 ok "a tracee killed in the middle of a traced system call: status 137, uksd unharmed" -- bash -c "
 	'$uks' -S '$sock' write -a sys/kernel/tracing/set_event syscalls:sys_enter_clock_nanosleep &&
 	( '$uks' -S '$sock' trace -- sleep 31.25; echo \$? > '$tmp/rc' ) &

@@ -254,10 +254,12 @@ int cli_mount(int argc, char **argv)
 
 int cli_umount(int argc, char **argv)
 {
-	if (argc != 2) {
+	bool help = argc == 2 && !strcmp(argv[1], "-h");
+
+	if (argc != 2 || help) {
 		puts("Usage: uks umount DIR\n"
 		     "Unmount a uksfs mount (fusermount3 -u DIR); its uksd then exits.");
-		return 2;
+		return help ? 0 : 2;
 	}
 	execlp("fusermount3", "fusermount3", "-u", argv[1], (char *)NULL);
 	fprintf(stderr, "uks umount: cannot run fusermount3: %s\n", strerror(errno));

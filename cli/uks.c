@@ -94,6 +94,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *cmd = argv[optind];
+	static char short_help[] = "-h";
+
+	/* "uks CMD --help" is "uks CMD -h" for every subcommand. */
+	for (int i = optind + 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help"))
+			argv[i] = short_help;
 
 	if (!strcmp(cmd, "version")) {
 		printf("uks %s\n", uks_version());

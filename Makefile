@@ -34,11 +34,12 @@ SLAB_SRCS := lib/slab/page_alloc.c lib/slab/geometry.c lib/slab/cpu_lock.c \
 	     lib/slab/alloc.c lib/slab/free.c lib/slab/partial.c lib/slab/object.c \
 	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
 	     lib/slab/debug_parse.c lib/slab/sysfs.c lib/slab/kmem_events.c
-# One file per feature; every .c under lib/trace, lib/tracee and lib/fs is part of the library.
+# One file per feature; every .c under lib/trace, lib/tracee, lib/damon and lib/fs is part of the library.
 TRACE_SRCS := $(sort $(wildcard lib/trace/*.c))
 TRACEE_SRCS := $(sort $(wildcard lib/tracee/*.c))
 FS_SRCS := $(sort $(wildcard lib/fs/*.c))
-LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS) $(TRACEE_SRCS) $(FS_SRCS)
+DAMON_SRCS := $(sort $(wildcard lib/damon/*.c))
+LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS) $(TRACEE_SRCS) $(DAMON_SRCS) $(FS_SRCS)
 # libuks-malloc.so: the allocator alone, built again with 16-byte kmalloc
 # alignment and nothing but the malloc API exported.
 MALLOC_SRCS := $(CORE_SRCS) $(SLAB_SRCS)

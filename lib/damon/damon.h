@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DAMON internals: the structures of include/linux/damon.h (5.15) with the
+ * kernel's names, shared by the core (core.c, kdamond.c), the address
+ * range helpers (regions.c) and the primitives (synthetic.c, vaddr_*.c).
+ *
+ * Ownership: while a context runs, its targets and their regions belong to
+ * the monitor thread; ctx->lock guards the run state (running, stop, the
+ * thread, its tid) and is also held when the monitor thread tears the
+ * targets down at the end, so readers of target ids (uks_damon_target_ids)
+ * never see a target being freed.
+ */
+#ifndef UKS_LIB_DAMON_DAMON_H
+#define UKS_LIB_DAMON_DAMON_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <uks/damon.h>
+
+#include "core/list.h"
+
+/* DAMON_MIN_REGION of a context: PAGE_SIZE, or 1 for the KUnit ports. */
+#define DAMON_MIN_REGION_DEFAULT	4096UL
+
+struct damon_addr_range {
+	unsigned long start;
+	unsigned long end;
+};
+
+struct damon_region {
+	struct damon_addr_range ar;
+	unsigned long sampling_addr;
+	unsigned int nr_accesses;
+	struct list_head list;
+};
+
+struct damon_target {
+	unsigned long id;
+	void *priv;		/* the caller's (the synthetic address space) */
+	void *pstate;		/* the primitive's per-target state */
+	unsigned int nr_regions;
+	struct list_head regions_list;
+	struct list_head list;
+};
+
+struct uks_damon_target {
+	struct damon_target t;
+};
+
+/**
+ * struct damon_primitive - an access-check primitive (5.15's ops table)
+ * @name:		what uks_damon_set_primitive() takes
+ * @available:		0, or -errno and the reason in @why
+ * @init:		build the initial regions (targets with none)
+ * @update:		every update interval: re-read the address spaces
+ * @prepare_access_checks: pick the sampling addresses, clear their bits
+ * @check_accesses:	count the accesses; return the max nr_accesses
+ * @reset_aggregated:	after each aggregation (may be NULL)
+ * @target_valid:	the target still exists
+ * @cleanup:		at the end (may be NULL)
+ */
+struct damon_primitive {
+	const char *name;
+	int (*available)(char *why, size_t len);
+	int (*init)(struct uks_damon_ctx *ctx);
+	void (*update)(struct uks_damon_ctx *ctx);
+	void (*prepare_access_checks)(struct uks_damon_ctx *ctx);
+	unsigned int (*check_accesses)(struct uks_damon_ctx *ctx);
+	void (*reset_aggregated)(struct uks_damon_ctx *ctx);
+	bool (*target_valid)(struct uks_damon_ctx *ctx, struct damon_target *t);
+	void (*cleanup)(struct uks_damon_ctx *ctx);
+};
+
+struct uks_damon_ctx {
+	unsigned long sample_interval;		/* us */
+	unsigned long aggr_interval;
+	unsigned long primitive_update_interval;
+	unsigned long min_nr_regions;
+	unsigned long max_nr_regions;
+	unsigned long min_region;		/* DAMON_MIN_REGION */
+
+	struct timespec last_aggregation;	/* coarse clock baselines */
+	struct timespec last_primitive_update;
+
+	pthread_mutex_t lock;			/* the run state below */
+	pthread_cond_t wake;			/* stop requests */
+	bool running;				/* ctx->kdamond != NULL */
+	bool stop;				/* ctx->kdamond_stop */
+	bool has_thread;			/* a thread not joined yet */
+	pthread_t thread;
+	pid_t tid;
+	unsigned int nr;			/* the N of kdamond.N */
+
+	const struct damon_primitive *primitive;
+	struct uks_damon_callback callback;
+	struct list_head adaptive_targets;
+
+	uint64_t rnd;				/* xorshift64* state */
+	unsigned int last_nr_regions;		/* per context (5.15: static) */
+};
+
+#define damon_for_each_region(r, t) \
+	list_for_each_entry(r, &(t)->regions_list, list)
+#define damon_for_each_region_safe(r, next, t) \
+	list_for_each_entry_safe(r, next, &(t)->regions_list, list)
+#define damon_for_each_target(t, ctx) \
+	list_for_each_entry(t, &(ctx)->adaptive_targets, list)
+#define damon_for_each_target_safe(t, next, ctx) \
+	list_for_each_entry_safe(t, next, &(ctx)->adaptive_targets, list)
+
+static inline unsigned long damon_sz_region(const struct damon_region *r)
+{
+	return r->ar.end - r->ar.start;
+}
+
+static inline struct damon_region *damon_next_region(struct damon_region *r)
+{
+	return list_next_entry(r, list);
+}
+
+static inline struct damon_region *damon_prev_region(struct damon_region *r)
+{
+	return list_entry(r->list.prev, struct damon_region, list);
+}
+
+static inline struct damon_region *damon_first_region(struct damon_target *t)
+{
+	return list_first_entry(&t->regions_list, struct damon_region, list);
+}
+
+#define DAMON_ALIGN(x, a)	((((x) + (a) - 1) / (a)) * (a))
+#define DAMON_ALIGN_DOWN(x, a)	(((x) / (a)) * (a))
+
+/* core.c */
+struct damon_region *__uks_damon_new_region(unsigned long start, unsigned long end);
+void __uks_damon_add_region(struct damon_region *r, struct damon_target *t);
+void __uks_damon_insert_region(struct damon_region *r, struct damon_region *prev,
+			       struct damon_region *next, struct damon_target *t);
+void __uks_damon_destroy_region(struct damon_region *r, struct damon_target *t);
+struct damon_target *__uks_damon_new_target(unsigned long id);
+void __uks_damon_add_target(struct uks_damon_ctx *ctx, struct damon_target *t);
+void __uks_damon_destroy_target(struct damon_target *t);
+unsigned int __uks_damon_nr_targets(struct uks_damon_ctx *ctx);
+unsigned long __uks_damon_rand(struct uks_damon_ctx *ctx, unsigned long l, unsigned long r);
+void __uks_damon_merge_two_regions(struct damon_target *t, struct damon_region *l,
+				   struct damon_region *r);
+void __uks_damon_merge_regions_of(struct damon_target *t, unsigned int thres,
+				  unsigned long sz_limit);
+void __uks_damon_kdamond_merge_regions(struct uks_damon_ctx *ctx, unsigned int thres,
+				       unsigned long sz_limit);
+void __uks_damon_split_region_at(struct uks_damon_ctx *ctx, struct damon_target *t,
+				 struct damon_region *r, unsigned long sz_r);
+void __uks_damon_split_regions_of(struct uks_damon_ctx *ctx, struct damon_target *t,
+				  int nr_subs);
+void __uks_damon_kdamond_split_regions(struct uks_damon_ctx *ctx);
+void __uks_damon_kdamond_reset_aggregated(struct uks_damon_ctx *ctx);
+unsigned long __uks_damon_region_sz_limit(struct uks_damon_ctx *ctx);
+
+/* regions.c: the address-space helpers of 5.15's vaddr.c */
+int __uks_damon_three_regions_of(const struct damon_addr_range *maps, unsigned int nr,
+				 unsigned long min, struct damon_addr_range regions[3]);
+int __uks_damon_evenly_split_region(struct uks_damon_ctx *ctx, struct damon_target *t,
+				    struct damon_region *r, unsigned int nr_pieces);
+void __uks_damon_init_regions_of(struct uks_damon_ctx *ctx, struct damon_target *t,
+				 const struct damon_addr_range regions[3]);
+void __uks_damon_apply_three_regions(struct uks_damon_ctx *ctx, struct damon_target *t,
+				     const struct damon_addr_range bregions[3]);
+int __uks_damon_read_maps(pid_t pid, struct damon_addr_range **out, unsigned int *nr);
+
+/* kdamond.c */
+extern __thread struct uks_damon_ctx *__uks_damon_current;	/* in a monitor thread */
+bool __uks_damon_check_reset_time_interval(struct timespec *baseline, unsigned long us);
+
+/* vaddr.c: what the vaddr primitives share (per-target /proc files) */
+struct vaddr_target {
+	pid_t pid;
+	int pidfd;		/* -1: the process was gone at init */
+	int pagemap_fd;
+	int clear_refs_fd;
+	unsigned long last_page;	/* 5.15's last-checked-page cache */
+	bool last_accessed;
+	bool have_last;
+};
+int __uks_damon_va_init(struct uks_damon_ctx *ctx);
+void __uks_damon_va_update(struct uks_damon_ctx *ctx);
+bool __uks_damon_va_target_valid(struct uks_damon_ctx *ctx, struct damon_target *t);
+void __uks_damon_va_cleanup(struct uks_damon_ctx *ctx);
+void __uks_damon_va_pick_sampling_addrs(struct uks_damon_ctx *ctx, struct damon_target *t);
+int __uks_damon_va_clear_refs(struct vaddr_target *vt, const char *what);
+
+/* primitives */
+extern const struct damon_primitive __uks_damon_synthetic;
+extern const struct damon_primitive __uks_damon_vaddr_sd;
+extern const struct damon_primitive __uks_damon_vaddr_refs;
+const struct damon_primitive *__uks_damon_find_primitive(const char *name);
+/* Sample the synthetic space of @t at @addr for this sample (1: accessed). */
+bool __uks_damon_synth_sample(struct uks_damon_synth *s, unsigned long addr, uint64_t rnd);
+
+#endif

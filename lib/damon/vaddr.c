@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the DAMON primitives for real processes share (5.15's vaddr.c
+ * without the page-table walks, which user space cannot do).
+ *
+ * A target's id is a pid.  At init each target gets a pidfd (its
+ * struct pid reference: target_valid is "the pidfd is not readable", i.e.
+ * the process has not exited, so a reused pid is never mistaken for it)
+ * and its /proc/PID/pagemap and clear_refs files; its regions come from
+ * /proc/PID/maps by the three-region rules (regions.c), and are updated
+ * from it every update interval.  A process that cannot be opened (gone,
+ * or not ours to trace) is simply an invalid target, as a dead pid is in
+ * 5.15; when every target is invalid the monitor stops.
+ *
+ * Lock order: none; only the monitor thread touches this state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <uks/slab.h>
+
+#include "core/log.h"
+#include "damon/damon.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+static int open_proc(pid_t pid, const char *file, int flags)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	return open(path, flags | O_CLOEXEC);
+}
+
+static struct vaddr_target *va_open(pid_t pid)
+{
+	struct vaddr_target *vt = uks_kzalloc(sizeof(*vt));
+
+	if (!vt)
+		return NULL;
+	vt->pid = pid;
+	vt->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	vt->pagemap_fd = open_proc(pid, "pagemap", O_RDONLY);
+	vt->clear_refs_fd = open_proc(pid, "clear_refs", O_WRONLY);
+	if (vt->pidfd < 0 || vt->pagemap_fd < 0)
+		pr_info("damon: cannot monitor pid %d: %s", (int)pid, strerror(errno));
+	return vt;
+}
+
+static void va_close(struct vaddr_target *vt)
+{
+	if (vt->pidfd >= 0)
+		close(vt->pidfd);
+	if (vt->pagemap_fd >= 0)
+		close(vt->pagemap_fd);
+	if (vt->clear_refs_fd >= 0)
+		close(vt->clear_refs_fd);
+	uks_kfree(vt);
+}
+
+static int va_three_regions(struct uks_damon_ctx *ctx, struct damon_target *t,
+			    struct damon_addr_range regions[3])
+{
+	struct damon_addr_range *maps;
+	unsigned int nr;
+	int ret = __uks_damon_read_maps((pid_t)t->id, &maps, &nr);
+
+	if (ret)
+		return ret;
+	ret = __uks_damon_three_regions_of(maps, nr, ctx->min_region, regions);
+	uks_kfree(maps);
+	return ret;
+}
+
+int __uks_damon_va_init(struct uks_damon_ctx *ctx)
+{
+	struct damon_addr_range regions[3];
+	struct damon_target *t;
+
+	damon_for_each_target(t, ctx) {
+		if (!t->pstate)
+			t->pstate = va_open((pid_t)t->id);
+		if (t->nr_regions)
+			continue;
+		if (va_three_regions(ctx, t, regions)) {
+			pr_debug("Failed to get three regions of pid %lu", t->id);
+			continue;
+		}
+		__uks_damon_init_regions_of(ctx, t, regions);
+	}
+	return 0;
+}
+
+void __uks_damon_va_update(struct uks_damon_ctx *ctx)
+{
+	struct damon_addr_range regions[3];
+	struct damon_target *t;
+
+	damon_for_each_target(t, ctx)
+		if (!va_three_regions(ctx, t, regions))
+			__uks_damon_apply_three_regions(ctx, t, regions);
+}
+
+bool __uks_damon_va_target_valid(struct uks_damon_ctx *ctx, struct damon_target *t)
+{
+	struct vaddr_target *vt = t->pstate;
+	struct pollfd pfd;
+
+	if (!vt || vt->pidfd < 0)
+		return false;
+	pfd.fd = vt->pidfd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	return poll(&pfd, 1, 0) == 0;	/* readable once the process exited */
+}
+
+void __uks_damon_va_cleanup(struct uks_damon_ctx *ctx)
+{
+	struct damon_target *t;
+
+	damon_for_each_target(t, ctx) {
+		if (t->pstate)
+			va_close(t->pstate);
+		t->pstate = NULL;
+	}
+}
+
+void __uks_damon_va_pick_sampling_addrs(struct uks_damon_ctx *ctx, struct damon_target *t)
+{
+	struct damon_region *r;
+
+	damon_for_each_region(r, t)
+		r->sampling_addr = __uks_damon_rand(ctx, r->ar.start, r->ar.end);
+}
+
+/* Write @what ("1" young bits, "4" soft-dirty) to the target's clear_refs. */
+int __uks_damon_va_clear_refs(struct vaddr_target *vt, const char *what)
+{
+	if (vt->clear_refs_fd < 0)
+		return -EBADF;
+	if (pwrite(vt->clear_refs_fd, what, strlen(what), 0) < 0)
+		return -errno;
+	return 0;
+}

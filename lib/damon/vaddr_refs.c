@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DAMON "vaddr-refs" primitive: accesses of a real process from the
+ * Referenced: counts of /proc/PID/smaps.
+ *
+ * prepare writes "1" to /proc/PID/clear_refs, which clears the accessed
+ * (young) bits and PG_referenced of every page of the process; check reads
+ * /proc/PID/smaps and counts a sampling address as accessed if the mapping
+ * containing it has a non-zero Referenced: since.  What it sees: reads and
+ * writes, but per mapping only: one touched page makes every region of
+ * its mapping look accessed, so a region inside a big mapping is as hot as
+ * the hottest page of that mapping.  Use it where soft-dirty is missing
+ * or reads matter; it needs CONFIG_PROC_PAGE_MONITOR only.  Reading smaps
+ * walks the whole process's page tables each sample: costly for big
+ * processes at 5 ms sampling.
+ *
+ * Lock order: none (monitor thread only).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <uks/slab.h>
+
+#include "damon/damon.h"
+
+struct refs_map {
+	unsigned long start, end;
+	bool referenced;
+};
+
+static int refs_available(char *why, size_t len)
+{
+	if (access("/proc/self/smaps", R_OK) || access("/proc/self/clear_refs", W_OK)) {
+		if (why && len)
+			snprintf(why, len, "no /proc/PID/smaps or clear_refs "
+				 "(CONFIG_PROC_PAGE_MONITOR)");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static void refs_prepare(struct uks_damon_ctx *ctx)
+{
+	struct damon_target *t;
+
+	damon_for_each_target(t, ctx) {
+		if (!t->pstate)
+			continue;
+		__uks_damon_va_pick_sampling_addrs(ctx, t);
+		__uks_damon_va_clear_refs(t->pstate, "1");
+	}
+}
+
+/* The mappings of @pid with their Referenced: state. */
+static int read_smaps(pid_t pid, struct refs_map **out, unsigned int *nr)
+{
+	struct refs_map *maps = NULL;
+	unsigned int n = 0, cap = 0;
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e, kb;
+		char c;
+
+		if (sscanf(line, "%lx-%lx %c", &s, &e, &c) == 3) {
+			if (n == cap) {
+				unsigned int ncap = cap ? 2 * cap : 64;
+				void *p = uks_krealloc(maps, ncap * sizeof(*maps));
+
+				if (!p)
+					break;
+				maps = p;
+				cap = ncap;
+			}
+			maps[n].start = s;
+			maps[n].end = e;
+			maps[n].referenced = false;
+			n++;
+		} else if (n && sscanf(line, "Referenced: %lu kB", &kb) == 1) {
+			maps[n - 1].referenced = kb > 0;
+		}
+	}
+	fclose(f);
+	*out = maps;
+	*nr = n;
+	return 0;
+}
+
+static unsigned int refs_check(struct uks_damon_ctx *ctx)
+{
+	struct damon_target *t;
+	struct damon_region *r;
+	unsigned int max = 0;
+
+	damon_for_each_target(t, ctx) {
+		struct refs_map *maps;
+		unsigned int nr, i = 0;
+
+		if (!t->pstate || read_smaps((pid_t)t->id, &maps, &nr))
+			continue;
+		/* regions and mappings are both in address order */
+		damon_for_each_region(r, t) {
+			unsigned long a = r->sampling_addr;
+
+			while (i < nr && maps[i].end <= a)
+				i++;
+			if (i < nr && maps[i].start <= a && maps[i].referenced)
+				r->nr_accesses++;
+			if (r->nr_accesses > max)
+				max = r->nr_accesses;
+		}
+		uks_kfree(maps);
+	}
+	return max;
+}
+
+const struct damon_primitive __uks_damon_vaddr_refs = {
+	.name = "vaddr-refs",
+	.available = refs_available,
+	.init = __uks_damon_va_init,
+	.update = __uks_damon_va_update,
+	.prepare_access_checks = refs_prepare,
+	.check_accesses = refs_check,
+	.target_valid = __uks_damon_va_target_valid,
+	.cleanup = __uks_damon_va_cleanup,
+};

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The vaddr primitives on a real child process that writes to a known
+ * buffer: the hot buffer must be found (vaddr-sd where the kernel has
+ * soft-dirty bits, vaddr-refs everywhere), and monitoring must stop when
+ * the child exits.
+ */
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "harness.h"
+#include "unit/damon/helper.h"
+
+#define MB	(1UL << 20)
+#define HOT_SZ	(4 * MB)
+#define COLD_SZ	(64 * MB)
+
+struct child {
+	pid_t pid;
+	unsigned long hot, cold;
+};
+
+/*
+ * The hot and the cold buffer are separate mappings (vaddr-refs' granularity):
+ * a PROT_NONE guard page after the hot one keeps the kernel from merging them.
+ */
+static int spawn(struct child *c)
+{
+	char *hot = mmap(NULL, HOT_SZ + 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *cold = mmap(NULL, COLD_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	if (hot == MAP_FAILED || cold == MAP_FAILED)
+		return -1;
+	mprotect(hot + HOT_SZ, 4096, PROT_NONE);
+	madvise(hot, HOT_SZ, MADV_NOHUGEPAGE);
+	madvise(cold, COLD_SZ, MADV_NOHUGEPAGE);
+	c->hot = (unsigned long)hot;
+	c->cold = (unsigned long)cold;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -1;
+	if (c->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* a failed ASSERT must not leak us */
+		memset(cold, 1, COLD_SZ);	/* present, then never again */
+		for (unsigned char v = 0;; v++) {
+			for (unsigned long i = 0; i < HOT_SZ; i += 4096)
+				((volatile char *)hot)[i] = (char)v;
+			usleep(500);
+		}
+	}
+	munmap(hot, HOT_SZ + 4096);
+	munmap(cold, COLD_SZ);
+	return 0;
+}
+
+static void reap_child(struct child *c)
+{
+	kill(c->pid, SIGKILL);
+	waitpid(c->pid, NULL, 0);
+}
+
+struct seen {
+	struct child *c;
+	int aggregations;
+	unsigned long hot_bytes_hot, cold_bytes_hot;	/* in hot-ranked regions */
+};
+
+static int judge(struct uks_damon_target *t, void *arg)
+{
+	struct seen *s = arg;
+	struct uks_damon_region_info r[1024];
+	int nr = uks_damon_target_regions(t, r, 1024);
+	unsigned int max = 0;
+
+	s->hot_bytes_hot = s->cold_bytes_hot = 0;
+	for (int i = 0; i < nr && i < 1024; i++)
+		if (r[i].nr_accesses > max)
+			max = r[i].nr_accesses;
+	for (int i = 0; i < nr && i < 1024; i++) {
+		unsigned long hs = s->c->hot, he = hs + HOT_SZ;
+		unsigned long is = r[i].start > hs ? r[i].start : hs;
+		unsigned long ie = r[i].end < he ? r[i].end : he;
+		unsigned long in = ie > is ? ie - is : 0;
+
+		if (!max || r[i].nr_accesses * 2 < max)
+			continue;
+		s->hot_bytes_hot += in;
+		s->cold_bytes_hot += (r[i].end - r[i].start) - in;
+	}
+	return 0;
+}
+
+static int after_aggregation(struct uks_damon_ctx *ctx)
+{
+	struct seen *s = uks_damon_callback_private(ctx);
+
+	if (++s->aggregations >= 40)
+		uks_damon_for_each_target(ctx, judge, s);
+	return s->aggregations >= 40;
+}
+
+static void find_hot(struct th_result *_th_r, const char *prim)
+{
+	struct child c;
+	struct seen s = { .c = &c };
+	struct uks_damon_callback cb = { .priv = &s, .after_aggregation = after_aggregation };
+	struct uks_damon_ctx *ctx;
+	unsigned long id;
+	char why[200];
+
+	if (uks_damon_primitive_available(prim, why, sizeof(why)))
+		SKIP(return, "%s: %s", prim, why);
+	ASSERT_EQ(0, spawn(&c));
+	id = (unsigned long)c.pid;
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, prim));
+	/* 5 ms / 100 ms as the kernel's defaults; 40 aggregations = 4 s */
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 5000, 100000, 1000000, 10, 1000));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	uks_damon_set_callback(ctx, &cb);
+	usleep(100000);		/* let the child map and touch its buffers */
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	for (int i = 0; i < 300 && uks_damon_is_running(ctx); i++)
+		usleep(50000);
+	uks_damon_stop(&ctx, 1);
+	reap_child(&c);
+	TH_LOG("%s: %d aggregations, hot buffer %lu of %lu bytes ranked hot, %lu other bytes",
+	       prim, s.aggregations, s.hot_bytes_hot, HOT_SZ, s.cold_bytes_hot);
+	ASSERT_GE(s.aggregations, 40);
+	ASSERT_GE(s.hot_bytes_hot * 10, HOT_SZ * 9);
+	ASSERT_LE(s.cold_bytes_hot, COLD_SZ / 10);
+	uks_damon_ctx_destroy(ctx);
+}
+
+TEST_TIMEOUT(vaddr_sd_finds_the_hot_buffer, 60)
+{
+	find_hot(_th_r, "vaddr-sd");
+}
+
+TEST_TIMEOUT(vaddr_refs_finds_the_hot_buffer, 60)
+{
+	find_hot(_th_r, "vaddr-refs");
+}
+
+TEST(soft_dirty_probe_says_why)
+{
+	char why[200];
+	int ret = uks_damon_primitive_available("vaddr-sd", why, sizeof(why));
+
+	if (ret) {
+		ASSERT_EQ(-EOPNOTSUPP, ret);
+		ASSERT_NONNULL(strstr(why, "CONFIG_"));
+		TH_LOG("vaddr-sd: %s", why);
+	}
+	ASSERT_EQ(-ENOENT, uks_damon_primitive_available("nosuch", why, sizeof(why)));
+	ASSERT_EQ(-ENOENT, uks_damon_set_primitive(NULL, "nosuch"));
+}
+
+TEST_TIMEOUT(monitoring_stops_when_the_target_exits, 30)
+{
+	struct uks_damon_ctx *ctx;
+	struct child c;
+	unsigned long id;
+
+	ASSERT_EQ(0, spawn(&c));
+	id = (unsigned long)c.pid;
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, NULL));
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 5000, 100000, 1000000, 10, 1000));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	usleep(300000);
+	ASSERT_TRUE(uks_damon_is_running(ctx));
+	reap_child(&c);
+	for (int i = 0; i < 100 && uks_damon_is_running(ctx); i++)
+		usleep(20000);
+	ASSERT_FALSE(uks_damon_is_running(ctx));
+	ASSERT_EQ(-EPERM, uks_damon_stop(&ctx, 1));
+	uks_damon_ctx_destroy(ctx);
+}
+
+TEST(a_dead_pid_is_an_invalid_target)
+{
+	struct uks_damon_ctx *ctx;
+	unsigned long id = 0x3fffffff;
+
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	for (int i = 0; i < 100 && uks_damon_is_running(ctx); i++)
+		usleep(10000);
+	ASSERT_FALSE(uks_damon_is_running(ctx));
+	uks_damon_ctx_destroy(ctx);
+}
+
+TEST_HARNESS_MAIN

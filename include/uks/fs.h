@@ -58,6 +58,9 @@ void uks_vfs_destroy(struct uks_vfs *vfs);
 int uks_vfs_add_tracefs(struct uks_vfs *vfs, const char *path, struct uks_trace *tr);
 /* Serve /sys/kernel/slab/<cache>/<attr> for this process's caches at @path. */
 int uks_vfs_add_slab(struct uks_vfs *vfs, const char *path);
+/* Serve 5.15's DAMON debugfs files at @path ("sys/kernel/debug/damon");
+ * @primitive NULL picks the best available (see <uks/damon.h>). */
+int uks_vfs_add_damon(struct uks_vfs *vfs, const char *path, const char *primitive);
 
 /* Returns 0 and fills @st, or -ENOENT / -ENOTDIR / -ENAMETOOLONG. */
 int uks_vfs_stat(struct uks_vfs *vfs, const char *path, struct uks_vfs_stat *st);

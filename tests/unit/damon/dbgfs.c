@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Golden tests of the DAMON debugfs files (lib/fs/damon_provider.c)
+ * through the uksfs API: every file's text, accepted input and errno as
+ * Linux 5.15's mm/damon/dbgfs.c, and the selftest debugfs_attrs.sh.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include <uks/fs.h>
+
+#include "harness.h"
+#include "unit/damon/helper.h"
+
+#define D "sys/kernel/debug/damon/"
+
+FIXTURE(dbgfs) {
+	struct uks_vfs *vfs;
+	char buf[4096];
+};
+
+FIXTURE_SETUP(dbgfs)
+{
+	ASSERT_EQ(0, uks_vfs_create(&self->vfs));
+	ASSERT_EQ(0, uks_vfs_add_damon(self->vfs, "sys/kernel/debug/damon", NULL));
+}
+
+FIXTURE_TEARDOWN(dbgfs)
+{
+	uks_vfs_destroy(self->vfs);
+}
+
+/* echo -n "$s" > file: one write; Return: 0 or -errno */
+static int put(struct uks_vfs *vfs, const char *path, const char *s)
+{
+	struct uks_vfs_file *f;
+	ssize_t n;
+	int ret = uks_vfs_open(vfs, path, O_WRONLY | O_TRUNC, &f);
+
+	if (ret)
+		return ret;
+	n = uks_vfs_write(f, s, strlen(s));
+	uks_vfs_close(f);
+	return n < 0 ? (int)n : 0;
+}
+
+static const char *get(struct uks_vfs *vfs, const char *path, char *buf, size_t len)
+{
+	ssize_t n = uks_vfs_read_all(vfs, path, buf, len - 1);
+
+	if (n < 0)
+		snprintf(buf, len, "error %zd", n);
+	else
+		buf[n] = '\0';
+	return buf;
+}
+
+struct names {
+	char all[512];
+};
+
+static int add_name(const char *name, const struct uks_vfs_stat *st, void *arg)
+{
+	struct names *n = arg;
+
+	strcat(n->all, name);
+	strcat(n->all, st->type == UKS_VFS_DIR ? "/ " : " ");
+	return 0;
+}
+
+TEST_F(dbgfs, tree_and_modes)
+{
+	struct names n = { "" };
+	struct uks_vfs_stat st;
+
+	ASSERT_EQ(0, uks_vfs_list(self->vfs, D, add_name, &n));
+	ASSERT_STREQ("attrs target_ids kdamond_pid mk_contexts rm_contexts monitor_on ", n.all);
+	ASSERT_EQ(0, uks_vfs_stat(self->vfs, D "attrs", &st));
+	ASSERT_EQ(UKS_VFS_REG, st.type);
+	ASSERT_EQ(0600U, st.mode);
+	ASSERT_EQ(0, uks_vfs_stat(self->vfs, D, &st));
+	ASSERT_EQ(0755U, st.mode);
+	ASSERT_EQ(-ENOENT, uks_vfs_stat(self->vfs, D "schemes", &st));	/* 5.16 */
+	ASSERT_EQ(-ENOENT, uks_vfs_stat(self->vfs, D "init_regions", &st));
+}
+
+TEST_F(dbgfs, defaults)
+{
+	ASSERT_STREQ("5000 100000 60000000 10 1000\n", get(self->vfs, D "attrs", self->buf, 4096));
+	ASSERT_STREQ("\n", get(self->vfs, D "target_ids", self->buf, 4096));
+	ASSERT_STREQ("none\n", get(self->vfs, D "kdamond_pid", self->buf, 4096));
+	ASSERT_STREQ("off\n", get(self->vfs, D "monitor_on", self->buf, 4096));
+}
+
+/* tools/testing/selftests/damon/debugfs_attrs.sh of 5.15 */
+TEST_F(dbgfs, selftest_debugfs_attrs)
+{
+	char pids[64];
+
+	ASSERT_EQ(0, put(self->vfs, D "attrs", "1 2 3 4 5"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "attrs", "1 2 3 4"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "attrs", "1 2 3 5 4"));
+	ASSERT_STREQ("1 2 3 4 5\n", get(self->vfs, D "attrs", self->buf, 4096));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "attrs", "1 2 3 2 5"));	/* min < 3 */
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "attrs", "a b c d e"));
+
+	/* the script uses pids 1-4; ours: this process and its parent */
+	snprintf(pids, sizeof(pids), "%d %d", getpid(), getppid());
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", pids));
+	strcat(pids, "\n");
+	ASSERT_STREQ(pids, get(self->vfs, D "target_ids", self->buf, 4096));
+	snprintf(pids, sizeof(pids), "%d %d abc %d", getpid(), getppid(), getpid());
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", pids));
+	snprintf(pids, sizeof(pids), "%d %d\n", getpid(), getppid());
+	ASSERT_STREQ(pids, get(self->vfs, D "target_ids", self->buf, 4096));
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", "abc 2 3"));
+	ASSERT_STREQ("\n", get(self->vfs, D "target_ids", self->buf, 4096));
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", ""));
+	ASSERT_STREQ("\n", get(self->vfs, D "target_ids", self->buf, 4096));
+}
+
+TEST_F(dbgfs, nonexistent_pid_is_einval)
+{
+	char pids[64];
+
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "target_ids", "1073741823"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "target_ids", "0"));
+	snprintf(pids, sizeof(pids), "%d 1073741823", getpid());
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "target_ids", pids));
+	ASSERT_STREQ("\n", get(self->vfs, D "target_ids", self->buf, 4096));
+}
+
+TEST_F(dbgfs, no_continued_writes)
+{
+	struct uks_vfs_file *f;
+
+	ASSERT_EQ(0, uks_vfs_open(self->vfs, D "attrs", O_WRONLY, &f));
+	ASSERT_EQ(9, uks_vfs_write(f, "1 2 3 4 5", 9));
+	ASSERT_EQ(-EINVAL, uks_vfs_write(f, "1 2 3 4 6", 9));
+	uks_vfs_close(f);
+	/* a failed write does not move the offset */
+	ASSERT_EQ(0, uks_vfs_open(self->vfs, D "attrs", O_WRONLY, &f));
+	ASSERT_EQ(-EINVAL, uks_vfs_write(f, "1", 1));
+	ASSERT_EQ(9, uks_vfs_write(f, "6 7 8 9 9", 9));
+	uks_vfs_close(f);
+	ASSERT_STREQ("6 7 8 9 9\n", get(self->vfs, D "attrs", self->buf, 4096));
+}
+
+TEST_F(dbgfs, write_only_and_read_only_files)
+{
+	ASSERT_STREQ("error -22", get(self->vfs, D "mk_contexts", self->buf, 4096));
+	ASSERT_STREQ("error -22", get(self->vfs, D "rm_contexts", self->buf, 4096));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "kdamond_pid", "1"));
+}
+
+TEST_F(dbgfs, monitor_on_words)
+{
+	ASSERT_EQ(-EPERM, put(self->vfs, D "monitor_on", "off\n"));	/* off when off */
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "monitor_on", "\n"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "monitor_on", ""));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "monitor_on", "start"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "monitor_on", "onx"));
+	/* no targets: 5.15 starts and the monitor ends at once */
+	ASSERT_EQ(0, put(self->vfs, D "monitor_on", "on\n"));
+	for (int i = 0; i < 100; i++) {
+		if (!strcmp(get(self->vfs, D "monitor_on", self->buf, 4096), "off\n"))
+			break;
+		usleep(10000);
+	}
+	ASSERT_STREQ("off\n", self->buf);
+	/* strncmp(word, "on", count): "o" alone means on */
+	ASSERT_EQ(0, put(self->vfs, D "monitor_on", "o"));
+}
+
+static pid_t spawn_sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+TEST_F(dbgfs, on_busy_off_and_target_exit)
+{
+	pid_t child = spawn_sleeper();
+	char pid[32], kpid[32];
+
+	ASSERT_GT(child, 0);
+	snprintf(pid, sizeof(pid), "%d\n", (int)child);
+	ASSERT_EQ(0, put(self->vfs, D "attrs", "5000 100000 1000000 10 1000\n"));
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", pid));
+	ASSERT_EQ(0, put(self->vfs, D "monitor_on", "on\n"));
+	ASSERT_STREQ("on\n", get(self->vfs, D "monitor_on", self->buf, 4096));
+	get(self->vfs, D "kdamond_pid", kpid, sizeof(kpid));
+	ASSERT_GT(atoi(kpid), 0);
+	snprintf(self->buf, 64, "/proc/%d/task/%d", getpid(), atoi(kpid));
+	ASSERT_EQ(0, access(self->buf, F_OK));	/* a thread of ours */
+	ASSERT_EQ(-EBUSY, put(self->vfs, D "monitor_on", "on\n"));
+	ASSERT_EQ(-EBUSY, put(self->vfs, D "attrs", "1 2 3 4 5\n"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "attrs", "1 2 3 4\n"));	/* parse first */
+	ASSERT_EQ(-EBUSY, put(self->vfs, D "target_ids", pid));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "target_ids", "1073741823"));	/* pid first */
+	ASSERT_EQ(-EBUSY, put(self->vfs, D "mk_contexts", "foo"));
+	ASSERT_EQ(-EBUSY, put(self->vfs, D "rm_contexts", "foo"));
+	ASSERT_STREQ(pid, get(self->vfs, D "target_ids", self->buf, 4096));
+	ASSERT_EQ(0, put(self->vfs, D "monitor_on", "off\n"));
+	ASSERT_STREQ("off\n", get(self->vfs, D "monitor_on", self->buf, 4096));
+	ASSERT_STREQ("none\n", get(self->vfs, D "kdamond_pid", self->buf, 4096));
+	ASSERT_STREQ("\n", get(self->vfs, D "target_ids", self->buf, 4096));	/* removed */
+
+	/* again, and let the target exit: monitoring stops by itself */
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", pid));
+	ASSERT_EQ(0, put(self->vfs, D "monitor_on", "on"));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	for (int i = 0; i < 200; i++) {
+		if (!strcmp(get(self->vfs, D "monitor_on", self->buf, 4096), "off\n"))
+			break;
+		usleep(10000);
+	}
+	ASSERT_STREQ("off\n", self->buf);
+	ASSERT_STREQ("\n", get(self->vfs, D "target_ids", self->buf, 4096));
+	ASSERT_EQ(-EPERM, put(self->vfs, D "monitor_on", "off"));
+}
+
+TEST_F(dbgfs, mk_and_rm_contexts)
+{
+	struct names n = { "" };
+	struct uks_vfs_stat st;
+	char pid[32];
+
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "mk_contexts", "\n"));
+	ASSERT_EQ(0, put(self->vfs, D "mk_contexts", "foo\n"));
+	ASSERT_EQ(0, put(self->vfs, D "mk_contexts", "  bar baz"));	/* first word */
+	ASSERT_EQ(-EEXIST, put(self->vfs, D "mk_contexts", "foo"));
+	ASSERT_EQ(-EEXIST, put(self->vfs, D "mk_contexts", "attrs"));
+	ASSERT_EQ(0, uks_vfs_list(self->vfs, D, add_name, &n));
+	ASSERT_STREQ("attrs target_ids kdamond_pid mk_contexts rm_contexts monitor_on foo/ bar/ ",
+		     n.all);
+	n.all[0] = '\0';
+	ASSERT_EQ(0, uks_vfs_list(self->vfs, D "foo", add_name, &n));
+	ASSERT_STREQ("attrs target_ids kdamond_pid ", n.all);
+	ASSERT_STREQ("5000 100000 60000000 10 1000\n", get(self->vfs, D "foo/attrs", self->buf,
+							   4096));
+	ASSERT_EQ(0, put(self->vfs, D "foo/attrs", "1000 20000 1000000 5 100"));
+	ASSERT_STREQ("1000 20000 1000000 5 100\n", get(self->vfs, D "foo/attrs", self->buf, 4096));
+	ASSERT_STREQ("5000 100000 60000000 10 1000\n", get(self->vfs, D "attrs", self->buf, 4096));
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	ASSERT_EQ(0, put(self->vfs, D "foo/target_ids", pid));
+	ASSERT_STREQ("none\n", get(self->vfs, D "foo/kdamond_pid", self->buf, 4096));
+	ASSERT_EQ(-ENOENT, uks_vfs_stat(self->vfs, D "foo/monitor_on", &st));
+
+	ASSERT_EQ(-ENOENT, put(self->vfs, D "rm_contexts", "nosuch"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "rm_contexts", "attrs"));	/* not a directory */
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "rm_contexts", ""));
+	ASSERT_EQ(0, put(self->vfs, D "rm_contexts", "foo\n"));
+	ASSERT_STREQ("error -2", get(self->vfs, D "foo/attrs", self->buf, 4096));
+	ASSERT_EQ(0, put(self->vfs, D "rm_contexts", "bar"));
+	n.all[0] = '\0';
+	ASSERT_EQ(0, uks_vfs_list(self->vfs, D, add_name, &n));
+	ASSERT_STREQ("attrs target_ids kdamond_pid mk_contexts rm_contexts monitor_on ", n.all);
+	ASSERT_EQ(-EACCES, put(self->vfs, D "mk_contexts", "a/b"));
+}
+
+TEST_F(dbgfs, two_contexts_two_monitors)
+{
+	pid_t child = spawn_sleeper();
+	char pid[32], k0[32], k1[32];
+
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	ASSERT_EQ(0, put(self->vfs, D "mk_contexts", "second"));
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", pid));
+	ASSERT_EQ(0, put(self->vfs, D "second/target_ids", pid));
+	ASSERT_EQ(0, put(self->vfs, D "monitor_on", "on"));
+	get(self->vfs, D "kdamond_pid", k0, sizeof(k0));
+	get(self->vfs, D "second/kdamond_pid", k1, sizeof(k1));
+	ASSERT_GT(atoi(k0), 0);
+	ASSERT_GT(atoi(k1), 0);
+	ASSERT_NE(atoi(k0), atoi(k1));
+	ASSERT_EQ(0, put(self->vfs, D "monitor_on", "off"));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
+TEST_HARNESS_MAIN

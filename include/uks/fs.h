@@ -111,7 +111,7 @@ struct uks_server;
  * @fsname:	the mount's source name (default "uksfs"; "tracefs" lets tools
  *		that look for a tracefs mount by name find it)
  * @allow_other: let other users in (needs user_allow_other for non-root)
- * @threads:	FUSE worker threads (default 8; blocking trace_pipe readers
+ * @threads:	FUSE worker threads (default 64; blocking trace_pipe readers
  *		each hold one)
  * @on_unmounted: called (from a server thread) when the mount goes away
  *		without uks_server_stop(), e.g. after "fusermount3 -u"

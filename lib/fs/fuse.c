@@ -633,7 +633,7 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 	fs->vfs = vfs;
 	fs->uid = getuid();
 	fs->gid = getgid();
-	fs->threads = opts && opts->threads ? opts->threads : 8;
+	fs->threads = opts && opts->threads ? opts->threads : 64;
 	fs->on_unmounted = opts ? opts->on_unmounted : NULL;
 	fs->arg = opts ? opts->arg : NULL;
 	clock_gettime(CLOCK_REALTIME, &fs->start);

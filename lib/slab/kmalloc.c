@@ -191,8 +191,12 @@ UKS_EXPORT void *uks_kmalloc_aligned(size_t size, size_t align)
 		return __kmalloc(size ? size : 1, CALLER);
 	want = size > align ? size : align;
 	if (want <= KMALLOC_MAX_CACHE_SIZE) {
-		/* A power-of-two class at least @align big is aligned to its size. */
-		want = 1UL << kmalloc_index(want < 8 ? 8 : want);
+		/*
+		 * A power-of-two class at least @align big is aligned to its
+		 * size.  Round up by hand: kmalloc_index() gives 1 and 2 for
+		 * the 96 and 192 classes, which are neither.
+		 */
+		want = want <= 8 ? 8 : 1UL << (64 - __builtin_clzl(want - 1));
 		s = __uks_kmalloc_slab(want);
 		if (s)
 			return slab_alloc(s, CALLER);

@@ -66,14 +66,15 @@ static void *acquire_slab(struct uks_kmem_cache *s, struct kmem_cache_node *n,
 /*
  * Freeze slabs from the node partial list: the first becomes the caller's
  * (its objects returned), the rest go to the CPU partial list until more
- * than half of cpu_partial objects are available.
+ * than half of cpu_partial objects are available (half of cpu_partial_slabs
+ * slabs in the shim, 5.16).
  */
 static void *get_partial_node(struct uks_kmem_cache *s, struct kmem_cache_node *n,
 			      struct uks_page **ret_page)
 {
 	struct uks_page *page, *page2;
 	void *object = NULL;
-	unsigned int available = 0;
+	unsigned int available = 0, partial_slabs = 0;
 	int objects;
 
 	if (!n || !READ_ONCE(n->nr_partial))
@@ -93,8 +94,11 @@ static void *get_partial_node(struct uks_kmem_cache *s, struct kmem_cache_node *
 		} else {
 			__uks_put_cpu_partial(s, page, 0);
 			stat(s, CPU_PARTIAL_NODE);
+			partial_slabs++;
 		}
-		if (!kmem_cache_has_cpu_partial(s) || available > s->cpu_partial / 2)
+		if (!kmem_cache_has_cpu_partial(s) ||
+		    (CPU_PARTIAL_IN_SLABS ? partial_slabs > s->cpu_partial_slabs / 2 :
+		     available > s->cpu_partial / 2))
 			break;
 	}
 	pthread_mutex_unlock(&n->list_lock);

@@ -7,6 +7,9 @@
  * requests skip the caches: up to a 2 MiB chunk they take pages from the
  * buddy allocator (kmalloc_large()), beyond that a mapping of their own.
  * kmalloc(0) returns ZERO_SIZE_PTR, like the kernel.
+ *
+ * The preload shim (UKS_MALLOC_SHIM) has classes of its own, see below;
+ * libuks' kmalloc keeps the kernel's.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -28,7 +31,40 @@
 #define ZERO_OR_NULL_PTR(x)	((uintptr_t)(x) <= (uintptr_t)ZERO_SIZE_PTR)
 
 unsigned int __uks_kmalloc_minalign = UKS_KMALLOC_MINALIGN;
-static struct uks_kmem_cache *kmalloc_caches[KMALLOC_SHIFT_HIGH + 1];
+
+#ifdef UKS_MALLOC_SHIM
+/*
+ * The shim's classes: 16-byte steps to 128, then four per doubling (160,
+ * 192, 224, 256, 320, ... 7168, 8192), as jemalloc and mimalloc space
+ * theirs.  Power-of-two classes waste a third of a uniform 257..4096-byte
+ * request mix; a malloc'ed heap that is that much sparser touches more
+ * pages, and on bench/malloc-peers' mixed pattern the program's own
+ * first touches of its objects (TLB and cache misses) are most of the
+ * time.  Power-of-two classes stay among them, naturally aligned, for
+ * uks_kmalloc_aligned().
+ */
+#define KMALLOC_NR_CLASSES	33	/* index 0 unused */
+
+static unsigned int kmalloc_index(size_t size)
+{
+	unsigned int lo;
+
+	if (size <= 128)
+		return (unsigned int)((size + 15) >> 4);
+	lo = 63u - (unsigned int)__builtin_clzl(size - 1);	/* 2^lo < size <= 2^(lo+1) */
+	return 9 + (lo - 7) * 4 + (unsigned int)(((size - 1) >> (lo - 2)) & 3);
+}
+
+static unsigned int kmalloc_class_size(unsigned int idx)
+{
+	unsigned int j = idx - 9, lo = 7 + j / 4;
+
+	if (idx <= 8)
+		return idx * 16;
+	return (1U << lo) + (j % 4 + 1) * (1U << (lo - 2));
+}
+#else
+#define KMALLOC_NR_CLASSES	(KMALLOC_SHIFT_HIGH + 1)
 
 /* kmalloc_caches[] index for sizes up to 192, by (size - 1) / 8. */
 static const uint8_t size_index[24] = {
@@ -42,33 +78,42 @@ static unsigned int kmalloc_index(size_t size)
 	return 64u - (unsigned int)__builtin_clzl(size - 1);
 }
 
-static const char *kmalloc_name(unsigned int idx, char *buf, size_t len)
+/* 0 for the indices 5.15 leaves empty (0 and 3..KMALLOC_SHIFT_LOW-1). */
+static unsigned int kmalloc_class_size(unsigned int idx)
 {
-	static const unsigned int small[] = { 0, 96, 192 };
-	unsigned long size = idx < 3 ? small[idx] : 1UL << idx;
+	if (idx == 1 || idx == 2)
+		return idx == 1 ? 96 : 192;
+	return idx < KMALLOC_SHIFT_LOW ? 0 : 1U << idx;
+}
+#endif
 
-	if (size >= 1024)
-		snprintf(buf, len, "kmalloc-%luk", size >> 10);
+static struct uks_kmem_cache *kmalloc_caches[KMALLOC_NR_CLASSES];
+
+/* The kernel's spelling: kmalloc-96, kmalloc-2k; the shim's kmalloc-1280. */
+static const char *kmalloc_name(unsigned int size, char *buf, size_t len)
+{
+	if (size >= 1024 && !(size & 1023))
+		snprintf(buf, len, "kmalloc-%uk", size >> 10);
 	else
-		snprintf(buf, len, "kmalloc-%lu", size);
+		snprintf(buf, len, "kmalloc-%u", size);
 	return buf;
 }
 
 /** __uks_kmalloc_init - create the kmalloc caches (from __uks_slab_init) */
 int __uks_kmalloc_init(void)
 {
-	for (unsigned int idx = 1; idx <= KMALLOC_SHIFT_HIGH; idx++) {
-		unsigned int size = idx == 1 ? 96 : idx == 2 ? 192 : 1U << idx;
+	for (unsigned int idx = 1; idx < KMALLOC_NR_CLASSES; idx++) {
+		unsigned int size = kmalloc_class_size(idx);
 		char name[32];
 
-		if (idx > 2 && idx < KMALLOC_SHIFT_LOW)
+		if (!size)
 			continue;
 		/* Power-of-two classes are naturally aligned, debug or not (5.15). */
 		unsigned int align = (size & (size - 1)) ? __uks_kmalloc_minalign : size;
 
 		if (align < __uks_kmalloc_minalign)
 			align = __uks_kmalloc_minalign;
-		kmalloc_caches[idx] = __uks_kmem_cache_create(kmalloc_name(idx, name, sizeof(name)),
+		kmalloc_caches[idx] = __uks_kmem_cache_create(kmalloc_name(size, name, sizeof(name)),
 							      size, align,
 							      __uks_kmalloc_sheaves ?
 							      UKS_SLAB_SHEAVES : 0, NULL, true);
@@ -191,8 +236,12 @@ UKS_EXPORT void *uks_kmalloc_aligned(size_t size, size_t align)
 		return __kmalloc(size ? size : 1, CALLER);
 	want = size > align ? size : align;
 	if (want <= KMALLOC_MAX_CACHE_SIZE) {
-		/* A power-of-two class at least @align big is aligned to its size. */
-		want = 1UL << kmalloc_index(want < 8 ? 8 : want);
+		/*
+		 * A power-of-two class at least @align big is aligned to its
+		 * size.  Round up by hand: kmalloc_index() gives 1 and 2 for
+		 * the 96 and 192 classes, which are neither.
+		 */
+		want = want <= 8 ? 8 : 1UL << (64 - __builtin_clzl(want - 1));
 		s = __uks_kmalloc_slab(want);
 		if (s)
 			return slab_alloc(s, CALLER);

@@ -69,6 +69,22 @@ void __uks_unfreeze_partials(struct uks_kmem_cache *s, struct uks_page *partial_
 }
 
 /**
+ * __uks_set_cpu_partial - set the per-CPU partial limit (cpu_partial)
+ * @s: cache
+ * @nr_objects: free objects to keep per CPU; 0 for none
+ *
+ * Also sets the limit in slabs (5.16's slub_set_cpu_partial()), assuming
+ * half-full slabs, which the preload malloc's build uses.
+ */
+void __uks_set_cpu_partial(struct uks_kmem_cache *s, unsigned int nr_objects)
+{
+	unsigned int objs = oo_objects(s->oo) ? oo_objects(s->oo) : 1;
+
+	WRITE_ONCE(s->cpu_partial_slabs, (nr_objects * 2 + objs - 1) / objs);
+	WRITE_ONCE(s->cpu_partial, nr_objects);
+}
+
+/**
  * __uks_put_cpu_partial - put a frozen slab on this CPU's partial list
  * @s: cache
  * @page: the slab (frozen by the caller)
@@ -85,7 +101,9 @@ void __uks_put_cpu_partial(struct uks_kmem_cache *s, struct uks_page *page, int 
 	c = __uks_cpu_slab_lock(s, &cpu);
 	oldpage = c->partial;
 	if (oldpage) {
-		if (drain && oldpage->pobjects > (int)s->cpu_partial) {
+		if (drain && (CPU_PARTIAL_IN_SLABS ?
+			      oldpage->slabs >= (int)s->cpu_partial_slabs :
+			      oldpage->pobjects > (int)s->cpu_partial)) {
 			/* Full: the whole list goes to the node, after unlocking. */
 			page_to_unfreeze = oldpage;
 			oldpage = NULL;

@@ -241,7 +241,7 @@ static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int 
 	s->min.x = g.min_order << 16 | g.min_objects;
 	s->max = s->oo;
 	s->min_partial = g.min_partial;
-	s->cpu_partial = g.cpu_partial;
+	__uks_set_cpu_partial(s, g.cpu_partial);
 	s->ctor = ctor;
 	s->poison_objects = (flags & UKS_SLAB_POISON) && !ctor;
 	s->cmpxchg_double = !(flags & SLUB_NO_CMPXCHG_FLAGS);

@@ -182,6 +182,7 @@ struct uks_kmem_cache {
 	unsigned long flags;
 	enum slub_fastpath fastpath;
 	unsigned int cpu_partial;	/* objects kept in per-CPU partials */
+	unsigned int cpu_partial_slabs;	/* the same as slabs (5.16), for the shim */
 	unsigned int sheaf_capacity;	/* objects per sheaf, 0 without sheaves */
 
 	unsigned int size;		/* object slot, metadata included */
@@ -234,6 +235,20 @@ static inline bool kmem_cache_debug(const struct uks_kmem_cache *s)
 {
 	return s->flags & SLUB_DEBUG_FLAGS;
 }
+
+/*
+ * 5.15 limits a CPU partial list by the free objects its slabs had when
+ * they were frozen.  A CPU that only frees (a consumer thread) freezes
+ * full slabs with one free object each and keeps ~30 of them, which the
+ * rest of the frees then empty: RSS nobody can allocate from.  5.16
+ * counts slabs instead (cpu_partial_slabs, sized for half-full slabs);
+ * the preload malloc does that, libuks keeps 5.15.
+ */
+#ifdef UKS_MALLOC_SHIM
+#define CPU_PARTIAL_IN_SLABS	1
+#else
+#define CPU_PARTIAL_IN_SLABS	0
+#endif
 
 static inline bool kmem_cache_has_cpu_partial(const struct uks_kmem_cache *s)
 {
@@ -324,6 +339,7 @@ void __uks_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head
 		     int cnt, unsigned long addr);
 void __uks_deactivate_slab(struct uks_kmem_cache *s, struct uks_page *page, void *freelist);
 void __uks_put_cpu_partial(struct uks_kmem_cache *s, struct uks_page *page, int drain);
+void __uks_set_cpu_partial(struct uks_kmem_cache *s, unsigned int nr_objects);
 void __uks_unfreeze_partials(struct uks_kmem_cache *s, struct uks_page *partial_page);
 void __uks_add_partial(struct kmem_cache_node *n, struct uks_page *page, int tail);
 void __uks_remove_partial(struct kmem_cache_node *n, struct uks_page *page);

@@ -379,7 +379,7 @@ UKS_EXPORT int uks_kmem_cache_attr_store(struct uks_kmem_cache *s, const char *a
 			return -ERANGE;
 		if (v && !kmem_cache_has_cpu_partial(s))
 			return -EINVAL;
-		WRITE_ONCE(s->cpu_partial, (unsigned int)v);
+		__uks_set_cpu_partial(s, (unsigned int)v);
 		__uks_flush_all(s);
 		return 0;
 	}

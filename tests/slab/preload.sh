@@ -57,15 +57,15 @@ assert subprocess.run(["true"]).returncode == 0'
 
 export LD_PRELOAD=$so
 check_programs plain
-ok "the allocator in use is uks (malloc_usable_size of 100 is the kmalloc-128 slot)" -- \
+ok "the allocator in use is uks (malloc_usable_size of 100 is the kmalloc-112 slot)" -- \
 	python3 -c 'import ctypes; c = ctypes.CDLL(None); c.malloc.restype = ctypes.c_void_p
-c.malloc_usable_size.argtypes = [ctypes.c_void_p]; assert c.malloc_usable_size(c.malloc(100)) == 128'
+c.malloc_usable_size.argtypes = [ctypes.c_void_p]; assert c.malloc_usable_size(c.malloc(100)) == 112'
 
 export UKS_SLUB_DEBUG=FZPU
 check_programs FZPU
 ok "FZPU: malloc_usable_size is the object size (red zones follow it)" -- \
 	python3 -c 'import ctypes; c = ctypes.CDLL(None); c.malloc.restype = ctypes.c_void_p
-c.malloc_usable_size.argtypes = [ctypes.c_void_p]; assert c.malloc_usable_size(c.malloc(100)) == 128'
+c.malloc_usable_size.argtypes = [ctypes.c_void_p]; assert c.malloc_usable_size(c.malloc(100)) == 112'
 ok "FZPU: a one-byte heap overflow is reported in the kernel's format" -- bash -c \
 	"'$tmp/overflow' 2>&1 | grep -q 'BUG kmalloc-64 (Not tainted): Right Redzone overwritten'"
 unset UKS_SLUB_DEBUG LD_PRELOAD

@@ -203,9 +203,19 @@ TEST(aligned_allocations)
 			if ((uintptr_t)p % align)
 				TH_LOG("size %zu align %zu: %p", size, align, p);
 			ASSERT_EQ(0, (uintptr_t)p % align);
+			ASSERT_GE(uks_ksize(p), size);
 			memset(p, 0, size);
 			uks_kfree(p);
 		}
+	}
+	/* Sizes of the 96 and 192 classes, which are not powers of two. */
+	for (size_t size = 65; size <= 192; size++) {
+		void *p = uks_kmalloc_aligned(size, 32);
+
+		ASSERT_NONNULL(p);
+		ASSERT_EQ(0, (uintptr_t)p % 32);
+		ASSERT_GE(uks_ksize(p), size);
+		uks_kfree(p);
 	}
 	EXPECT_NULL(uks_kmalloc_aligned(8, 3));
 }

@@ -6,26 +6,8 @@
 # while on, EPERM for off when off, EINVAL for bad input), contexts made
 # and removed, and monitoring that stops by itself when the target exits.
 set -u
-. "$(dirname "$0")/../tap.bash"
-O=${O:-build}
-uksd=$(realpath "$O/uksd")
-tmp=$(mktemp -d)
-mnt=$tmp/mnt sock=$tmp/uks.sock pidf=$tmp/uksd.pid
-work=
-cleanup() {
-	[ -n "$work" ] && kill "$work" 2>/dev/null
-	[ -s "$pidf" ] && kill "$(cat "$pidf")" 2>/dev/null
-	sleep 0.2
-	fusermount3 -u "$mnt" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-echo "TAP version 13"
-
-if ! grep -q 'UKS_HAVE_FUSE3 1' "$O/config.h" || [ ! -w /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-	skip "DAMON debugfs over FUSE" "no libfuse3 build, /dev/fuse or fusermount3 (scripts/deps.sh installs fuse3)"
-	tap_done; exit
-fi
+. "$(dirname "$0")/uksd.bash"
+need_fuse "DAMON debugfs over FUSE"
 
 ok "uksd --daemon serves the tree" -- \
 	"$uksd" --daemon --mount "$mnt" --socket "$sock" --pid-file "$pidf"
@@ -33,7 +15,7 @@ D=$mnt/sys/kernel/debug/damon T=$mnt/sys/kernel/tracing
 
 # A real workload: dd writes its 1 MiB buffer over and over.
 dd if=/dev/zero of=/dev/null bs=1M count=100000000 2>/dev/null &
-work=$!
+work=$! extra_pids=$!
 
 ok "debugfs/damon has 5.15's files, mode 0600" -- bash -c "
 	[ \"\$(ls '$mnt/sys/kernel/debug' | tr '\n' ' ')\" = 'damon tracing ' ] &&

@@ -4,19 +4,7 @@
 # FUSE mount, through the socket (uks write/cat), and embedded (no daemon).
 # Exit codes and signals of the traced command are its own.
 set -u
-. "$(dirname "$0")/../tap.bash"
-O=${O:-build}
-uks=$(realpath "$O/uks") uksd=$(realpath "$O/uksd")
-tmp=$(mktemp -d)
-mnt=$tmp/mnt sock=$tmp/uks.sock pidf=$tmp/uksd.pid
-cleanup() {
-	[ -s "$pidf" ] && kill "$(cat "$pidf")" 2>/dev/null
-	sleep 0.2
-	fusermount3 -u "$mnt" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-echo "TAP version 13"
+. "$(dirname "$0")/uksd.bash"
 ptrace_ok=1
 [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" -le 1 ] || ptrace_ok=0
 if [ $ptrace_ok = 0 ] || ! "$uks" trace --embedded -e syscalls:sys_enter_getpid -- true >/dev/null 2>&1; then
@@ -33,10 +21,7 @@ ok "embedded: exit status and death by signal are the command's" -- bash -c "
 	'$uks' trace --embedded -e syscalls:sys_enter_openat -o /dev/null -- sh -c 'exit 7'; [ \$? = 7 ] &&
 	'$uks' trace --embedded -e syscalls:sys_enter_openat -o /dev/null -- sh -c 'kill -TERM \$\$'; [ \$? = 143 ]"
 
-if ! grep -q 'UKS_HAVE_FUSE3 1' "$O/config.h" || [ ! -w /dev/fuse ]; then
-	skip "the documentation's sequence through FUSE" "no FUSE here"
-	tap_done; exit
-fi
+need_fuse "the documentation's sequence through FUSE"
 ok "uksd serves" -- "$uksd" --daemon --mount "$mnt" --socket "$sock" --pid-file "$pidf"
 ok "the documentation's sequence through FUSE, uks trace -- ls /" -- bash -c "
 	cd '$mnt/sys/kernel/tracing' &&

@@ -8,24 +8,8 @@
 # 1000 open/close cycles without a leak, SIGTERM, and recovery with
 # fusermount3 -u after the daemon is killed.
 set -u
-. "$(dirname "$0")/../tap.bash"
-O=${O:-build}
-uks=$(realpath "$O/uks") uksd=$(realpath "$O/uksd")
-tmp=$(mktemp -d)
-mnt=$tmp/mnt sock=$tmp/uks.sock pidf=$tmp/uksd.pid
-cleanup() {
-	[ -s "$pidf" ] && kill "$(cat "$pidf")" 2>/dev/null
-	sleep 0.2
-	fusermount3 -u "$mnt" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-echo "TAP version 13"
-
-if ! grep -q 'UKS_HAVE_FUSE3 1' "$O/config.h" || [ ! -w /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-	skip "uksfs over FUSE" "no libfuse3 build, /dev/fuse or fusermount3 (scripts/deps.sh installs fuse3)"
-	tap_done; exit
-fi
+. "$(dirname "$0")/uksd.bash"
+need_fuse "uksfs over FUSE"
 
 ok "uksd --daemon returns once it serves" -- \
 	"$uksd" --daemon --mount "$mnt" --socket "$sock" --pid-file "$pidf"

@@ -16,24 +16,10 @@
 #include <uks/tracepoint.h>
 
 #include "harness.h"
+#include "unit/tracefs_io.h"
 
-static char out[1 << 16];
 /* The same address in the child after fork(), with different contents. */
 static char message[32] = "parent's text";
-
-static const char *rd(struct uks_trace *tr, const char *path)
-{
-	ssize_t n = uks_tracefs_read_all(tr, path, out, sizeof(out));
-
-	if (n < 0)
-		snprintf(out, sizeof(out), "<error %zd>", n);
-	return out;
-}
-
-static int wr(struct uks_trace *tr, const char *path, const char *text)
-{
-	return uks_tracefs_write_str(tr, path, text, UKS_TRACEFS_APPEND);
-}
 
 struct demo_rec {
 	struct uks_trace_entry ent;

@@ -20,27 +20,7 @@
 #define UKS_CREATE_TRACE_POINTS
 #include "unit/trace/tracefs_events.h"
 #include "harness.h"
-
-static char out[1 << 20];
-
-static const char *rd(struct uks_trace *tr, const char *path)
-{
-	ssize_t n = uks_tracefs_read_all(tr, path, out, sizeof(out));
-
-	if (n < 0)
-		snprintf(out, sizeof(out), "<error %zd>", n);
-	return out;
-}
-
-static int wr(struct uks_trace *tr, const char *path, const char *text)
-{
-	return uks_tracefs_write_str(tr, path, text, UKS_TRACEFS_APPEND);
-}
-
-static int wrt(struct uks_trace *tr, const char *path, const char *text)
-{
-	return uks_tracefs_write_str(tr, path, text, UKS_TRACEFS_TRUNC);
-}
+#include "unit/tracefs_io.h"
 
 /*
  * Replace every " SSSSS.UUUUUU:" timestamp with " TS:", and error_log's

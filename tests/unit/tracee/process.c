@@ -14,23 +14,8 @@
 #include <uks/tracee.h>
 
 #include "harness.h"
+#include "unit/tracefs_io.h"
 #include "unit/tracee/helper.h"
-
-static char out[1 << 20];
-
-static const char *rd(struct uks_trace *tr, const char *path)
-{
-	ssize_t n = uks_tracefs_read_all(tr, path, out, sizeof(out));
-
-	if (n < 0)
-		snprintf(out, sizeof(out), "<error %zd>", n);
-	return out;
-}
-
-static int wr(struct uks_trace *tr, const char *path, const char *text)
-{
-	return uks_tracefs_write_str(tr, path, text, UKS_TRACEFS_APPEND);
-}
 
 FIXTURE(proc) {
 	struct uks_trace *tr;

@@ -159,7 +159,7 @@ def main():
             continue
         nr, entry = int(line[0]), (line[3] if len(line) > 3 else None)
         if entry is None:
-            continue	# not implemented: the kernel has no event for it
+            continue	# a table slot without an entry point: the kernel has no event for it
         assert entry.startswith('sys_'), entry
         entries.append((nr, line[2], entry[4:]))
     defs = scan_defines(root)

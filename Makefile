@@ -39,7 +39,10 @@ TRACE_SRCS := $(sort $(wildcard lib/trace/*.c))
 TRACEE_SRCS := $(sort $(wildcard lib/tracee/*.c))
 FS_SRCS := $(sort $(wildcard lib/fs/*.c))
 DAMON_SRCS := $(sort $(wildcard lib/damon/*.c))
-LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS) $(TRACEE_SRCS) $(DAMON_SRCS) $(FS_SRCS)
+VDUSE_SRCS := $(sort $(wildcard lib/vduse/*.c))
+SCHED_SRCS := $(sort $(wildcard lib/sched/*.c))
+LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS) $(TRACEE_SRCS) $(DAMON_SRCS) \
+	    $(VDUSE_SRCS) $(SCHED_SRCS) $(FS_SRCS)
 # libuks-malloc.so: the allocator alone, built again with 16-byte kmalloc
 # alignment and nothing but the malloc API exported.
 MALLOC_SRCS := $(CORE_SRCS) $(SLAB_SRCS)
@@ -135,6 +138,11 @@ $(O)/examples/%: $(O)/examples/%.o $(LIBA)
 
 tests: $(TEST_BINS) $(EXAMPLE_BINS) $(O)/tests/harness/sample
 examples: $(EXAMPLE_BINS)
+
+# Programs beyond the library, CLI and daemon (uks-masim, the DAMON agent,
+# test drivers, ...) each describe their own build in mk/parts/NAME.mk; a
+# part adds prerequisites to all/tests/bench and may use every variable above.
+include $(sort $(wildcard mk/parts/*.mk))
 
 # ---------------------------------------------------------------- targets
 deps:

@@ -17,6 +17,14 @@ PACKAGES=(
 	libtcmalloc-minimal4
 	liblttng-ust-dev lttng-tools	# LTTng-UST tracer peer in make bench
 )
+# Subsystems with many packages list them in scripts/deps.d/NAME.list
+# (one package per line, '#' comments).
+for list in "$(dirname "$0")"/deps.d/*.list; do
+	[ -e "$list" ] || continue
+	while read -r p _; do
+		[ -n "$p" ] && [ "${p#\#}" = "$p" ] && PACKAGES+=("$p")
+	done <"$list"
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do

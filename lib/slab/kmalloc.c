@@ -277,15 +277,33 @@ static __attribute__((always_inline)) inline void kfree_page(struct uks_page *pa
 		bad_free(x);
 }
 
+/*
+ * Free @x given the descriptor of the page it is in (non-NULL).  A later
+ * page of a slab names the cache itself, which saves kfree() a cache miss
+ * on the head's descriptor for most objects of multi-page slabs.
+ */
+static __attribute__((always_inline)) inline void kfree_in_page(struct uks_page *page,
+								 const void *x, unsigned long addr)
+{
+	if (page->kind == PAGE_TAIL) {
+		if (likely(page->slab_cache)) {
+			slab_free(page->slab_cache, page->head, (void *)x, addr);
+			return;
+		}
+		page = page->head;
+	}
+	kfree_page(page, x, addr);
+}
+
 static __attribute__((always_inline)) inline void __kfree(const void *x, unsigned long addr)
 {
 	struct uks_page *page;
 
 	if (unlikely(ZERO_OR_NULL_PTR(x)))
 		return;
-	page = __uks_virt_to_head_page(x);
+	page = __uks_virt_to_page(x);
 	if (likely(page))
-		kfree_page(page, x, addr);
+		kfree_in_page(page, x, addr);
 	else
 		bad_free(x);
 }
@@ -311,11 +329,11 @@ bool __uks_kfree_if_ours(const void *p)
 
 	if (unlikely(ZERO_OR_NULL_PTR(p)))
 		return true;
-	page = __uks_virt_to_head_page(p);
+	page = __uks_virt_to_page(p);
 	if (unlikely(!page))
 		return false;
 	uks_trace_kmem_kfree(CALLER, p);
-	kfree_page(page, p, CALLER);
+	kfree_in_page(page, p, CALLER);
 	return true;
 }
 

@@ -50,10 +50,15 @@ struct uks_page {
 			int pobjects;		/* approximate free objects */
 		};
 		struct list_head buddy;		/* free block */
+		struct uks_page *head;		/* PAGE_TAIL: the block's first page */
 	};
 	union {
-		struct uks_kmem_cache *slab_cache;	/* PAGE_SLAB */
-		struct uks_page *head;			/* PAGE_TAIL */
+		/*
+		 * PAGE_SLAB, and every PAGE_TAIL of a slab (NULL in the tails
+		 * of other blocks): kfree() of an object in a later page of a
+		 * slab then needs no second descriptor.
+		 */
+		struct uks_kmem_cache *slab_cache;
 		size_t large_size;			/* PAGE_LARGE, PAGE_HUGE */
 	};
 	char *addr;			/* first byte of the block */
@@ -62,7 +67,10 @@ struct uks_page {
 	atomic_uchar locked;		/* slab_lock() bit */
 	uint8_t pad;
 	uint32_t nr_dirty;		/* free block: pages maybe resident */
-	size_t map_size;		/* PAGE_HUGE: bytes mapped; PAGE_SLAB: slab bytes */
+	union {
+		size_t map_size;	/* PAGE_HUGE: bytes mapped; PAGE_SLAB: slab bytes */
+		uint64_t dirty_since_ms; /* PAGE_BUDDY with nr_dirty: when it was freed */
+	};
 } __attribute__((aligned(64)));
 
 #define UKS_CHUNK_SHIFT		21

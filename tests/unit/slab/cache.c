@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include <uks/core.h>
@@ -169,6 +171,49 @@ TEST(kmalloc_large_and_huge)
 		memset(p, 0xee, sizes[i]);
 		uks_kfree(p);
 	}
+}
+
+static unsigned long resident_pages(void *p, size_t len)
+{
+	unsigned char vec[512];
+	unsigned long n = 0;
+
+	if (len / 4096 > sizeof(vec) || mincore(p, len, vec))
+		return ~0UL;
+	for (size_t i = 0; i < len / 4096; i++)
+		n += vec[i] & 1;
+	return n;
+}
+
+/*
+ * Freed pages stay resident for the purge delay (so a heap rebuilt right
+ * away costs no page faults), then go back to the system on a later
+ * page-level call, down to the small reserve.
+ */
+TEST(freed_pages_are_purged_after_a_delay)
+{
+	enum { NR = 32, SZ = 256 << 10 };
+	char *blocks[NR];
+	unsigned long resident = 0;
+
+	for (int i = 0; i < NR; i++) {
+		blocks[i] = uks_kmalloc(SZ);
+		ASSERT_NONNULL(blocks[i]);
+		memset(blocks[i], 0x5a, SZ);
+	}
+	for (int i = 0; i < NR; i++)
+		uks_kfree(blocks[i]);
+	for (int i = 0; i < NR; i++)
+		resident += resident_pages(blocks[i], SZ);
+	EXPECT_GE(resident, NR * (SZ / 4096) * 9 / 10);	/* kept for reuse */
+
+	usleep(50 * 1000);
+	uks_kfree(uks_kmalloc(SZ));	/* a page-level call runs the purge */
+	resident = 0;
+	for (int i = 0; i < NR; i++)
+		resident += resident_pages(blocks[i], SZ);
+	/* All but the reserve (256 KiB) and the block just reused. */
+	EXPECT_LE(resident, 2 * (SZ / 4096));
 }
 
 TEST(krealloc_keeps_contents)

@@ -12,6 +12,7 @@
  * libuks' kmalloc keeps the kernel's.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,49 +90,104 @@ static unsigned int kmalloc_class_size(unsigned int idx)
 
 static struct uks_kmem_cache *kmalloc_caches[KMALLOC_NR_CLASSES];
 
-/* The kernel's spelling: kmalloc-96, kmalloc-2k; the shim's kmalloc-1280. */
-static const char *kmalloc_name(unsigned int size, char *buf, size_t len)
+/*
+ * Serialises the creation of classes on first use (the shim); taken
+ * before __uks_slab_mutex, and held across fork() by slub.c.
+ */
+pthread_mutex_t __uks_kmalloc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* "%u" into @p; returns the end.  No printf: see kmalloc_name(). */
+static char *put_uint(char *p, unsigned int v)
 {
-	if (size >= 1024 && !(size & 1023))
-		snprintf(buf, len, "kmalloc-%uk", size >> 10);
-	else
-		snprintf(buf, len, "kmalloc-%u", size);
+	char digits[10];
+	int n = 0;
+
+	do
+		digits[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*p++ = digits[--n];
+	return p;
+}
+
+/*
+ * The kernel's spelling: kmalloc-96, kmalloc-2k; the shim's kmalloc-1280.
+ * Formatted by hand because printf's code is a few pages of libc that a
+ * program using the preloaded malloc would otherwise have resident.
+ */
+static const char *kmalloc_name(unsigned int size, char buf[static 24])
+{
+	char *p = buf;
+
+	memcpy(p, "kmalloc-", 8);
+	p += 8;
+	if (size >= 1024 && !(size & 1023)) {
+		p = put_uint(p, size >> 10);
+		*p++ = 'k';
+	} else {
+		p = put_uint(p, size);
+	}
+	*p = '\0';
 	return buf;
 }
 
-/** __uks_kmalloc_init - create the kmalloc caches (from __uks_slab_init) */
+static struct uks_kmem_cache *create_kmalloc_class(unsigned int idx)
+{
+	unsigned int size = kmalloc_class_size(idx);
+	/* Power-of-two classes are naturally aligned, debug or not (5.15). */
+	unsigned int align = (size & (size - 1)) ? __uks_kmalloc_minalign : size;
+	char name[24];
+
+	if (align < __uks_kmalloc_minalign)
+		align = __uks_kmalloc_minalign;
+	return __uks_kmem_cache_create(kmalloc_name(size, name), size, align,
+				       __uks_kmalloc_sheaves ? UKS_SLAB_SHEAVES : 0, NULL, true);
+}
+
+/**
+ * __uks_kmalloc_init - create the kmalloc caches (from __uks_slab_init)
+ *
+ * As the kernel does, libuks creates every class at once.  The preload
+ * shim creates each on its first use instead: a class costs a few KiB of
+ * resident metadata, and most programs use half of the shim's 32 classes.
+ */
 int __uks_kmalloc_init(void)
 {
+#ifndef UKS_MALLOC_SHIM
 	for (unsigned int idx = 1; idx < KMALLOC_NR_CLASSES; idx++) {
-		unsigned int size = kmalloc_class_size(idx);
-		char name[32];
-
-		if (!size)
+		if (!kmalloc_class_size(idx))
 			continue;
-		/* Power-of-two classes are naturally aligned, debug or not (5.15). */
-		unsigned int align = (size & (size - 1)) ? __uks_kmalloc_minalign : size;
-
-		if (align < __uks_kmalloc_minalign)
-			align = __uks_kmalloc_minalign;
-		kmalloc_caches[idx] = __uks_kmem_cache_create(kmalloc_name(size, name, sizeof(name)),
-							      size, align,
-							      __uks_kmalloc_sheaves ?
-							      UKS_SLAB_SHEAVES : 0, NULL, true);
+		kmalloc_caches[idx] = create_kmalloc_class(idx);
 		if (!kmalloc_caches[idx])
 			return -ENOMEM;
 	}
+#endif
 	return 0;
+}
+
+static __attribute__((noinline)) struct uks_kmem_cache *kmalloc_slab_slow(unsigned int idx)
+{
+	struct uks_kmem_cache *s;
+
+	__uks_slab_init();
+	pthread_mutex_lock(&__uks_kmalloc_lock);
+	s = kmalloc_caches[idx];
+	if (!s) {
+		s = create_kmalloc_class(idx);
+		__atomic_store_n(&kmalloc_caches[idx], s, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&__uks_kmalloc_lock);
+	return s;
 }
 
 /** __uks_kmalloc_slab - Return: the kmalloc cache for @size (1..8192) */
 struct uks_kmem_cache *__uks_kmalloc_slab(size_t size)
 {
-	struct uks_kmem_cache *s = kmalloc_caches[kmalloc_index(size)];
+	unsigned int idx = kmalloc_index(size);
+	struct uks_kmem_cache *s = __atomic_load_n(&kmalloc_caches[idx], __ATOMIC_ACQUIRE);
 
-	if (unlikely(!s)) {
-		__uks_slab_init();
-		s = kmalloc_caches[kmalloc_index(size)];
-	}
+	if (unlikely(!s))
+		s = kmalloc_slab_slow(idx);
 	return s;
 }
 

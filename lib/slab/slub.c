@@ -527,6 +527,7 @@ static void atfork_prepare(void)
 {
 	struct uks_kmem_cache *s;
 
+	pthread_mutex_lock(&__uks_kmalloc_lock);
 	pthread_mutex_lock(&__uks_slab_mutex);
 	list_for_each_entry(s, &__uks_slab_caches, list) {
 		pthread_mutex_lock(&s->node[0].list_lock);
@@ -555,6 +556,10 @@ static void atfork_release(bool child)
 		pthread_mutex_unlock(&s->node[0].list_lock);
 	}
 	pthread_mutex_unlock(&__uks_slab_mutex);
+	if (child)
+		pthread_mutex_init(&__uks_kmalloc_lock, NULL);
+	else
+		pthread_mutex_unlock(&__uks_kmalloc_lock);
 }
 
 static void atfork_parent(void)

@@ -53,6 +53,7 @@
  *                       lock its thread holds), like glibc's malloc.
  *
  * Lock order:
+ *   0. kmalloc_lock (the shim's creation of a kmalloc class on first use)
  *   1. slab_mutex (cache list, create/destroy)
  *   2. kmem_cache_node.list_lock
  *   3. kmem_cache_cpu local lock (tid bit 0)
@@ -208,6 +209,7 @@ struct uks_kmem_cache {
 
 /* slub.c */
 extern pthread_mutex_t __uks_slab_mutex;
+extern pthread_mutex_t __uks_kmalloc_lock;	/* kmalloc.c; before __uks_slab_mutex */
 extern struct list_head __uks_slab_caches;
 
 static inline struct kmem_cache_cpu *cpu_slab(const struct uks_kmem_cache *s, unsigned int cpu)

@@ -93,6 +93,52 @@ static int read_smaps(pid_t pid, struct refs_map **out, unsigned int *nr)
 	return 0;
 }
 
+/* The first mapping boundary strictly inside @r, from mapping *@i on; 0 if none. */
+static unsigned long boundary_in(const struct damon_region *r, const struct refs_map *maps,
+				 unsigned int nr, unsigned int *i)
+{
+	while (*i < nr && maps[*i].end <= r->ar.start)
+		(*i)++;
+	for (unsigned int j = *i; j < nr && maps[j].start < r->ar.end; j++) {
+		if (maps[j].start > r->ar.start)
+			return maps[j].start;
+		if (maps[j].end < r->ar.end)
+			return maps[j].end;
+	}
+	return 0;
+}
+
+/* Split the regions of @t at the mapping boundaries inside them. */
+static void clip_to_maps(struct uks_damon_ctx *ctx, struct damon_target *t,
+			 const struct refs_map *maps, unsigned int nr)
+{
+	struct damon_region *r, *n;
+	unsigned int i = 0, before;
+	unsigned long at;
+
+	damon_for_each_region(r, t) {
+		if (t->nr_regions >= ctx->max_nr_regions)
+			return;
+		at = boundary_in(r, maps, nr, &i);
+		if (!at || at - r->ar.start < ctx->min_region || r->ar.end - at < ctx->min_region)
+			continue;
+		before = t->nr_regions;
+		__uks_damon_split_region_at(ctx, t, r, at - r->ar.start);
+		if (t->nr_regions == before)
+			continue;	/* no memory for the piece */
+		n = damon_next_region(r);
+		n->nr_accesses = r->nr_accesses;
+		/* Each piece samples inside itself from now on. */
+		if (r->sampling_addr >= at) {
+			n->sampling_addr = r->sampling_addr;
+			r->sampling_addr = __uks_damon_rand(ctx, r->ar.start, r->ar.end);
+		} else {
+			n->sampling_addr = __uks_damon_rand(ctx, n->ar.start, n->ar.end);
+		}
+		/* The loop visits n next, which may hold more boundaries. */
+	}
+}
+
 static unsigned int refs_check(struct uks_damon_ctx *ctx)
 {
 	struct damon_target *t;
@@ -105,6 +151,7 @@ static unsigned int refs_check(struct uks_damon_ctx *ctx)
 
 		if (!t->pstate || read_smaps((pid_t)t->id, &maps, &nr))
 			continue;
+		clip_to_maps(ctx, t, maps, nr);
 		/* regions and mappings are both in address order */
 		damon_for_each_region(r, t) {
 			unsigned long a = r->sampling_addr;

@@ -327,18 +327,22 @@ static int ascii_heatmap(const struct uks_damon_heatmap *hm, const char *color)
 		fprintf(stderr, "uks damon report: unknown color set %s\n", color);
 		return 2;
 	}
-	/* damo's "if not lowest_heat or ...": a 0 lowest is replaced again */
+	/*
+	 * The lowest and highest heat.  damo v1.0.0 tested "not lowest_heat",
+	 * so a 0 was replaced by the next pixel's heat and zero pixels got
+	 * negative levels (an IndexError); later damo tests for None, as here.
+	 */
 	for (size_t i = 0; i < n; i++) {
 		double h = hm->heat[i];
 
-		if (!have_hi || hi == 0 || hi < h)
+		if (!have_hi || hi < h)
 			hi = h;
-		if (!have_lo || lo == 0 || lo > h)
+		if (!have_lo || lo > h)
 			lo = h;
 		have_hi = have_lo = true;
 	}
-	if (hi == 0 && lo == 0)
-		return 0;		/* damo prints nothing */
+	if (!have_hi)
+		return 0;
 	unit = (hi + 1 - lo) / 9;
 	for (unsigned int t = 0; t < hm->tres; t++) {
 		for (unsigned int x = 0; x < hm->ares; x++) {

@@ -46,5 +46,19 @@ else
 fi
 rm -rf "$demo"
 echo
-echo "Not yet here: DAMON and VDUSE land in their own issues;"
-echo "this demo grows with each of them."
+echo "== DAMON: uks damon record -- uks-masim configs/masim/zigzag.cfg (10 s, two 64 MiB"
+echo "   regions, the hot one alternating every 1.5 s), then damo's reports of the record"
+rec=$(mktemp -d)
+"$O/uks" damon record -o "$rec/damon.data" -- "$O/uks-masim" configs/masim/zigzag.cfg >"$rec/masim.out"
+# the heat map of the two regions uks-masim allocated (it prints where they are)
+range=$(awk '$1 == "region" { print $3 }' "$rec/masim.out" | tr '-' '\n' | sort | sed -n '1p;$p' |
+	while read -r a; do printf '%d ' "0x$a"; done)
+echo "\$ uks damon report heats --heatmap stdout --resol 20 80 --address_range $range"
+"$O/uks" damon report heats --heatmap stdout --resol 20 80 --address_range $range "$rec/damon.data"
+echo "\$ uks damon report wss"
+"$O/uks" damon report wss "$rec/damon.data"
+"$O/uks" damon report heats --address_range $range --heatmap "$O/damon-heatmap.png" "$rec/damon.data" &&
+	echo "(the same heat map as a picture: $O/damon-heatmap.png)"
+rm -rf "$rec"
+echo
+echo "Not yet here: VDUSE lands in its own issue; this demo grows with it."

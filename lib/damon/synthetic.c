@@ -20,10 +20,14 @@
  * Lock order: none.  Build the space before the context starts; while it
  * runs, only the sample counter changes (atomically), and the ground-truth
  * queries below may be called from any thread.
+ *
+ * uks_damon_synth_load_masim() builds a space from a masim configuration
+ * (the parser is lib/damon/masim_config.c, shared with uks-masim).
  */
 #include <errno.h>
 #include <string.h>
 
+#include <uks/damon_masim.h>
 #include <uks/slab.h>
 
 #include "core/compiler.h"
@@ -292,3 +296,66 @@ const struct damon_primitive __uks_damon_synthetic = {
 	.check_accesses = synth_check,
 	.target_valid = synth_target_valid,
 };
+
+/* ------------------------------------------------- masim configurations */
+
+/**
+ * uks_damon_synth_load_masim - simulate a masim configuration
+ * @s:		the space (mappings may be added before and after)
+ * @m:		the configuration (uks_damon_masim_parse())
+ * @base:	address of the first region; each region is a mapping of its
+ *		size rounded up to 4 KiB, one 4 KiB gap after each (as
+ *		uks-masim's guard pages)
+ * @sample_us:	the sampling interval the space will be monitored with:
+ *		a phase lasts duration_ms * 1000 / sample_us samples (>= 1)
+ * @region_starts: if not NULL, gets the start of each region
+ *
+ * masim touches a whole region within one sampling interval at its access
+ * rate (128 Ki accesses per pattern pick), so a phase's patterns are
+ * modelled as "accessed in every sample", scaled by their weight relative
+ * to the phase's heaviest pattern: per mille = 1000 * weight / max weight.
+ * Return: 0, -EINVAL (mappings out of order), -ENOMEM.
+ */
+UKS_EXPORT int uks_damon_synth_load_masim(struct uks_damon_synth *s,
+					  const struct uks_damon_masim *m, unsigned long base,
+					  unsigned long sample_us, unsigned long *region_starts)
+{
+	unsigned long *starts = uks_kmalloc((m->nr_regions + 1) * sizeof(*starts));
+	unsigned long addr = base;
+	int ret = 0;
+
+	if (!starts)
+		return -ENOMEM;
+	if (!sample_us)
+		sample_us = 1;
+	for (unsigned int i = 0; i < m->nr_regions && !ret; i++) {
+		unsigned long sz = (unsigned long)DAMON_ALIGN(m->regions[i].size, 4096UL);
+
+		starts[i] = addr;
+		ret = uks_damon_synth_add_mapping(s, addr, addr + sz);
+		addr += sz + 4096;
+	}
+	for (unsigned int p = 0; p < m->nr_phases && !ret; p++) {
+		const struct uks_damon_masim_phase *ph = &m->phases[p];
+		unsigned long samples = (unsigned long)(ph->duration_ms * 1000 / sample_us);
+		unsigned int maxw = 0;
+
+		ret = uks_damon_synth_add_phase(s, samples ? samples : 1);
+		for (unsigned int k = 0; k < ph->nr_patterns; k++)
+			if (ph->patterns[k].weight > maxw)
+				maxw = ph->patterns[k].weight;
+		for (unsigned int k = 0; k < ph->nr_patterns && !ret && maxw; k++) {
+			const struct uks_damon_masim_pattern *pt = &ph->patterns[k];
+			unsigned long st = starts[pt->region];
+
+			if (!pt->weight)
+				continue;
+			ret = uks_damon_synth_add_access(s, st, st + m->regions[pt->region].size,
+							 (unsigned int)(1000ULL * pt->weight / maxw));
+		}
+	}
+	if (!ret && region_starts)
+		memcpy(region_starts, starts, m->nr_regions * sizeof(*starts));
+	uks_kfree(starts);
+	return ret;
+}

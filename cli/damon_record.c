@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uks damon record: monitor a command or processes with DAMON and write
+ * damo's binary record file.
+ *
+ * The record is made from our own damon:damon_aggregated events: a trace
+ * instance in this process has the event enabled, a reader thread drains
+ * its trace_pipe (non-blocking, so the final drain after the monitor
+ * stops is a plain loop until -EAGAIN) and feeds the text to the record
+ * writer, which groups the lines into snapshots.
+ *
+ * With --primitive self the monitor runs inside the command instead: the
+ * command is started with LD_PRELOAD=libuks-damon-agent.so (next to this
+ * binary, or $UKS_DAMON_AGENT), UKS_DAMON_AGENT_FD=<the write end of a
+ * pipe> and UKS_DAMON_AGENT_ATTRS=<the attrs file text>; the agent writes
+ * damon_aggregated lines in trace_pipe format to the pipe and the same
+ * writer consumes them.
+ *
+ * A command is started first and held (a CLOEXEC pipe closes at its exec)
+ * so the monitor starts on the program, not on our fork of it.  Recording
+ * ends when the command exits (or every -p process), or at SIGINT/SIGTERM
+ * (a command we started is then sent SIGTERM).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <uks/damon.h>
+#include <uks/damon_record.h>
+#include <uks/trace.h>
+
+#include "cli.h"
+#include "damon.h"
+
+#define MAX_PIDS	32
+
+struct rec_args {
+	const char *out;
+	unsigned long attrs[5];
+	const char *primitive;
+	unsigned long pids[MAX_PIDS];
+	unsigned int nr_pids;
+	char **cmd;
+};
+
+static volatile sig_atomic_t rec_stop;
+
+static void on_signal(int sig)
+{
+	rec_stop = sig;
+}
+
+static void record_usage(FILE *out)
+{
+	fputs("Usage: uks damon record [-o FILE] [--attrs \"SAMPLE AGGR UPDATE MIN MAX\"]\n"
+	      "                        [--primitive NAME] (-p PID... | [--] COMMAND [ARGS...])\n"
+	      "\n"
+	      "Monitor the data accesses of a command or of processes with DAMON and write\n"
+	      "damo's binary record format (readable by damo and 'uks damon report').\n"
+	      "  -o FILE           output file (default damon.data)\n"
+	      "  --attrs TEXT      intervals in us and region limits, as the debugfs attrs\n"
+	      "                    file (default \"5000 100000 1000000 10 1000\", damo's)\n"
+	      "  --primitive NAME  vaddr-sd, vaddr-refs or self (default: the best available)\n"
+	      "  -p PID            monitor a running process (repeat for more)\n"
+	      "Ends when the command (or every process) exits, or at ^C.\n", out);
+}
+
+static int parse_record(int argc, char **argv, struct rec_args *a)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "attrs", required_argument, NULL, 'a' },
+		{ "primitive", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->out = "damon.data";
+	a->attrs[0] = 5000;
+	a->attrs[1] = 100000;
+	a->attrs[2] = 1000000;
+	a->attrs[3] = 10;
+	a->attrs[4] = 1000;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'a': {
+			char tail;
+
+			if (sscanf(optarg, "%lu %lu %lu %lu %lu %c", &a->attrs[0], &a->attrs[1],
+				   &a->attrs[2], &a->attrs[3], &a->attrs[4], &tail) != 5) {
+				fprintf(stderr, "uks damon record: --attrs wants 5 numbers: %s\n",
+					optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'P':
+			a->primitive = optarg;
+			break;
+		case 'p': {
+			char *end;
+			unsigned long pid = strtoul(optarg, &end, 10);
+
+			if (*end || !pid || a->nr_pids == MAX_PIDS) {
+				fprintf(stderr, "uks damon record: bad -p %s\n", optarg);
+				return 2;
+			}
+			a->pids[a->nr_pids++] = pid;
+			break;
+		}
+		case 'h':
+			record_usage(stdout);
+			return -1;
+		default:
+			record_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		a->cmd = argv + optind;
+	if (!!a->cmd == !!a->nr_pids) {
+		fprintf(stderr, "uks damon record: give either -p PID... or a command\n");
+		record_usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * Fork @cmd held before exec until *go is written to; returns its pid.
+ * @env_fd >= 0 stays open in the child (the agent's pipe).
+ */
+static pid_t spawn_held(char **cmd, int *go_fd, int *exec_fd)
+{
+	int go[2], ex[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char c;
+
+		close(go[1]);
+		close(ex[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		dprintf(ex[1], "%d", errno);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	*go_fd = go[1];
+	*exec_fd = ex[0];
+	return pid;
+}
+
+/* Let the child exec; 0 once it did, else the exec's -errno. */
+static int release(int go_fd, int exec_fd)
+{
+	char buf[16] = "";
+	ssize_t n;
+
+	if (write(go_fd, "g", 1) != 1)
+		return -EIO;
+	close(go_fd);
+	n = read(exec_fd, buf, sizeof(buf) - 1);
+	close(exec_fd);
+	return n > 0 ? -atoi(buf) : 0;
+}
+
+struct reader {
+	struct uks_damon_rec_writer *w;
+	struct uks_tracefs_file *pipe;	/* trace_pipe, O_NONBLOCK */
+	int fd;				/* or the agent's pipe */
+	volatile int done;		/* the monitor stopped: drain and end */
+	int err;
+};
+
+static void *reader_fn(void *arg)
+{
+	struct reader *r = arg;
+	static char buf[1 << 16];
+
+	for (;;) {
+		ssize_t n = r->pipe ? uks_tracefs_read(r->pipe, buf, sizeof(buf))
+				    : read(r->fd, buf, sizeof(buf));
+
+		if (n > 0) {
+			int err = uks_damon_rec_writer_feed(r->w, buf, (size_t)n);
+
+			if (err && !r->err)
+				r->err = err;
+			continue;
+		}
+		if (!r->pipe) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			break;			/* the agent closed the pipe */
+		}
+		if (n != -EAGAIN && n != -EINTR)
+			break;
+		if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE))
+			break;
+		usleep(20000);
+	}
+	return NULL;
+}
+
+static const char *agent_path(char *buf, size_t len)
+{
+	const char *env = getenv("UKS_DAMON_AGENT");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	snprintf(buf, len, "%s/libuks-damon-agent.so", dirname(exe));
+	return buf;
+}
+
+static int wait_child(pid_t pid, bool hang)
+{
+	int status;
+
+	return waitpid(pid, &status, hang ? 0 : WNOHANG) == pid;
+}
+
+static int record_self(struct rec_args *a, struct uks_damon_rec_writer *w)
+{
+	char pathbuf[PATH_MAX + 32], attrs[128], fdtext[16], *preload;
+	const char *agent = agent_path(pathbuf, sizeof(pathbuf)), *old;
+	struct reader r = { .w = w };
+	int p[2], go, ex, err;
+	pthread_t th;
+	pid_t pid;
+
+	if (!a->cmd) {
+		fprintf(stderr, "uks damon record: --primitive self monitors a command "
+			"(-- CMD), not -p\n");
+		return 1;
+	}
+	if (!agent || access(agent, R_OK)) {
+		fprintf(stderr, "uks damon record: --primitive self needs the agent "
+			"libuks-damon-agent.so, not found at %s (build it, or set "
+			"UKS_DAMON_AGENT)\n", agent ? agent : "(unknown)");
+		return 1;
+	}
+	if (pipe2(p, O_CLOEXEC))
+		return 1;
+	snprintf(attrs, sizeof(attrs), "%lu %lu %lu %lu %lu\n", a->attrs[0], a->attrs[1],
+		 a->attrs[2], a->attrs[3], a->attrs[4]);
+	/* the write end goes to the child without CLOEXEC, as a new fd */
+	int wfd = fcntl(p[1], F_DUPFD, 3);
+
+	close(p[1]);
+	if (wfd < 0)
+		return 1;
+	snprintf(fdtext, sizeof(fdtext), "%d", wfd);
+	old = getenv("LD_PRELOAD");
+	if (asprintf(&preload, "%s%s%s", agent, old && *old ? ":" : "", old ? old : "") < 0)
+		return 1;
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("UKS_DAMON_AGENT_FD", fdtext, 1);
+	setenv("UKS_DAMON_AGENT_ATTRS", attrs, 1);
+	pid = spawn_held(a->cmd, &go, &ex);
+	if (old)
+		setenv("LD_PRELOAD", old, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	unsetenv("UKS_DAMON_AGENT_FD");
+	unsetenv("UKS_DAMON_AGENT_ATTRS");
+	free(preload);
+	close(wfd);
+	if (pid < 0)
+		return 1;
+	r.fd = p[0];
+	pthread_create(&th, NULL, reader_fn, &r);
+	err = release(go, ex);
+	if (err)
+		fprintf(stderr, "uks damon record: %s: %s\n", a->cmd[0], strerror(-err));
+	while (!err && !rec_stop && !wait_child(pid, false))
+		usleep(50000);
+	if (rec_stop) {
+		kill(pid, SIGTERM);
+		wait_child(pid, true);
+	}
+	pthread_join(th, NULL);		/* EOF when the agent's copies are closed */
+	close(p[0]);
+	return err || r.err ? 1 : 0;
+}
+
+static int record_damon(struct rec_args *a, struct uks_damon_rec_writer *w, const char *prim)
+{
+	struct uks_damon_ctx *ctx = NULL;
+	struct uks_trace *tr = NULL;
+	struct reader r = { .w = w };
+	pthread_t th;
+	pid_t child = -1;
+	int go = -1, ex = -1, err, ret = 1;
+	bool reading = false;
+
+	err = uks_trace_create(NULL, &tr);
+	if (!err)
+		uks_tracefs_write_str(tr, "buffer_size_kb", "8192", UKS_TRACEFS_TRUNC);
+	if (!err)
+		err = uks_tracefs_write_str(tr, "events/damon/damon_aggregated/enable", "1",
+					    UKS_TRACEFS_TRUNC);
+	if (!err)
+		err = uks_tracefs_open(tr, "trace_pipe", O_RDONLY | O_NONBLOCK, &r.pipe);
+	if (!err)
+		err = uks_damon_ctx_create(&ctx);
+	if (!err)
+		err = uks_damon_set_attrs(ctx, a->attrs[0], a->attrs[1], a->attrs[2], a->attrs[3],
+					  a->attrs[4]);
+	if (!err)
+		err = uks_damon_set_primitive(ctx, prim);
+	if (err) {
+		fprintf(stderr, "uks damon record: setting up (%s): %s\n", prim, strerror(-err));
+		goto out;
+	}
+	if (a->cmd) {
+		child = spawn_held(a->cmd, &go, &ex);
+		if (child < 0) {
+			perror("uks damon record: fork");
+			goto out;
+		}
+		a->pids[a->nr_pids++] = (unsigned long)child;
+		err = release(go, ex);
+		if (err) {
+			fprintf(stderr, "uks damon record: %s: %s\n", a->cmd[0], strerror(-err));
+			wait_child(child, true);
+			child = -1;
+			goto out;
+		}
+	}
+	err = uks_damon_set_targets(ctx, a->pids, a->nr_pids);
+	if (err) {
+		fprintf(stderr, "uks damon record: targets: %s\n", strerror(-err));
+		goto out;
+	}
+	if (pthread_create(&th, NULL, reader_fn, &r))
+		goto out;
+	reading = true;
+	err = uks_damon_start(&ctx, 1);
+	if (err) {
+		fprintf(stderr, "uks damon record: start: %s\n", strerror(-err));
+		goto out;
+	}
+	while (!rec_stop && uks_damon_is_running(ctx)) {
+		if (child > 0 && wait_child(child, false)) {
+			child = -1;
+			break;
+		}
+		usleep(50000);
+	}
+	uks_damon_stop(&ctx, 1);
+	ret = 0;
+out:
+	if (child > 0) {
+		kill(child, SIGTERM);
+		wait_child(child, true);
+	}
+	if (reading) {
+		__atomic_store_n(&r.done, 1, __ATOMIC_RELEASE);
+		pthread_join(th, NULL);
+	}
+	if (r.err) {
+		fprintf(stderr, "uks damon record: writing %s: %s\n", a->out, strerror(-r.err));
+		ret = 1;
+	}
+	if (r.pipe)
+		uks_tracefs_close(r.pipe);
+	if (ctx)
+		uks_damon_ctx_destroy(ctx);
+	if (tr)
+		uks_trace_destroy(tr);
+	return ret;
+}
+
+int cli_damon_record(int argc, char **argv)
+{
+	struct uks_damon_rec_writer *w;
+	struct uks_damon_rec_stats st;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct rec_args a;
+	const char *prim;
+	char why[256];
+	int ret = parse_record(argc, argv, &a), fd, err;
+
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	prim = a.primitive ? a.primitive : uks_damon_default_primitive();
+	if (strcmp(prim, "self") && uks_damon_primitive_available(prim, why, sizeof(why))) {
+		fprintf(stderr, "uks damon record: primitive %s: %s\n", prim, why);
+		return 1;
+	}
+	fprintf(stderr, "uks damon record: primitive %s%s\n", prim,
+		a.primitive ? "" : " (the best available here)");
+	fd = open(a.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "uks damon record: %s: %s\n", a.out, strerror(errno));
+		return 1;
+	}
+	err = uks_damon_rec_writer_create(fd, UKS_DAMON_RECFMT_VERSION, &w);
+	if (err) {
+		fprintf(stderr, "uks damon record: %s: %s\n", a.out, strerror(-err));
+		close(fd);
+		return 1;
+	}
+	rec_stop = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ret = strcmp(prim, "self") ? record_damon(&a, w, prim) : record_self(&a, w);
+	err = uks_damon_rec_writer_finish(w, &st);
+	if (close(fd) && !err)
+		err = -errno;
+	if (err) {
+		fprintf(stderr, "uks damon record: %s: %s\n", a.out, strerror(-err));
+		ret = 1;
+	}
+	fprintf(stderr, "uks damon record: %lu snapshots (%lu lines, %lu dropped, %lu bad) "
+		"in %s\n", st.snapshots, st.lines, st.dropped, st.bad_lines, a.out);
+	return ret;
+}

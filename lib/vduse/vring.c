@@ -75,12 +75,15 @@ int vduse_vring_map(struct uks_vduse_blk *blk, struct vduse_vq *vq,
 	return 0;
 }
 
-/* Append [iova, iova+len) as host pieces; -EFAULT if unmapped, -E2BIG if out of iovecs. */
+/*
+ * Append [iova, iova+len) as host pieces; -EFAULT if any byte is unmapped,
+ * -E2BIG if out of iovecs.  All or nothing: a failing descriptor adds no piece.
+ */
 static int add_pieces(struct uks_vduse_blk *blk, struct vduse_req *r, uint64_t iova,
 		      uint32_t len, bool write)
 {
 	unsigned int perm = write ? UKS_VDUSE_ACCESS_WO : UKS_VDUSE_ACCESS_RO;
-	unsigned int n = r->nr_out + r->nr_in;
+	unsigned int n = r->nr_out + r->nr_in, out0 = r->nr_out, in0 = r->nr_in;
 
 	if (iova + len - 1 < iova)
 		return -EFAULT;		/* wraps around the IOVA space */
@@ -88,10 +91,12 @@ static int add_pieces(struct uks_vduse_blk *blk, struct vduse_req *r, uint64_t i
 		uint64_t avail = 0;
 		void *p = blk->t->ops->map(blk->t, iova, len, perm, &avail);
 
-		if (!p || !avail)
-			return -EFAULT;
-		if (n >= blk->max_iov)
-			return -E2BIG;
+		if (!p || !avail || n >= blk->max_iov) {
+			/* Drop this descriptor's pieces: none of it is used, not even its end. */
+			r->nr_out = out0;
+			r->nr_in = in0;
+			return !p || !avail ? -EFAULT : -E2BIG;
+		}
 		if (avail > len)
 			avail = len;
 		r->iov[n].iov_base = p;

@@ -332,8 +332,8 @@ TEST(file_backend_direct)
 	uint64_t w, rd;
 	int ret;
 
-	/* O_DIRECT needs a file system that has it: use the working directory. */
-	strcpy(path, "uks-vduse-direct-XXXXXX");
+	/* O_DIRECT needs a file system that has it (/var/tmp rather than a tmpfs /tmp). */
+	strcpy(path, "/var/tmp/uks-vduse-direct-XXXXXX");
 	ret = mkstemp(path);
 	ASSERT_GE(ret, 0);
 	close(ret);

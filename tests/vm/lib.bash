@@ -155,10 +155,12 @@ vm_initramfs() {
 	cp "$VM_SRC/init" "$VM_RD/init"
 	chmod 755 "$VM_RD/init"
 	cp "$VM_SRC/tap.ash" "$VM_RD/tests/"
-	mkdir -p "$VM_RD/tests/guest.d"
-	cp "$VM_SRC"/guest.d/*.sh "$VM_RD/tests/guest.d/"
+	mkdir -p "$VM_RD/tests/guest"
+	cp "$VM_SRC"/guest.d/*.sh "$VM_RD/tests/guest/"
 	VM_INITRD=$out/initrd.gz
-	(cd "$VM_RD" && find . | cpio -o -H newc --quiet) | gzip -1 >"$VM_INITRD"
+	(cd "$VM_RD" && find . | cpio -o -H newc --quiet) | gzip -1 >"$VM_INITRD" || return 1
+	# the staged tree is not kept: the Makefile reads every *.d under $(O)
+	rm -rf "$VM_RD"
 }
 
 # vm_boot OUTDIR MODE TIMEOUT: boots; OUTDIR/console.log (ttyS0) and

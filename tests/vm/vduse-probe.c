@@ -473,11 +473,38 @@ static void attach_bound(int ctl)
 	check(!path_exists("/dev/vduse/" DEV_NAME), "/dev/vduse/" DEV_NAME " removed");
 }
 
-int main(void)
+/* vduse-probe attach|detach NAME: the netlink half alone, for peers such
+ * as qemu-storage-daemon's vduse-blk export (no vdpa tool in the guest). */
+static int attach_cmd(const char *cmd, const char *name)
+{
+	int r;
+
+	nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	nl_family = nl_fd < 0 ? -errno : vdpa_family(nl_fd);
+	if (nl_family < 0) {
+		fprintf(stderr, "vduse-probe: vdpa netlink family: %s\n", strerror(-nl_family));
+		return 1;
+	}
+	r = vdpa_dev(!strcmp(cmd, "attach") ? VDPA_CMD_DEV_NEW : VDPA_CMD_DEV_DEL, name);
+	if (r < 0) {
+		fprintf(stderr, "vduse-probe: %s %s: %s\n", cmd, name, strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	unsigned long long ver = ~0ULL;
 	int ctl, dev;
 
+	if (argc == 3 && (!strcmp(argv[1], "attach") || !strcmp(argv[1], "detach")))
+		return attach_cmd(argv[1], argv[2]);
+	if (argc != 1) {
+		fprintf(stderr, "usage: vduse-probe            (TAP checks of the kernel's VDUSE)\n"
+				"       vduse-probe attach|detach NAME\n");
+		return 2;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n");
 	ctl = open("/dev/vduse/control", O_RDWR);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,7 +64,7 @@ int main(int argc, char **argv)
 {
 	int write_mode = 0, qd = 1, secs = 5, opt, fd, ret;
 	uint64_t size, blocks, seed = 0x9e3779b97f4a7c15ULL, *lat, nlat = 0, cap, end;
-	struct slot slots[MAX_QD];
+	struct slot slots[MAX_QD] = { { 0 } };
 	struct io_uring ring;
 
 	while ((opt = getopt(argc, argv, "wq:t:")) != -1) {
@@ -80,7 +81,13 @@ usage:
 		return 2;
 	}
 	fd = open(argv[optind], (write_mode ? O_RDWR : O_RDONLY) | O_DIRECT);
-	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &size) < 0) {
+	struct stat st;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		size = (uint64_t)st.st_size;	/* a file: for trying it out on the host */
+	else if (fd >= 0 && ioctl(fd, BLKGETSIZE64, &size) < 0)
+		fd = -1;
+	if (fd < 0) {
 		fprintf(stderr, "blkbench: %s: %s\n", argv[optind], strerror(errno));
 		return 1;
 	}
@@ -111,14 +118,14 @@ usage:
 
 	for (;;) {
 		/* keep the queue full until the time is up */
-		for (int i = 0; !stop && inflight < qd; i++) {
-			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+		while (!stop && inflight < qd) {
+			struct io_uring_sqe *sqe;
 			int s = -1;
 
-			/* a free slot: slots are used as a simple stack of ids */
+			/* a free slot (start == 0), then its submission entry */
 			for (int k = 0; k < qd; k++)
 				if (!slots[k].start) { s = k; break; }
-			if (!sqe || s < 0)
+			if (s < 0 || !(sqe = io_uring_get_sqe(&ring)))
 				break;
 			off_t off = (off_t)(xorshift(&seed) % blocks) * BS;
 

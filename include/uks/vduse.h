@@ -223,99 +223,10 @@ void uks_vduse_blk_set_capacity(struct uks_vduse_blk *blk, uint64_t size);
 uint64_t uks_vduse_blk_capacity(const struct uks_vduse_blk *blk);
 void uks_vduse_blk_get_stats(const struct uks_vduse_blk *blk, struct uks_vduse_blk_stats *st);
 
-/* ------------------------------------------------------- real transport */
-
-struct uks_vduse_dev;
-
-/**
- * struct uks_vduse_dev_opts - uks_vduse_dev_create() options
- * @blk:	data path parameters (@blk.name is the VDUSE device name)
- * @backend:	opened backend (not owned)
- * @recover:	if the name exists (the previous daemon died), reopen
- *		/dev/vduse/NAME instead of failing with -EEXIST
+/*
+ * The real transport (/dev/vduse ioctls, IOTLB cache, vdpa netlink, the
+ * resize control socket) is not implemented yet: see docs/VDUSE.md.
  */
-struct uks_vduse_dev_opts {
-	struct uks_vduse_blk_params blk;
-	struct uks_vduse_backend *backend;
-	bool recover;
-};
-
-/**
- * uks_vduse_dev_create() - VDUSE_CREATE_DEV, open /dev/vduse/NAME, VQ_SETUP
- * @o:		options
- * @out:	the device; call uks_vduse_dev_run() before attaching
- *
- * Return: 0; -ENOENT if /dev/vduse/control is missing (module not loaded);
- * -EEXIST if the name exists and could not be recovered; -EBUSY if another
- * process holds /dev/vduse/NAME; other ioctl errors as the kernel gives them.
- */
-int uks_vduse_dev_create(const struct uks_vduse_dev_opts *o, struct uks_vduse_dev **out);
-
-/**
- * uks_vduse_dev_run() - serve control messages, kicks and the control socket
- * @dev:	device
- * @stop_fd:	when readable, return (e.g. a signalfd or an eventfd); -1: never
- * @ctl_fd:	listening control socket (uks_vduse_ctl_listen()) or -1
- *
- * Return: 0 when @stop_fd fired, -errno if the device broke.
- */
-int uks_vduse_dev_run(struct uks_vduse_dev *dev, int stop_fd, int ctl_fd);
-
-/**
- * uks_vduse_dev_start_thread() - run uks_vduse_dev_run() on a thread
- * @dev:	device
- * @ctl_fd:	control socket or -1
- *
- * For attaching from the same process: VDPA_CMD_DEV_NEW blocks until the
- * device has answered SET_STATUS.  uks_vduse_dev_stop_thread() joins it.
- */
-int uks_vduse_dev_start_thread(struct uks_vduse_dev *dev, int ctl_fd);
-int uks_vduse_dev_stop_thread(struct uks_vduse_dev *dev);
-
-/** uks_vduse_dev_resize() - backend resize + VDUSE_DEV_SET_CONFIG + config irq */
-int uks_vduse_dev_resize(struct uks_vduse_dev *dev, uint64_t size);
-
-/**
- * uks_vduse_dev_destroy() - close /dev/vduse/NAME, VDUSE_DESTROY_DEV, free
- * @dev:	device (detach it first: the kernel answers -EBUSY otherwise)
- *
- * Return: 0 or the VDUSE_DESTROY_DEV error (the memory is freed anyway).
- */
-int uks_vduse_dev_destroy(struct uks_vduse_dev *dev);
-struct uks_vduse_blk *uks_vduse_dev_blk(struct uks_vduse_dev *dev);
-
-/**
- * uks_vdpa_dev_add() - VDPA_CMD_DEV_NEW over generic netlink ("vdpa" family)
- * @name:	the VDUSE device name (mgmtdev "vduse")
- *
- * Return: 0 or the kernel's error (-EPERM without CAP_NET_ADMIN, -ENOENT if
- * the vdpa family is not registered, ...).
- */
-int uks_vdpa_dev_add(const char *name);
-/** uks_vdpa_dev_del() - VDPA_CMD_DEV_DEL; -ENODEV if no such vdpa device */
-int uks_vdpa_dev_del(const char *name);
-
-/**
- * uks_vduse_ctl_path() - the control socket path of device @name
- * @name:	device
- * @buf:	output
- * @len:	size of @buf
- *
- * $XDG_RUNTIME_DIR/uks-vduse-NAME.sock, or /run/uks-vduse-NAME.sock.
- */
-int uks_vduse_ctl_path(const char *name, char *buf, size_t len);
-/** uks_vduse_ctl_listen() - bind and listen on @path; returns the fd */
-int uks_vduse_ctl_listen(const char *path);
-/**
- * uks_vduse_ctl_request() - send one command line to a daemon, read the answer
- * @path:	socket
- * @cmd:	"resize BYTES" or "status"
- * @reply:	the answer without the status word ("ok ..." / "err N ...")
- * @len:	size of @reply
- *
- * Return: 0 if the daemon said ok, its -errno otherwise, or the connect error.
- */
-int uks_vduse_ctl_request(const char *path, const char *cmd, char *reply, size_t len);
 
 /* ------------------------------------------------------ emulated kernel */
 

@@ -82,11 +82,6 @@ static void expect_ok(int ret, int err, const char *what)
 
 /* ------------------------------------------------------------ config */
 
-struct blkdev_config {
-	struct vduse_dev_config dev;
-	struct virtio_blk_config blk;
-} __attribute__((packed));
-
 static struct vduse_dev_config *make_config(const char *name, unsigned long long capacity,
 					    size_t extra)
 {

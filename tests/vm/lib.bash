@@ -116,8 +116,9 @@ _vm_copy_elf() {
 # vm_initramfs OUTDIR: builds OUTDIR/initrd.gz; sets VM_INITRD.
 vm_initramfs() {
 	local out=$1 O=${O:-build} f a bb
-	VM_RD=$out/root
-	rm -rf "$VM_RD" && mkdir -p "$VM_RD"/{bin,sbin,usr/bin,usr/sbin,lib/modules,etc,proc,sys,dev,tmp,mnt,run,tests}
+	# staged outside the build tree, which other tests rebuild in parallel
+	VM_RD=$(mktemp -d "${TMPDIR:-/tmp}/uks-vm-root.XXXXXX") || return 1
+	mkdir -p "$VM_RD"/{bin,sbin,usr/bin,usr/sbin,lib/modules,etc,proc,sys,dev,tmp,mnt,run,tests}
 	bb=$(command -v busybox) || { echo "busybox not found (busybox-static)" >&2; return 1; }
 	! ldd "$bb" >/dev/null 2>&1 ||
 		{ echo "$bb is not statically linked (install busybox-static)" >&2; return 1; }
@@ -156,10 +157,9 @@ vm_initramfs() {
 	chmod 755 "$VM_RD/init"
 	cp "$VM_SRC/tap.ash" "$VM_RD/tests/"
 	mkdir -p "$VM_RD/tests/guest"
-	cp "$VM_SRC"/guest.d/*.sh "$VM_RD/tests/guest/"
+	cp "$VM_SRC"/guest.d/*.sh "$VM_RD/tests/guest/" || return 1
 	VM_INITRD=$out/initrd.gz
 	(cd "$VM_RD" && find . | cpio -o -H newc --quiet) | gzip -1 >"$VM_INITRD" || return 1
-	# the staged tree is not kept: the Makefile reads every *.d under $(O)
 	rm -rf "$VM_RD"
 }
 

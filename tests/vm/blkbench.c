@@ -174,6 +174,9 @@ usage:
 	       nlat ? lat[nlat * 99 / 100] / 1e3 : 0.0);
 	io_uring_queue_exit(&ring);
 	close(fd);
+	for (int i = 0; i < qd; i++)
+		free(slots[i].buf);
+	free(lat);
 	return 0;
 }
 #else

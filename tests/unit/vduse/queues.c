@@ -320,7 +320,7 @@ TEST_TIMEOUT(concurrent_queues, 120)
 /* A probe that counts hits and keeps the last record of each event. */
 static struct {
 	int hits;
-	uint8_t rec[256];
+	_Alignas(8) uint8_t rec[256];	/* records hold u64 fields */
 	size_t len;
 } tp_req, tp_done;
 

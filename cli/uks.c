@@ -26,6 +26,8 @@ static void usage(FILE *out)
 	      "                         trace a command or a process (syscalls, sched, eprobes)\n"
 	      "  daemon [OPTIONS]       run uksd (see uksd --help)\n"
 	      "  damon record|report    DAMON: record a command's accesses, damo's reports\n"
+	      "  vduse-blk [OPTIONS]    serve a virtio-blk device through /dev/vduse;\n"
+	      "                         vduse-blk attach|detach|resize|stats NAME ...\n"
 	      "  mount DIR [OPTIONS]    start a uksd serving uksfs at DIR, detached\n"
 	      "  umount DIR             unmount it (the uksd exits)\n"
 	      "  version                print the library version\n"
@@ -118,6 +120,8 @@ int main(int argc, char **argv)
 		return cli_trace(cli_socket_path(sock_opt), argc - optind, argv + optind);
 	if (!strcmp(cmd, "damon"))
 		return cli_damon(argc - optind, argv + optind);
+	if (!strcmp(cmd, "vduse-blk"))
+		return cli_vduse_blk(argc - optind, argv + optind);
 	if (!strcmp(cmd, "daemon"))
 		return cli_daemon(argc - optind, argv + optind);
 	if (!strcmp(cmd, "mount"))

@@ -223,10 +223,102 @@ void uks_vduse_blk_set_capacity(struct uks_vduse_blk *blk, uint64_t size);
 uint64_t uks_vduse_blk_capacity(const struct uks_vduse_blk *blk);
 void uks_vduse_blk_get_stats(const struct uks_vduse_blk *blk, struct uks_vduse_blk_stats *st);
 
-/*
- * The real transport (/dev/vduse ioctls, IOTLB cache, vdpa netlink, the
- * resize control socket) is not implemented yet: see docs/VDUSE.md.
+/* ------------------------------------------------------ real transport */
+
+struct uks_vduse_dev;
+
+/* The device already exists (its daemon died): take it over. */
+#define UKS_VDUSE_DEV_RECONNECT	0x1
+
+/**
+ * uks_vduse_dev_create() - a virtio-blk device served through /dev/vduse
+ * @p:		parameters; @p->name names the VDUSE device and the vdpa device
+ * @be:		the backend (not owned; must outlive the device)
+ * @flags:	UKS_VDUSE_DEV_RECONNECT
+ * @out:	the device
+ *
+ * Negotiates API version 0 on /dev/vduse/control, creates the device
+ * (VDUSE_CREATE_DEV with uks_vduse_blk_features() and the virtio-blk config
+ * space, vq_align 4096), opens /dev/vduse/NAME, sets up every queue
+ * (VDUSE_VQ_SETUP) and starts the control-message thread, which must run
+ * before the device is attached: the kernel waits for its SET_STATUS
+ * answers.  From DRIVER_OK on, one thread per queue serves the rings.
+ *
+ * With UKS_VDUSE_DEV_RECONNECT, an existing device of that name is opened
+ * instead and, if the driver had it running, its queues resume at the used
+ * index the previous daemon published (requests it took but never completed
+ * are served again).
+ *
+ * Return: 0; -ENOENT if /dev/vduse/control is missing (vduse not loaded);
+ * -EEXIST if the name exists and RECONNECT was not asked; -EBUSY if another
+ * process holds /dev/vduse/NAME; the kernel's -EINVAL for a configuration it
+ * refuses; other -errno from open(2), ioctl(2) or thread creation.
  */
+int uks_vduse_dev_create(const struct uks_vduse_blk_params *p, struct uks_vduse_backend *be,
+			 unsigned int flags, struct uks_vduse_dev **out);
+
+/**
+ * uks_vduse_dev_destroy() - stop serving, close and destroy the device
+ * @dev:	device (freed in every case)
+ *
+ * Stops the queue and message threads, unmaps the IOTLB, closes the node
+ * and issues VDUSE_DESTROY_DEV.  Detach the device from the vdpa bus first
+ * (uks_vduse_vdpa_detach()): the kernel refuses to destroy an attached one.
+ * Return: 0, or -EBUSY if it is still attached (it then stays, unserved, for
+ * a later reconnect or destroy), or another -errno of VDUSE_DESTROY_DEV.
+ */
+int uks_vduse_dev_destroy(struct uks_vduse_dev *dev);
+
+/** uks_vduse_dev_reconnected() - true if create took over an existing device */
+bool uks_vduse_dev_reconnected(const struct uks_vduse_dev *dev);
+/** uks_vduse_dev_status() - the virtio status byte last set by the driver */
+uint8_t uks_vduse_dev_status(struct uks_vduse_dev *dev);
+/** uks_vduse_dev_get_stats() - request counters of the data path */
+void uks_vduse_dev_get_stats(const struct uks_vduse_dev *dev, struct uks_vduse_blk_stats *st);
+
+/**
+ * uks_vduse_dev_resize() - change the capacity the driver sees
+ * @dev:	device
+ * @size:	new size in bytes (a multiple of the block size)
+ *
+ * Resizes the backend, updates the config space (VDUSE_DEV_SET_CONFIG) and,
+ * if the driver is running, raises the config interrupt so it rereads it.
+ * Return: 0, -EINVAL for a size that is not a multiple of the block size,
+ * -EOPNOTSUPP if the backend cannot be resized (a block device), -errno.
+ */
+int uks_vduse_dev_resize(struct uks_vduse_dev *dev, uint64_t size);
+
+/**
+ * uks_vduse_set_msg_timeout() - how long the kernel waits for our answers
+ * @name:	device name
+ * @seconds:	0 waits forever; the kernel's default is 30
+ *
+ * Writes /sys/class/vduse/NAME/msg_timeout.  After a timeout the kernel
+ * marks the device broken, so keep it long while serving; short timeouts
+ * make a detach after a daemon crash fast.  Return: 0 or -errno.
+ */
+int uks_vduse_set_msg_timeout(const char *name, unsigned int seconds);
+
+/**
+ * uks_vduse_vdpa_attach() - add the vdpa device NAME on the vduse bus
+ * @name:	the VDUSE device name
+ *
+ * Generic netlink "vdpa" family, VDPA_CMD_DEV_NEW with management device
+ * "vduse".  A driver bound to the vdpa bus (virtio_vdpa: a /dev/vdX disk)
+ * then takes it.  Needs CAP_NET_ADMIN in the initial network namespace.
+ * Return: 0, -EPERM, -ENOENT (no vdpa family: the module is not loaded),
+ * -EEXIST (attached already), or the kernel's -errno (-EINVAL if a queue was
+ * not set up).
+ */
+int uks_vduse_vdpa_attach(const char *name);
+
+/**
+ * uks_vduse_vdpa_detach() - VDPA_CMD_DEV_DEL: the driver lets go of the device
+ * @name:	the vdpa device name
+ *
+ * Return: 0, -ENODEV if it is not attached, -EPERM, -ENOENT, -errno.
+ */
+int uks_vduse_vdpa_detach(const char *name);
 
 /* ------------------------------------------------------ emulated kernel */
 

@@ -11,7 +11,7 @@
 
 #include "vduse/vduse_int.h"
 
-int uks_vduse_parse_size(const char *text, uint64_t *out)
+UKS_EXPORT int uks_vduse_parse_size(const char *text, uint64_t *out)
 {
 	unsigned int shift = 0;
 	uint64_t v = 0;
@@ -50,7 +50,7 @@ int uks_vduse_parse_size(const char *text, uint64_t *out)
 	return 0;
 }
 
-int uks_vduse_backend_open(const char *spec, bool readonly, bool direct, unsigned int nr_queues,
+UKS_EXPORT int uks_vduse_backend_open(const char *spec, bool readonly, bool direct, unsigned int nr_queues,
 			   struct uks_vduse_backend **out)
 {
 	struct uks_vduse_backend *be = NULL;
@@ -83,12 +83,12 @@ int uks_vduse_backend_open(const char *spec, bool readonly, bool direct, unsigne
 	return 0;
 }
 
-uint64_t uks_vduse_backend_size(const struct uks_vduse_backend *be)
+UKS_EXPORT uint64_t uks_vduse_backend_size(const struct uks_vduse_backend *be)
 {
 	return atomic_load_explicit(&be->size, memory_order_relaxed);
 }
 
-int uks_vduse_backend_resize(struct uks_vduse_backend *be, uint64_t size)
+UKS_EXPORT int uks_vduse_backend_resize(struct uks_vduse_backend *be, uint64_t size)
 {
 	if (!size || size % 512)
 		return -EINVAL;
@@ -97,7 +97,7 @@ int uks_vduse_backend_resize(struct uks_vduse_backend *be, uint64_t size)
 	return be->ops->resize(be, size);
 }
 
-void uks_vduse_backend_close(struct uks_vduse_backend *be)
+UKS_EXPORT void uks_vduse_backend_close(struct uks_vduse_backend *be)
 {
 	if (be)
 		be->ops->close(be);

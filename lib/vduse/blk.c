@@ -306,7 +306,7 @@ void vduse_blk_finish(struct uks_vduse_blk *blk, struct vduse_req *r)
 	uks_kmem_cache_free(blk->req_cache, r);
 }
 
-int uks_vduse_blk_queue_process(struct uks_vduse_blk *blk, unsigned int q)
+UKS_EXPORT int uks_vduse_blk_queue_process(struct uks_vduse_blk *blk, unsigned int q)
 {
 	struct vduse_vq *vq;
 	int total = 0;
@@ -354,7 +354,7 @@ int uks_vduse_blk_queue_process(struct uks_vduse_blk *blk, unsigned int q)
 	}
 }
 
-int uks_vduse_blk_create(const struct uks_vduse_blk_params *p, struct uks_vduse_backend *be,
+UKS_EXPORT int uks_vduse_blk_create(const struct uks_vduse_blk_params *p, struct uks_vduse_backend *be,
 			 struct uks_vduse_transport *t, struct uks_vduse_blk **out)
 {
 	struct uks_vduse_blk *blk;
@@ -407,7 +407,7 @@ int uks_vduse_blk_create(const struct uks_vduse_blk_params *p, struct uks_vduse_
 	return 0;
 }
 
-void uks_vduse_blk_destroy(struct uks_vduse_blk *blk)
+UKS_EXPORT void uks_vduse_blk_destroy(struct uks_vduse_blk *blk)
 {
 	if (!blk)
 		return;
@@ -419,7 +419,7 @@ void uks_vduse_blk_destroy(struct uks_vduse_blk *blk)
 	free(blk);
 }
 
-int uks_vduse_blk_queue_start(struct uks_vduse_blk *blk, unsigned int q,
+UKS_EXPORT int uks_vduse_blk_queue_start(struct uks_vduse_blk *blk, unsigned int q,
 			      const struct uks_vduse_vq_addr *addr)
 {
 	int ret;
@@ -432,7 +432,7 @@ int uks_vduse_blk_queue_start(struct uks_vduse_blk *blk, unsigned int q,
 	return ret;
 }
 
-void uks_vduse_blk_queue_stop(struct uks_vduse_blk *blk, unsigned int q)
+UKS_EXPORT void uks_vduse_blk_queue_stop(struct uks_vduse_blk *blk, unsigned int q)
 {
 	if (q >= blk->p.nr_queues)
 		return;
@@ -442,22 +442,22 @@ void uks_vduse_blk_queue_stop(struct uks_vduse_blk *blk, unsigned int q)
 	blk->vqs[q].used = NULL;
 }
 
-uint16_t uks_vduse_blk_queue_avail_idx(const struct uks_vduse_blk *blk, unsigned int q)
+UKS_EXPORT uint16_t uks_vduse_blk_queue_avail_idx(const struct uks_vduse_blk *blk, unsigned int q)
 {
 	return q < blk->p.nr_queues ? blk->vqs[q].last_avail : 0;
 }
 
-void uks_vduse_blk_set_capacity(struct uks_vduse_blk *blk, uint64_t size)
+UKS_EXPORT void uks_vduse_blk_set_capacity(struct uks_vduse_blk *blk, uint64_t size)
 {
 	atomic_store_explicit(&blk->capacity, size / 512, memory_order_relaxed);
 }
 
-uint64_t uks_vduse_blk_capacity(const struct uks_vduse_blk *blk)
+UKS_EXPORT uint64_t uks_vduse_blk_capacity(const struct uks_vduse_blk *blk)
 {
 	return atomic_load_explicit(&blk->capacity, memory_order_relaxed);
 }
 
-void uks_vduse_blk_get_stats(const struct uks_vduse_blk *blk, struct uks_vduse_blk_stats *st)
+UKS_EXPORT void uks_vduse_blk_get_stats(const struct uks_vduse_blk *blk, struct uks_vduse_blk_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	for (unsigned int i = 0; i < blk->p.nr_queues; i++) {

@@ -40,7 +40,7 @@ _Static_assert(offsetof(struct virtio_blk_config, write_zeroes_may_unmap) == 56,
 
 #define CONFIG_SIZE 60
 
-uint64_t uks_vduse_blk_features(const struct uks_vduse_blk_params *p)
+UKS_EXPORT uint64_t uks_vduse_blk_features(const struct uks_vduse_blk_params *p)
 {
 	uint64_t f = 1ull << VIRTIO_F_VERSION_1 | 1ull << VIRTIO_F_ACCESS_PLATFORM |
 		     1ull << VIRTIO_BLK_F_SEG_MAX | 1ull << VIRTIO_BLK_F_BLK_SIZE |
@@ -59,12 +59,12 @@ uint64_t uks_vduse_blk_features(const struct uks_vduse_blk_params *p)
 	return f;
 }
 
-size_t uks_vduse_blk_config_size(void)
+UKS_EXPORT size_t uks_vduse_blk_config_size(void)
 {
 	return CONFIG_SIZE;
 }
 
-size_t uks_vduse_blk_config(const struct uks_vduse_blk_params *p, uint64_t capacity_bytes,
+UKS_EXPORT size_t uks_vduse_blk_config(const struct uks_vduse_blk_params *p, uint64_t capacity_bytes,
 			    void *buf)
 {
 	struct virtio_blk_config c;

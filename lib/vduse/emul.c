@@ -94,7 +94,7 @@ static const struct uks_vduse_transport_ops emul_ops = {
 	.inject_irq = emul_inject_irq,
 };
 
-uint64_t uks_vduse_emul_alloc(struct uks_vduse_emul *e, size_t len, size_t align)
+UKS_EXPORT uint64_t uks_vduse_emul_alloc(struct uks_vduse_emul *e, size_t len, size_t align)
 {
 	size_t start;
 
@@ -107,7 +107,7 @@ uint64_t uks_vduse_emul_alloc(struct uks_vduse_emul *e, size_t len, size_t align
 	return UKS_VDUSE_EMUL_IOVA_BASE + start;
 }
 
-void *uks_vduse_emul_ptr(struct uks_vduse_emul *e, uint64_t iova)
+UKS_EXPORT void *uks_vduse_emul_ptr(struct uks_vduse_emul *e, uint64_t iova)
 {
 	if (iova < UKS_VDUSE_EMUL_IOVA_BASE || iova - UKS_VDUSE_EMUL_IOVA_BASE >= e->size)
 		return NULL;
@@ -143,7 +143,7 @@ static int queue_init(struct uks_vduse_emul *e, struct emul_queue *eq)
 	return 0;
 }
 
-int uks_vduse_emul_create(size_t mem_size, unsigned int nr_queues, unsigned int num,
+UKS_EXPORT int uks_vduse_emul_create(size_t mem_size, unsigned int nr_queues, unsigned int num,
 			  uint64_t features, struct uks_vduse_emul **out)
 {
 	struct uks_vduse_emul *e;
@@ -186,7 +186,7 @@ fail:
 	return ret;
 }
 
-void uks_vduse_emul_destroy(struct uks_vduse_emul *e)
+UKS_EXPORT void uks_vduse_emul_destroy(struct uks_vduse_emul *e)
 {
 	if (!e)
 		return;
@@ -210,12 +210,12 @@ void uks_vduse_emul_destroy(struct uks_vduse_emul *e)
 	free(e);
 }
 
-struct uks_vduse_transport *uks_vduse_emul_transport(struct uks_vduse_emul *e)
+UKS_EXPORT struct uks_vduse_transport *uks_vduse_emul_transport(struct uks_vduse_emul *e)
 {
 	return &e->t;
 }
 
-void uks_vduse_emul_vq_addr(struct uks_vduse_emul *e, unsigned int q, struct uks_vduse_vq_addr *a)
+UKS_EXPORT void uks_vduse_emul_vq_addr(struct uks_vduse_emul *e, unsigned int q, struct uks_vduse_vq_addr *a)
 {
 	struct emul_queue *eq = &e->qs[q];
 
@@ -227,17 +227,17 @@ void uks_vduse_emul_vq_addr(struct uks_vduse_emul *e, unsigned int q, struct uks
 	a->features = e->features;
 }
 
-void *uks_vduse_emul_desc(struct uks_vduse_emul *e, unsigned int q)
+UKS_EXPORT void *uks_vduse_emul_desc(struct uks_vduse_emul *e, unsigned int q)
 {
 	return e->qs[q].desc;
 }
 
-uint64_t uks_vduse_emul_table(struct uks_vduse_emul *e, unsigned int q, uint16_t head)
+UKS_EXPORT uint64_t uks_vduse_emul_table(struct uks_vduse_emul *e, unsigned int q, uint16_t head)
 {
 	return e->qs[q].table_iova + 16ull * UKS_VDUSE_EMUL_TABLE_MAX * head;
 }
 
-int uks_vduse_emul_get_desc(struct uks_vduse_emul *e, unsigned int q, unsigned int n,
+UKS_EXPORT int uks_vduse_emul_get_desc(struct uks_vduse_emul *e, unsigned int q, unsigned int n,
 			    uint16_t *idx)
 {
 	struct emul_queue *eq = &e->qs[q];
@@ -254,7 +254,7 @@ int uks_vduse_emul_get_desc(struct uks_vduse_emul *e, unsigned int q, unsigned i
 	return 0;
 }
 
-void uks_vduse_emul_publish(struct uks_vduse_emul *e, unsigned int q, uint16_t head)
+UKS_EXPORT void uks_vduse_emul_publish(struct uks_vduse_emul *e, unsigned int q, uint16_t head)
 {
 	struct emul_queue *eq = &e->qs[q];
 
@@ -272,7 +272,7 @@ static void fill_desc(struct vring_desc *d, uint64_t addr, uint32_t len, uint16_
 	d->next = htole16(next);
 }
 
-int uks_vduse_emul_add(struct uks_vduse_emul *e, unsigned int q,
+UKS_EXPORT int uks_vduse_emul_add(struct uks_vduse_emul *e, unsigned int q,
 		       const struct uks_vduse_emul_seg *segs, unsigned int n, bool indirect)
 {
 	struct emul_queue *eq = &e->qs[q];
@@ -321,7 +321,7 @@ int uks_vduse_emul_add(struct uks_vduse_emul *e, unsigned int q,
 	return ret;
 }
 
-int uks_vduse_emul_kick(struct uks_vduse_emul *e, unsigned int q)
+UKS_EXPORT int uks_vduse_emul_kick(struct uks_vduse_emul *e, unsigned int q)
 {
 	struct emul_queue *eq = &e->qs[q];
 	uint16_t old = eq->kicked_idx, new = eq->avail_idx;
@@ -346,22 +346,22 @@ int uks_vduse_emul_kick(struct uks_vduse_emul *e, unsigned int q)
 	return 1;
 }
 
-int uks_vduse_emul_kick_fd(struct uks_vduse_emul *e, unsigned int q)
+UKS_EXPORT int uks_vduse_emul_kick_fd(struct uks_vduse_emul *e, unsigned int q)
 {
 	return e->qs[q].kick_fd;
 }
 
-int uks_vduse_emul_irq_fd(struct uks_vduse_emul *e, unsigned int q)
+UKS_EXPORT int uks_vduse_emul_irq_fd(struct uks_vduse_emul *e, unsigned int q)
 {
 	return e->qs[q].irq_fd;
 }
 
-uint64_t uks_vduse_emul_irqs(struct uks_vduse_emul *e, unsigned int q)
+UKS_EXPORT uint64_t uks_vduse_emul_irqs(struct uks_vduse_emul *e, unsigned int q)
 {
 	return atomic_load_explicit(&e->irqs[q], memory_order_relaxed);
 }
 
-int uks_vduse_emul_reap(struct uks_vduse_emul *e, unsigned int q, uint16_t *id, uint32_t *len)
+UKS_EXPORT int uks_vduse_emul_reap(struct uks_vduse_emul *e, unsigned int q, uint16_t *id, uint32_t *len)
 {
 	struct emul_queue *eq = &e->qs[q];
 	struct vring_used_elem el;
@@ -387,13 +387,13 @@ int uks_vduse_emul_reap(struct uks_vduse_emul *e, unsigned int q, uint16_t *id, 
 	return 1;
 }
 
-void uks_vduse_emul_set_used_event(struct uks_vduse_emul *e, unsigned int q, uint16_t idx)
+UKS_EXPORT void uks_vduse_emul_set_used_event(struct uks_vduse_emul *e, unsigned int q, uint16_t idx)
 {
 	__atomic_store_n(&e->qs[q].avail->ring[e->num], htole16(idx), __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-void uks_vduse_emul_set_no_interrupt(struct uks_vduse_emul *e, unsigned int q, bool on)
+UKS_EXPORT void uks_vduse_emul_set_no_interrupt(struct uks_vduse_emul *e, unsigned int q, bool on)
 {
 	struct emul_queue *eq = &e->qs[q];
 	uint16_t f = le16toh(eq->avail->flags);

@@ -23,6 +23,8 @@
 #include <uks/slab.h>
 #include <uks/vduse.h>
 
+#include "core/compiler.h"
+
 _Static_assert(sizeof(struct vring_desc) == 16, "vring_desc");
 _Static_assert(sizeof(struct vring_used_elem) == 8, "vring_used_elem");
 _Static_assert(sizeof(struct virtio_blk_outhdr) == 16, "virtio_blk_outhdr");

@@ -25,6 +25,11 @@ disk_of() {	# the block device virtio_vdpa made for vdpa device $1
 	return 1
 }
 show_log() { cat $log; dmesg | tail -15; }
+# exited() PID: the process is gone or a zombie (kill -0 succeeds on zombies)
+exited() {
+	[ -e /proc/$1/stat ] || return 0
+	[ "$(sed 's/.*) //' /proc/$1/stat | cut -c1)" = Z ]
+}
 
 $UKS vduse-blk --name $NAME --backend ram:64M --attach >$log 2>&1 &
 pid=$!
@@ -110,7 +115,7 @@ ok "the disk is gone after detach" -- wait_for 10 sh -c "[ ! -e /sys/block/$disk
 ok "the vdpa device is gone after detach" -- wait_for 10 sh -c "[ ! -e /sys/bus/vdpa/devices/$NAME ]"
 kill -TERM $pid
 ok "SIGTERM: the daemon exits with status 0" -- \
-	sh -c "n=50; while kill -0 $pid 2>/dev/null && [ \$n -gt 0 ]; do sleep 0.2; n=\$((n-1)); done; ! kill -0 $pid 2>/dev/null"
+	wait_for 10 exited $pid
 wait $pid
 st=$?
 ok "exit status was 0 (got $st)" -- test $st = 0
@@ -122,9 +127,54 @@ pid=$!
 ok "second device uksblk1 ready" -- wait_for 30 grep -q 'vduse-blk uksblk1: ready' $log
 kill -TERM $pid
 ok "SIGTERM while attached: daemon exits" -- \
-	sh -c "n=100; while kill -0 $pid 2>/dev/null && [ \$n -gt 0 ]; do sleep 0.2; n=\$((n-1)); done; ! kill -0 $pid 2>/dev/null"
+	wait_for 20 exited $pid
 wait $pid
 ok "and it detached and destroyed the device" -- \
 	sh -c "[ ! -e /sys/bus/vdpa/devices/uksblk1 ] && [ ! -e /dev/vduse/uksblk1 ]"
+
+# Bad input fails with a clear message and no device left behind
+ok "a missing backing file is refused, named in the message" -- \
+	sh -c "! $UKS vduse-blk --name uksbad --backend file:/tmp/none.img 2>/tmp/bad.err && grep -q 'file:/tmp/none.img' /tmp/bad.err && [ ! -e /dev/vduse/uksbad ]"
+ok "a bad block size is a usage error (exit 2)" -- \
+	sh -c "$UKS vduse-blk --name uksbad --backend ram:1M --block-size 1000 2>/dev/null; [ \$? = 2 ]"
+ok "resize of a name nobody serves: exit 3" -- \
+	sh -c "$UKS vduse-blk resize uksbad 1M 2>/dev/null; [ \$? = 3 ]"
+ok "detach of a device that is not attached: ENODEV" -- \
+	sh -c "! $UKS vduse-blk detach uksbad 2>/tmp/bad.err && grep -q 'No such device' /tmp/bad.err"
+
+# Crash and reconnect on the file backend: a write acknowledged after a
+# flush is in the file when the daemon is killed; a new daemon with
+# --reconnect takes the device over and the disk keeps working.
+dd if=/dev/zero of=/tmp/f.img bs=1M count=0 seek=32 2>/dev/null
+$UKS vduse-blk --name uksblk2 --backend file:/tmp/f.img --attach --msg-timeout 5 >$log 2>&1 &
+pid=$!
+ok "file-backed uksblk2 ready" -- wait_for 30 grep -q 'vduse-blk uksblk2: ready' $log
+ok "a second daemon for uksblk2 is refused" -- \
+	sh -c "! $UKS vduse-blk --name uksblk2 --backend ram:1M 2>/tmp/second.err && grep -q 'a daemon serves this name' /tmp/second.err"
+disk=$(wait_for 10 disk_of uksblk2)
+dev=/dev/$disk
+ok "uksblk2 disk appeared ($dev)" -- wait_for 10 test -b "$dev"
+ok "dd 4 MiB at 8 MiB (O_DIRECT, fsync: FLUSH)" -- dd if=/tmp/pat of=$dev bs=1M seek=8 oflag=direct conv=fsync
+kill -KILL $pid
+wait $pid 2>/dev/null
+ok "after SIGKILL the acknowledged data is in the backing file" -- \
+	sh -c "[ \"\$(dd if=/tmp/f.img bs=1M skip=8 count=4 2>/dev/null | sha256sum)\" = '$want' ]"
+ok "the device outlives its daemon (/dev/vduse/uksblk2)" -- test -c /dev/vduse/uksblk2
+ok "without --reconnect a new daemon is told the device exists" -- \
+	sh -c "! $UKS vduse-blk --name uksblk2 --backend file:/tmp/f.img 2>/tmp/exists.err && grep -q 'reconnect' /tmp/exists.err"
+$UKS vduse-blk --name uksblk2 --backend file:/tmp/f.img --reconnect --attach >$log 2>&1 &
+pid=$!
+ok "--reconnect takes the device over" -- wait_for 30 grep -q 'vduse-blk uksblk2: ready.*reconnected' $log
+ok "reads after the reconnect return the data" -- \
+	sh -c "[ \"\$(dd if=$dev bs=1M skip=8 count=4 iflag=direct 2>/dev/null | sha256sum)\" = '$want' ]"
+ok "writes after the reconnect land in the file" -- \
+	sh -c "dd if=/tmp/tail of=$dev bs=1M seek=2 oflag=direct conv=fsync 2>/dev/null && [ \"\$(dd if=/tmp/f.img bs=1M skip=2 count=1 2>/dev/null | sha256sum)\" = '$want_tail' ]"
+ok "uks vduse-blk stats counts the requests" -- \
+	sh -c "$UKS vduse-blk stats uksblk2 | tee /dev/stderr | grep -q 'requests [1-9]'"
+kill -TERM $pid
+ok "SIGTERM: the reconnected daemon exits" -- wait_for 20 exited $pid
+wait $pid
+ok "and destroys the device" -- \
+	wait_for 5 sh -c "[ ! -e /sys/bus/vdpa/devices/uksblk2 ] && [ ! -e /dev/vduse/uksblk2 ]"
 [ "$tap_failed" = 0 ] || show_log | sed 's/^/# /'
 tap_done

@@ -302,10 +302,12 @@ UKS_EXPORT void uks_vduse_dev_get_stats(const struct uks_vduse_dev *dev,
 
 UKS_EXPORT int uks_vduse_dev_resize(struct uks_vduse_dev *dev, uint64_t size)
 {
-	struct {
+	/* struct vduse_config_data ends in a flexible array: build it in a buffer */
+	union {
 		struct vduse_config_data hdr;
-		uint64_t capacity;
+		uint8_t bytes[sizeof(struct vduse_config_data) + sizeof(uint64_t)];
 	} cfg;
+	uint64_t capacity = htole64(size / 512);
 	int ret;
 
 	if (!size || size % dev->p.block_size)
@@ -316,8 +318,8 @@ UKS_EXPORT int uks_vduse_dev_resize(struct uks_vduse_dev *dev, uint64_t size)
 	uks_vduse_blk_set_capacity(dev->blk, size);
 	/* capacity is the first field of struct virtio_blk_config, in 512-byte sectors */
 	cfg.hdr.offset = 0;
-	cfg.hdr.length = sizeof(cfg.capacity);
-	cfg.capacity = htole64(size / 512);
+	cfg.hdr.length = sizeof(capacity);
+	memcpy(cfg.hdr.buffer, &capacity, sizeof(capacity));
 	if (ioctl(dev->dev_fd, VDUSE_DEV_SET_CONFIG, &cfg))
 		return -errno;
 	pthread_mutex_lock(&dev->state_lock);

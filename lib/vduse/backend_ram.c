@@ -7,8 +7,7 @@
  * Threads and locks: requests on different queues copy concurrently with
  * no lock (overlapping concurrent writes are the driver's business, as on
  * any disk).  Resize moves the mapping (mremap), so it must run while no
- * queue is being served (the VDUSE daemon serves queues and resizes on one
- * thread).
+ * queue is being served: uks_vduse_dev_resize() quiesces the queue threads.
  */
 #include <errno.h>
 #include <stdlib.h>

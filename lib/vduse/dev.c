@@ -312,20 +312,30 @@ UKS_EXPORT int uks_vduse_dev_resize(struct uks_vduse_dev *dev, uint64_t size)
 
 	if (!size || size % dev->p.block_size)
 		return -EINVAL;
+	/*
+	 * The RAM backend may move its memory: no queue may be copying while
+	 * it does, so the queues are quiesced (lock order: state, queues).
+	 */
+	pthread_mutex_lock(&dev->state_lock);
+	for (unsigned int i = 0; i < dev->p.nr_queues; i++)
+		pthread_mutex_lock(&dev->q[i].lock);
 	ret = uks_vduse_backend_resize(dev->be, size);
+	if (!ret)
+		uks_vduse_blk_set_capacity(dev->blk, size);
+	for (unsigned int i = dev->p.nr_queues; i-- > 0;)
+		pthread_mutex_unlock(&dev->q[i].lock);
 	if (ret)
-		return ret;
-	uks_vduse_blk_set_capacity(dev->blk, size);
+		goto out;
 	/* capacity is the first field of struct virtio_blk_config, in 512-byte sectors */
 	cfg.hdr.offset = 0;
 	cfg.hdr.length = sizeof(capacity);
 	memcpy(cfg.hdr.buffer, &capacity, sizeof(capacity));
 	if (ioctl(dev->dev_fd, VDUSE_DEV_SET_CONFIG, &cfg))
-		return -errno;
-	pthread_mutex_lock(&dev->state_lock);
-	if ((dev->status & VIRTIO_CONFIG_S_DRIVER_OK) &&
-	    ioctl(dev->dev_fd, VDUSE_DEV_INJECT_CONFIG_IRQ))
 		ret = -errno;
+	else if ((dev->status & VIRTIO_CONFIG_S_DRIVER_OK) &&
+		 ioctl(dev->dev_fd, VDUSE_DEV_INJECT_CONFIG_IRQ))
+		ret = -errno;
+out:
 	pthread_mutex_unlock(&dev->state_lock);
 	return ret;
 }

@@ -6,6 +6,7 @@
 # The guest is emulated, so only the uks/qsd ratio means anything; the
 # target is >= 1.0x.  `make bench` runs it (mk/parts/vm.mk).
 #   UKS_VM_BENCH_SECS=N   seconds per measurement (default 3)
+#   UKS_VM_BENCH_ROUNDS=N rounds, devices alternated; the best of each (default 2)
 set -u
 cd "$(dirname "$0")/.."
 O=${O:-build}

@@ -172,6 +172,6 @@ vm_boot() {
 		-display none -vga none -monitor none -nic none -no-reboot \
 		-serial "file:$out/console.log" -serial "file:$out/guest.out" \
 		-kernel "$VM_KDIR/boot/vmlinuz-$VM_KVER" -initrd "$VM_INITRD" \
-		-append "console=ttyS0 panic=-1 loglevel=5 uks.mode=$mode ${UKS_VM_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 loglevel=5 uks.mode=$mode uks.bench_secs=${UKS_VM_BENCH_SECS:-3} uks.bench_rounds=${UKS_VM_BENCH_ROUNDS:-2} ${UKS_VM_APPEND:-}" \
 		</dev/null >"$out/qemu.log" 2>&1
 }

@@ -93,27 +93,41 @@ run_bench() {	# run_bench DEV: 4 lines "rw qd iops p50 p99"
 		done
 	done
 }
+precondition() {	# a RAM disk is written whole first: measure copies, not first touches
+	[ $2 = ram ] && dd if=/dev/zero of=/dev/$1 bs=1M oflag=direct 2>/dev/null
+	return 0
+}
+ROUNDS=${UKS_VM_BENCH_ROUNDS:-2}
 for backend in null ram; do
-	if ! qsd_start qsd0 $backend 64; then
-		echo "BENCH $backend: qemu-storage-daemon device did not come up: $(tail -2 /tmp/qsd.log)"
+	: >/tmp/qsd.$backend
+	: >/tmp/uks.$backend
+	# alternate the two devices ROUNDS times; the best round of each counts
+	round=0
+	while [ $round -lt $ROUNDS ]; do
+		round=$((round + 1))
+		if ! qsd_start qsd0 $backend 64; then
+			echo "BENCH $backend: qemu-storage-daemon device did not come up: $(tail -2 /tmp/qsd.log)"
+			qsd_stop qsd0
+			break
+		fi
+		precondition $disk $backend
+		run_bench $disk >>/tmp/qsd.$backend
 		qsd_stop qsd0
-		continue
-	fi
-	run_bench $disk >/tmp/qsd.$backend
-	qsd_stop qsd0
-	wait_for 10 sh -c "[ ! -e /dev/vduse/qsd0 ]"
-	if have_uks && uks_start uksb0 $backend 64; then
-		run_bench $disk >/tmp/uks.$backend
-		uks_stop
-	else
-		: >/tmp/uks.$backend
-		why="uks vduse-blk not in this build"
-		have_uks && why="uks vduse-blk did not come up: $(tail -2 /tmp/uks.log | tr '\n' ' ')"
-		echo "BENCH $backend: $why"
-	fi
+		wait_for 10 sh -c "[ ! -e /dev/vduse/qsd0 ]"
+		if have_uks && uks_start uksb0 $backend 64; then
+			precondition $disk $backend
+			run_bench $disk >>/tmp/uks.$backend
+			uks_stop
+		else
+			why="uks vduse-blk not in this build"
+			have_uks && why="uks vduse-blk did not come up: $(tail -2 /tmp/uks.log | tr '\n' ' ')"
+			echo "BENCH $backend: $why"
+			break
+		fi
+	done
 	# join qsd and uks rows; ratio = uks iops / qsd iops
-	awk -v b=$backend 'FNR == NR { q[$1 " " $2] = $0; next }
-		{ u[$1 " " $2] = $0 }
+	awk -v b=$backend 'FNR == NR { k = $1 " " $2; if (!(k in q) || $3 > qi[k]) { q[k] = $0; qi[k] = $3 }; next }
+		{ k = $1 " " $2; if (!(k in u) || $3 > ui[k]) { u[k] = $0; ui[k] = $3 } }
 		END {
 			for (k in q) {
 				split(q[k], a, " ")
@@ -125,10 +139,10 @@ for backend in null ram; do
 			}
 		}' /tmp/qsd.$backend /tmp/uks.$backend | sort
 done
-ok "qemu-storage-daemon measured on both backends (4 results each)" -- \
-	sh -c "[ \$(awk '\$3 > 0' /tmp/qsd.null /tmp/qsd.ram | wc -l) = 8 ]"
+ok "qemu-storage-daemon measured on both backends (4 results each round)" -- \
+	sh -c "[ \$(awk '\$3 > 0' /tmp/qsd.null /tmp/qsd.ram | wc -l) = $((8 * ROUNDS)) ]"
 if have_uks; then
-	ok "uks vduse-blk measured on both backends (4 results each)" -- \
-		sh -c "[ \$(awk '\$3 > 0' /tmp/uks.null /tmp/uks.ram | wc -l) = 8 ]"
+	ok "uks vduse-blk measured on both backends (4 results each round)" -- \
+		sh -c "[ \$(awk '\$3 > 0' /tmp/uks.null /tmp/uks.ram | wc -l) = $((8 * ROUNDS)) ]"
 fi
 tap_done

@@ -67,7 +67,7 @@ static void log_to_stderr(enum uks_log_level level, const char *msg, void *arg)
 {
 	(void)level;
 	(void)arg;
-	fprintf(stderr, "uks vduse-blk: %s", msg);
+	fprintf(stderr, "uks vduse-blk: %s\n", msg);
 }
 
 static socklen_t ctl_addr(const char *name, struct sockaddr_un *sa)

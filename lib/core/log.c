@@ -59,11 +59,15 @@ void __uks_log(enum uks_log_level level, const char *fmt, ...)
 	const struct log_sink *sink = current_sink;
 	char msg[1024];
 	va_list ap;
+	int len;
 
 	if (!sink->fn)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	len = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* sinks get one message without its newline, whichever way it was written */
+	if (len > 0 && (size_t)len < sizeof(msg) && msg[len - 1] == '\n')
+		msg[len - 1] = 0;
 	sink->fn(level, msg, sink->arg);
 }

@@ -230,7 +230,10 @@ void vduse_blk_start(struct uks_vduse_blk *blk, struct vduse_req *r)
 	atomic_fetch_add_explicit(&r->vq->st_requests, 1, memory_order_relaxed);
 
 	/* The status byte: the last byte of the last writable piece. */
-	if (nin) {
+	if (r->malformed && r->tail_status) {
+		r->status_ptr = r->tail_status;
+		r->used_len = 1;
+	} else if (nin) {
 		struct iovec *last = &in[nin - 1];
 
 		r->status_ptr = (uint8_t *)last->iov_base + last->iov_len - 1;

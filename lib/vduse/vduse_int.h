@@ -118,6 +118,7 @@ struct vduse_req {
 	uint64_t sector;
 	uint64_t data_len;
 	uint8_t *status_ptr;		/* last writable byte, NULL if none */
+	uint8_t *tail_status;		/* malformed: the final descriptor's last byte */
 	uint32_t used_len;		/* bytes written into writable buffers */
 	int pending;			/* ops not yet done */
 	int err;			/* first op error */

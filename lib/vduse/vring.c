@@ -13,9 +13,11 @@
  * translate through the transport for their whole length with the access
  * the descriptor implies, readable descriptors must precede writable ones,
  * and an indirect descriptor may neither carry NEXT nor appear inside a
- * table.  A chain that fails any of these becomes a "malformed" request:
- * only the pieces validated before the failure are ever touched (the
- * status byte, at most).  A ring that is itself inconsistent (avail.idx
+ * table.  A chain that fails any of these becomes a "malformed" request
+ * answered IOERR: nothing but the status byte is ever touched.  The status
+ * byte is the last byte of the chain's final descriptor when only a buffer
+ * address was bad (the rest of the chain is still walked, unmapped, to
+ * find it), else the last validated writable byte, else there is none.  A ring that is itself inconsistent (avail.idx
  * more than num ahead, a head outside the table) stops the queue.
  *
  * Memory order: acquire on avail->idx before reading ring entries and
@@ -137,14 +139,30 @@ static int copy_table(struct uks_vduse_blk *blk, struct vduse_vq *vq, uint64_t i
 	return 0;
 }
 
+/*
+ * The last byte of the chain's final descriptor, if it is writable and
+ * maps: where a chain with a bad buffer in its middle still gets its IOERR.
+ */
+static uint8_t *tail_status(struct uks_vduse_blk *blk, uint64_t iova, uint32_t len)
+{
+	uint64_t avail = 0;
+
+	if (iova + len - 1 < iova)
+		return NULL;
+	return blk->t->ops->map(blk->t, iova + len - 1, 1, UKS_VDUSE_ACCESS_WO, &avail);
+}
+
 static int walk_chain(struct uks_vduse_blk *blk, struct vduse_vq *vq, struct vduse_req *r)
 {
 	const struct vring_desc *table = vq->desc;
 	unsigned int tsize = vq->num, count = 0, idx = r->head;
 	bool in_table = false;
+	int fault = 0;		/* a buffer did not map: walk on to find the status byte */
 
+	r->tail_status = NULL;
 	for (;;) {
 		struct vring_desc d;
+		bool faulted_here = false;
 		uint16_t flags;
 		uint32_t len;
 		int ret;
@@ -173,11 +191,18 @@ static int walk_chain(struct uks_vduse_blk *blk, struct vduse_vq *vq, struct vdu
 			return -EINVAL;
 		if (!(flags & VRING_DESC_F_WRITE) && r->nr_in)
 			return -EINVAL;	/* readable after writable */
-		ret = add_pieces(blk, r, le64toh(d.addr), len, flags & VRING_DESC_F_WRITE);
-		if (ret)
-			return ret;
-		if (!(flags & VRING_DESC_F_NEXT))
-			return 0;
+		if (!fault) {
+			ret = add_pieces(blk, r, le64toh(d.addr), len, flags & VRING_DESC_F_WRITE);
+			if (ret == -EFAULT)
+				fault = ret, faulted_here = true;
+			else if (ret)
+				return ret;
+		}
+		if (!(flags & VRING_DESC_F_NEXT)) {
+			if (fault && !faulted_here && (flags & VRING_DESC_F_WRITE))
+				r->tail_status = tail_status(blk, le64toh(d.addr), len);
+			return fault;
+		}
 		idx = le16toh(d.next);
 		if (idx >= tsize)
 			return -EINVAL;
@@ -195,7 +220,7 @@ int vduse_vring_pop(struct uks_vduse_blk *blk, struct vduse_vq *vq, struct vduse
 	if (avail_idx == vq->last_avail)
 		return 0;
 	if ((uint16_t)(avail_idx - vq->last_avail) > vq->num) {
-		pr_err("vduse %s: queue %u: avail.idx %u is %u ahead of %u (ring of %u)",
+		pr_err("vduse %s: queue %u: avail.idx %u is %u ahead of %u (ring of %u)\n",
 		       blk->name, vq->index, avail_idx, (uint16_t)(avail_idx - vq->last_avail),
 		       vq->last_avail, vq->num);
 		vq->broken = true;
@@ -204,7 +229,7 @@ int vduse_vring_pop(struct uks_vduse_blk *blk, struct vduse_vq *vq, struct vduse
 	head = le16toh(__atomic_load_n(&vq->avail->ring[vq->last_avail & (vq->num - 1)],
 				       __ATOMIC_RELAXED));
 	if (head >= vq->num) {
-		pr_err("vduse %s: queue %u: head %u outside a ring of %u", blk->name,
+		pr_err("vduse %s: queue %u: head %u outside a ring of %u\n", blk->name,
 		       vq->index, head, vq->num);
 		vq->broken = true;
 		return -EIO;
@@ -216,7 +241,7 @@ int vduse_vring_pop(struct uks_vduse_blk *blk, struct vduse_vq *vq, struct vduse
 	r->nr_out = r->nr_in = 0;
 	ret = walk_chain(blk, vq, r);
 	if (ret) {
-		pr_debug("vduse %s: queue %u: chain %u rejected (%d)", blk->name, vq->index,
+		pr_debug("vduse %s: queue %u: chain %u rejected (%d)\n", blk->name, vq->index,
 			 head, ret);
 		r->malformed = true;
 	}

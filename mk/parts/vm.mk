@@ -1,7 +1,8 @@
 # tests/vm: programs that run inside the QEMU guest booted by tests/vm/run.sh
 # (see docs/VM.md).  vduse-probe checks the guest kernel's VDUSE uAPI;
-# blkbench is the block benchmark of `make bench` (bench/vduse_vm.sh).
-VM_BINS := $(O)/tests/vm/vduse-probe $(O)/tests/vm/blkbench
+# blkbench is the block benchmark of `make bench` (bench/vduse_vm.sh);
+# vhost-drive drives our device through vhost_vdpa (IOTLB updates).
+VM_BINS := $(O)/tests/vm/vduse-probe $(O)/tests/vm/blkbench $(O)/tests/vm/vhost-drive
 tests: $(VM_BINS)
 
 $(O)/tests/vm/blkbench.o: private ALL_CFLAGS += -DUKS_HAVE_LIBURING=$(HAVE_LIBURING)

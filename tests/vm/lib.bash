@@ -17,7 +17,7 @@ VM_ROOT_SRC=$(cd "$VM_SRC/../.." && pwd)
 # Modules the guest loads; their dependencies (modinfo "depends=") are
 # added in front.  crc32c_generic: ext4/jbd2 ask the crypto API for
 # "crc32c", and the guest has no modprobe to load it on demand.
-VM_MODULES=${UKS_VM_MODULES:-"crc32c_generic vhost_iotlb vdpa vduse virtio_vdpa virtio_blk ext4"}
+VM_MODULES=${UKS_VM_MODULES:-"crc32c_generic vhost_iotlb vdpa vduse virtio_vdpa virtio_blk ext4 vhost_vdpa"}
 
 vm_cache_dir() {
 	local c=${UKS_VM_CACHE:-/var/cache/uks-vm}
@@ -144,6 +144,7 @@ vm_initramfs() {
 	for f in "$O"/libuks.so.*; do [ -e "$f" ] && cp -L "$f" "$VM_RD/lib/"; done
 	_vm_copy_elf "$O/tests/vm/vduse-probe" /bin/vduse-probe || return 1
 	_vm_copy_elf "$O/tests/vm/blkbench" /bin/blkbench || return 1
+	_vm_copy_elf "$O/tests/vm/vhost-drive" /bin/vhost-drive || return 1
 	# peers and tools
 	for f in mkfs.ext4 e2fsck; do
 		_vm_copy_elf "$(command -v "$f" || echo "/sbin/$f")" "/usr/sbin/$f" || return 1

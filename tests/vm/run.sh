@@ -28,7 +28,7 @@ for tool in qemu-system-x86_64 busybox cpio xz; do
 		exit 77
 	fi
 done
-for f in "$O/uks" "$O/tests/vm/vduse-probe" "$O/tests/vm/blkbench"; do
+for f in "$O/uks" "$O/tests/vm/vduse-probe" "$O/tests/vm/blkbench" "$O/tests/vm/vhost-drive"; do
 	[ -x "$f" ] || { echo "1..0 # SKIP $f not built (make all tests)"; exit 77; }
 done
 if ! vm_kernel 2>"$out/kernel.err"; then

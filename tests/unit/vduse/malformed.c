@@ -157,18 +157,24 @@ TEST(addresses_outside_iova_range)
 
 	mctx_init(_th_r, &m, 0);
 	for (unsigned int k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-		/* IN into a bad buffer: nothing writable validated before it. */
+		/* IN into a bad buffer: the chain's final descriptor still gets IOERR. */
 		ASSERT_EQ(0, uks_vduse_emul_get_desc(m.r.e, 0, 3, i));
 		set(&D(&m)[i[0]], m.hdr, 16, VRING_DESC_F_NEXT, i[1]);
 		set(&D(&m)[i[1]], bad[k][0], (uint32_t)bad[k][1],
 		    VRING_DESC_F_WRITE | VRING_DESC_F_NEXT, i[2]);
 		set(&D(&m)[i[2]], m.st, 1, VRING_DESC_F_WRITE, 0);
-		expect_rejected(_th_r, &m, i[0], 0, 0);
+		expect_rejected(_th_r, &m, i[0], m.st, 1);
 		/* A bad header address (16 bytes from a start inside memory would fit). */
 		ASSERT_EQ(0, uks_vduse_emul_get_desc(m.r.e, 0, 2, i));
 		set(&D(&m)[i[0]], bad[k][0] >= UKS_VDUSE_EMUL_IOVA_BASE && bad[k][0] < end ?
 				  end - 8 : bad[k][0], 16, VRING_DESC_F_NEXT, i[1]);
 		set(&D(&m)[i[1]], m.st, 1, VRING_DESC_F_WRITE, 0);
+		expect_rejected(_th_r, &m, i[0], m.st, 1);
+		/* A bad buffer and a status that is not writable: nothing is written. */
+		ASSERT_EQ(0, uks_vduse_emul_get_desc(m.r.e, 0, 3, i));
+		set(&D(&m)[i[0]], m.hdr, 16, VRING_DESC_F_NEXT, i[1]);
+		set(&D(&m)[i[1]], bad[k][0], (uint32_t)bad[k][1], VRING_DESC_F_NEXT, i[2]);
+		set(&D(&m)[i[2]], 0x1000, 1, VRING_DESC_F_WRITE, 0);	/* unmapped */
 		expect_rejected(_th_r, &m, i[0], 0, 0);
 		/* Status after a good data buffer, then a bad one: IOERR at the data's end. */
 		ASSERT_EQ(0, uks_vduse_emul_get_desc(m.r.e, 0, 3, i));

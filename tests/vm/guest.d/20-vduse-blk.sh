@@ -108,6 +108,11 @@ ok "uks vduse-blk resize $NAME 128M" -- $UKS vduse-blk resize $NAME 128M
 ok "capacity becomes 262144 sectors" -- \
 	wait_for 10 sh -c "[ \$(cat /sys/block/$disk/size) = 262144 ]"
 ok "the file system is intact after the resize" -- e2fsck -fn $dev
+ok "resize to a size that is not a block multiple: the daemon says EINVAL" -- \
+	sh -c "! $UKS vduse-blk resize $NAME 1000 2>/tmp/rs.err && grep -q 'error -22' /tmp/rs.err"
+ok "resize to garbage is a usage error (exit 2)" -- \
+	sh -c "$UKS vduse-blk resize $NAME 12Q 2>/dev/null; [ \$? = 2 ]"
+ok "the capacity did not change" -- sh -c "[ \$(cat /sys/block/$disk/size) = 262144 ]"
 
 # detach, shutdown, destroy
 ok "uks vduse-blk detach $NAME" -- $UKS vduse-blk detach $NAME

@@ -12,5 +12,6 @@ int cli_mount(int argc, char **argv);
 int cli_umount(int argc, char **argv);
 int cli_trace(const char *sock, int argc, char **argv);
 int cli_damon(int argc, char **argv);
+int cli_abi_check(int argc, char **argv);
 
 #endif

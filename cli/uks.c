@@ -26,6 +26,7 @@ static void usage(FILE *out)
 	      "                         trace a command or a process (syscalls, sched, eprobes)\n"
 	      "  daemon [OPTIONS]       run uksd (see uksd --help)\n"
 	      "  damon record|report    DAMON: record a command's accesses, damo's reports\n"
+	      "  abi-check denywrite    check the kernel's MAP_DENYWRITE-removal (5.15) semantics\n"
 	      "  mount DIR [OPTIONS]    start a uksd serving uksfs at DIR, detached\n"
 	      "  umount DIR             unmount it (the uksd exits)\n"
 	      "  version                print the library version\n"
@@ -118,6 +119,8 @@ int main(int argc, char **argv)
 		return cli_trace(cli_socket_path(sock_opt), argc - optind, argv + optind);
 	if (!strcmp(cmd, "damon"))
 		return cli_damon(argc - optind, argv + optind);
+	if (!strcmp(cmd, "abi-check"))
+		return cli_abi_check(argc - optind, argv + optind);
 	if (!strcmp(cmd, "daemon"))
 		return cli_daemon(argc - optind, argv + optind);
 	if (!strcmp(cmd, "mount"))

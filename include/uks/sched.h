@@ -157,7 +157,8 @@ int uks_a32_execve(struct uks_a32_task *t, struct uks_a32_env *env, bool new32,
  * @req: the requested mask
  *
  * A 32-bit task keeps only the capable CPUs of @req; the result is also
- * limited to the task's cpuset and the online CPUs.  On success the saved
+ * limited to what the task's cpuset allows (the nearest cpuset, from its
+ * own up, with an online CPU the task can use), as the kernel does.  On success the saved
  * mask is dropped.  Return: 0 or -EINVAL (nothing left).
  */
 int uks_a32_setaffinity(struct uks_a32_task *t, const struct uks_a32_env *env,

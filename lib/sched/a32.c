@@ -56,13 +56,27 @@ int uks_a32_cpuset_walk(const struct uks_a32_env *env, struct uks_cpumask *out)
 	return -ENOENT;
 }
 
-/* The task's own cpuset (every CPU when there is no information). */
-static void own_cpuset(const struct uks_a32_env *env, struct uks_cpumask *m)
+/*
+ * What the task's cpuset allows it: the CPUs it may run on (capable ones
+ * for a 32-bit task) of the nearest cpuset, from its own up, that has any
+ * online.  This is the cpuset limit of sched_setaffinity(2) as well.
+ */
+static void allowed(const struct uks_a32_env *env, bool is32, struct uks_cpumask *m)
 {
-	if (env->nr_cpusets)
-		*m = env->cpusets[0];
-	else
-		*m = env->online;
+	struct uks_a32_env e;
+
+	if (is32) {
+		if (uks_a32_cpuset_walk(env, m) < 0)
+			uks_cpumask_clear(m);
+		return;
+	}
+	e.capable = env->online;
+	e.online = env->online;
+	e.nr_cpusets = env->nr_cpusets < UKS_A32_MAX_DEPTH ? env->nr_cpusets : UKS_A32_MAX_DEPTH;
+	for (unsigned int i = 0; i < e.nr_cpusets; i++)
+		e.cpusets[i] = env->cpusets[i];
+	if (uks_a32_cpuset_walk(&e, m) < 0)
+		uks_cpumask_clear(m);
 }
 
 static bool root_domain_64only(const struct uks_a32_env *env)
@@ -84,7 +98,7 @@ int uks_a32_execve(struct uks_a32_task *t, struct uks_a32_env *env, bool new32,
 		if (!t->has_saved)
 			return 0;
 		t->has_saved = false;
-		own_cpuset(env, &m);
+		allowed(env, false, &m);
 		uks_cpumask_and(&m, &m, &t->saved);
 		uks_cpumask_and(&m, &m, &env->online);
 		if (uks_cpumask_empty(&m) ||
@@ -128,11 +142,8 @@ int uks_a32_setaffinity(struct uks_a32_task *t, const struct uks_a32_env *env,
 {
 	struct uks_cpumask m;
 
-	own_cpuset(env, &m);
+	allowed(env, t->is32, &m);
 	uks_cpumask_and(&m, &m, req);
-	if (t->is32)
-		uks_cpumask_and(&m, &m, &env->capable);
-	uks_cpumask_and(&m, &m, &env->online);
 	if (uks_cpumask_empty(&m))
 		return -EINVAL;
 	t->affinity = m;

@@ -23,9 +23,10 @@
  */
 #include <errno.h>
 
+#include "core/compiler.h"
 #include <uks/sched.h>
 
-const char *uks_a32_action_name(enum uks_a32_action a)
+UKS_EXPORT const char *uks_a32_action_name(enum uks_a32_action a)
 {
 	static const char *const names[] = {
 		[UKS_A32_UNCHANGED] = "unchanged", [UKS_A32_STEP1] = "step1",
@@ -36,7 +37,7 @@ const char *uks_a32_action_name(enum uks_a32_action a)
 	return (unsigned int)a < sizeof(names) / sizeof(names[0]) ? names[a] : "?";
 }
 
-int uks_a32_cpuset_walk(const struct uks_a32_env *env, struct uks_cpumask *out)
+UKS_EXPORT int uks_a32_cpuset_walk(const struct uks_a32_env *env, struct uks_cpumask *out)
 {
 	struct uks_cpumask usable;
 
@@ -84,7 +85,7 @@ static bool root_domain_64only(const struct uks_a32_env *env)
 	return !uks_cpumask_subset(&env->root_domain, &env->capable);
 }
 
-int uks_a32_execve(struct uks_a32_task *t, struct uks_a32_env *env, bool new32,
+UKS_EXPORT int uks_a32_execve(struct uks_a32_task *t, struct uks_a32_env *env, bool new32,
 		   enum uks_a32_action *act)
 {
 	enum uks_a32_action dummy;
@@ -137,7 +138,7 @@ int uks_a32_execve(struct uks_a32_task *t, struct uks_a32_env *env, bool new32,
 	return 0;
 }
 
-int uks_a32_setaffinity(struct uks_a32_task *t, const struct uks_a32_env *env,
+UKS_EXPORT int uks_a32_setaffinity(struct uks_a32_task *t, const struct uks_a32_env *env,
 			const struct uks_cpumask *req)
 {
 	struct uks_cpumask m;
@@ -151,7 +152,7 @@ int uks_a32_setaffinity(struct uks_a32_task *t, const struct uks_a32_env *env,
 	return 0;
 }
 
-int uks_a32_dl_admit(struct uks_a32_task *t, const struct uks_a32_env *env)
+UKS_EXPORT int uks_a32_dl_admit(struct uks_a32_task *t, const struct uks_a32_env *env)
 {
 	if (env->dl_admission && !uks_cpumask_subset(&env->root_domain, &t->affinity))
 		return -EPERM;

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/compiler.h"
 #include <uks/sched_sim.h>
 
 static bool valid_task(const struct uks_a32_sim *s, int tid)
@@ -34,14 +35,14 @@ static bool valid_cpuset(const struct uks_a32_sim *s, int cs)
 	return cs >= 0 && cs < UKS_A32_SIM_CPUSETS && s->cpusets[cs].used;
 }
 
-bool uks_a32_sim_supports_32bit(const struct uks_a32_sim *s)
+UKS_EXPORT bool uks_a32_sim_supports_32bit(const struct uks_a32_sim *s)
 {
 	if (s->first_capable < 0)
 		return false;
 	return !s->mismatch || s->allow_mismatched;
 }
 
-int uks_a32_sim_cpuset_effective(const struct uks_a32_sim *s, int cs, struct uks_cpumask *out)
+UKS_EXPORT int uks_a32_sim_cpuset_effective(const struct uks_a32_sim *s, int cs, struct uks_cpumask *out)
 {
 	if (!valid_cpuset(s, cs))
 		return -EINVAL;
@@ -51,7 +52,7 @@ int uks_a32_sim_cpuset_effective(const struct uks_a32_sim *s, int cs, struct uks
 	return 0;
 }
 
-int uks_a32_sim_task_env(const struct uks_a32_sim *s, int tid, struct uks_a32_env *env)
+UKS_EXPORT int uks_a32_sim_task_env(const struct uks_a32_sim *s, int tid, struct uks_a32_env *env)
 {
 	if (!valid_task(s, tid))
 		return -EINVAL;
@@ -105,7 +106,7 @@ static void bring_up(struct uks_a32_sim *s, unsigned int cpu)
 		s->mismatch = true;
 }
 
-int uks_a32_sim_init(struct uks_a32_sim *s, unsigned int nr_cpus, const char *hw32,
+UKS_EXPORT int uks_a32_sim_init(struct uks_a32_sim *s, unsigned int nr_cpus, const char *hw32,
 		     const char *boot, bool allow_mismatched)
 {
 	struct uks_cpumask up;
@@ -138,7 +139,7 @@ int uks_a32_sim_init(struct uks_a32_sim *s, unsigned int nr_cpus, const char *hw
 	return 0;
 }
 
-int uks_a32_sim_cpu_online(struct uks_a32_sim *s, unsigned int cpu)
+UKS_EXPORT int uks_a32_sim_cpu_online(struct uks_a32_sim *s, unsigned int cpu)
 {
 	if (cpu >= s->nr_cpus)
 		return -EINVAL;
@@ -151,7 +152,7 @@ int uks_a32_sim_cpu_online(struct uks_a32_sim *s, unsigned int cpu)
 	return 0;
 }
 
-int uks_a32_sim_cpu_offline(struct uks_a32_sim *s, unsigned int cpu)
+UKS_EXPORT int uks_a32_sim_cpu_offline(struct uks_a32_sim *s, unsigned int cpu)
 {
 	if (cpu >= s->nr_cpus)
 		return -EINVAL;
@@ -166,7 +167,7 @@ int uks_a32_sim_cpu_offline(struct uks_a32_sim *s, unsigned int cpu)
 	return 0;
 }
 
-int uks_a32_sim_suspend(struct uks_a32_sim *s)
+UKS_EXPORT int uks_a32_sim_suspend(struct uks_a32_sim *s)
 {
 	struct uks_cpumask saved = s->online;
 	int boot = uks_cpumask_first(&s->online);
@@ -180,7 +181,7 @@ int uks_a32_sim_suspend(struct uks_a32_sim *s)
 	return 0;
 }
 
-int uks_a32_sim_aarch32_el0(const struct uks_a32_sim *s, char *buf, size_t size)
+UKS_EXPORT int uks_a32_sim_aarch32_el0(const struct uks_a32_sim *s, char *buf, size_t size)
 {
 	int n = uks_cpumask_print_list(&s->advertised, buf, size);
 
@@ -193,12 +194,12 @@ int uks_a32_sim_aarch32_el0(const struct uks_a32_sim *s, char *buf, size_t size)
 	return n + 1;
 }
 
-int uks_a32_sim_personality_linux32(const struct uks_a32_sim *s)
+UKS_EXPORT int uks_a32_sim_personality_linux32(const struct uks_a32_sim *s)
 {
 	return uks_a32_sim_supports_32bit(s) ? 0 : -EINVAL;
 }
 
-int uks_a32_sim_set_root_domain(struct uks_a32_sim *s, const char *list)
+UKS_EXPORT int uks_a32_sim_set_root_domain(struct uks_a32_sim *s, const char *list)
 {
 	int ret = uks_cpumask_parse_list(&s->root_domain, list, s->nr_cpus);
 
@@ -206,7 +207,7 @@ int uks_a32_sim_set_root_domain(struct uks_a32_sim *s, const char *list)
 	return ret;
 }
 
-int uks_a32_sim_cpuset_create(struct uks_a32_sim *s, int parent, const char *cpus)
+UKS_EXPORT int uks_a32_sim_cpuset_create(struct uks_a32_sim *s, int parent, const char *cpus)
 {
 	if (!valid_cpuset(s, parent))
 		return -EINVAL;
@@ -233,7 +234,7 @@ static bool in_cpuset(const struct uks_a32_sim *s, int task_cs, int cs)
 }
 
 /* A cpuset change moves its tasks onto its CPUs (a 32-bit task: the capable ones). */
-int uks_a32_sim_cpuset_set(struct uks_a32_sim *s, int cs, const char *cpus)
+UKS_EXPORT int uks_a32_sim_cpuset_set(struct uks_a32_sim *s, int cs, const char *cpus)
 {
 	int ret;
 
@@ -257,7 +258,7 @@ int uks_a32_sim_cpuset_set(struct uks_a32_sim *s, int cs, const char *cpus)
 	return 0;
 }
 
-int uks_a32_sim_task_create(struct uks_a32_sim *s, int cs, const char *affinity)
+UKS_EXPORT int uks_a32_sim_task_create(struct uks_a32_sim *s, int cs, const char *affinity)
 {
 	if (!valid_cpuset(s, cs))
 		return -EINVAL;
@@ -286,7 +287,7 @@ int uks_a32_sim_task_create(struct uks_a32_sim *s, int cs, const char *affinity)
 	return -ENOSPC;
 }
 
-int uks_a32_sim_task_fork(struct uks_a32_sim *s, int tid)
+UKS_EXPORT int uks_a32_sim_task_fork(struct uks_a32_sim *s, int tid)
 {
 	if (!valid_task(s, tid))
 		return -EINVAL;
@@ -298,12 +299,12 @@ int uks_a32_sim_task_fork(struct uks_a32_sim *s, int tid)
 	return -ENOSPC;
 }
 
-struct uks_a32_task *uks_a32_sim_task(struct uks_a32_sim *s, int tid)
+UKS_EXPORT struct uks_a32_task *uks_a32_sim_task(struct uks_a32_sim *s, int tid)
 {
 	return valid_task(s, tid) ? &s->tasks[tid].t : NULL;
 }
 
-int uks_a32_sim_task_execve(struct uks_a32_sim *s, int tid, bool new32, enum uks_a32_action *act)
+UKS_EXPORT int uks_a32_sim_task_execve(struct uks_a32_sim *s, int tid, bool new32, enum uks_a32_action *act)
 {
 	struct uks_a32_env env;
 	int ret;
@@ -321,7 +322,7 @@ int uks_a32_sim_task_execve(struct uks_a32_sim *s, int tid, bool new32, enum uks
 	return ret;
 }
 
-int uks_a32_sim_task_setaffinity(struct uks_a32_sim *s, int tid, const char *list)
+UKS_EXPORT int uks_a32_sim_task_setaffinity(struct uks_a32_sim *s, int tid, const char *list)
 {
 	struct uks_a32_env env;
 	struct uks_cpumask req;
@@ -336,7 +337,7 @@ int uks_a32_sim_task_setaffinity(struct uks_a32_sim *s, int tid, const char *lis
 	return uks_a32_setaffinity(&s->tasks[tid].t, &env, &req);
 }
 
-int uks_a32_sim_task_setattr_deadline(struct uks_a32_sim *s, int tid)
+UKS_EXPORT int uks_a32_sim_task_setattr_deadline(struct uks_a32_sim *s, int tid)
 {
 	struct uks_a32_env env;
 
@@ -346,7 +347,7 @@ int uks_a32_sim_task_setattr_deadline(struct uks_a32_sim *s, int tid)
 	return uks_a32_dl_admit(&s->tasks[tid].t, &env);
 }
 
-int uks_a32_sim_task_attach(struct uks_a32_sim *s, int tid, int cs)
+UKS_EXPORT int uks_a32_sim_task_attach(struct uks_a32_sim *s, int tid, int cs)
 {
 	struct uks_cpumask eff;
 
@@ -360,12 +361,12 @@ int uks_a32_sim_task_attach(struct uks_a32_sim *s, int tid, int cs)
 	return 0;
 }
 
-bool uks_a32_sim_kvm_el0_32bit(const struct uks_a32_sim *s)
+UKS_EXPORT bool uks_a32_sim_kvm_el0_32bit(const struct uks_a32_sim *s)
 {
 	return uks_a32_sim_supports_32bit(s) && !s->mismatch;
 }
 
-int uks_a32_sim_kvm_vcpu_init(struct uks_a32_sim *s, int vcpu)
+UKS_EXPORT int uks_a32_sim_kvm_vcpu_init(struct uks_a32_sim *s, int vcpu)
 {
 	if (vcpu < 0 || vcpu >= UKS_A32_SIM_VCPUS)
 		return -EINVAL;
@@ -374,7 +375,7 @@ int uks_a32_sim_kvm_vcpu_init(struct uks_a32_sim *s, int vcpu)
 	return 0;
 }
 
-int uks_a32_sim_kvm_run(struct uks_a32_sim *s, int vcpu, bool guest_el0_32bit)
+UKS_EXPORT int uks_a32_sim_kvm_run(struct uks_a32_sim *s, int vcpu, bool guest_el0_32bit)
 {
 	if (vcpu < 0 || vcpu >= UKS_A32_SIM_VCPUS)
 		return -EINVAL;

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/compiler.h"
 #include <uks/sched.h>
 
 #ifndef SCHED_DEADLINE
@@ -53,7 +54,7 @@ static int parse_file_list(struct uks_cpumask *m, const char *path)
 	return uks_cpumask_parse_list(m, buf, 0);
 }
 
-int uks_a32_capable_read(struct uks_cpumask *m, const char *list, const char *config,
+UKS_EXPORT int uks_a32_capable_read(struct uks_cpumask *m, const char *list, const char *config,
 			 char *source, size_t size)
 {
 	static const char sysfs[] = "/sys/devices/system/cpu/aarch32_el0";
@@ -115,7 +116,7 @@ static int find_mount(bool v1, char *mnt, size_t msize, char *root, size_t rsize
 	return ret;
 }
 
-int uks_a32_cpuset_dir(pid_t pid, char *buf, size_t size, bool *v1)
+UKS_EXPORT int uks_a32_cpuset_dir(pid_t pid, char *buf, size_t size, bool *v1)
 {
 	char path[64], line[4096], mnt[PATH_MAX], root[PATH_MAX];
 	char v1path[PATH_MAX] = "", v2path[PATH_MAX] = "";
@@ -185,7 +186,7 @@ static int cpuset_effective(const char *dir, bool v1, struct uks_cpumask *m)
 	return parse_file_list(m, path);
 }
 
-int uks_a32_env_read(struct uks_a32_env *env, pid_t pid, const struct uks_cpumask *capable)
+UKS_EXPORT int uks_a32_env_read(struct uks_a32_env *env, pid_t pid, const struct uks_cpumask *capable)
 {
 	char dir[PATH_MAX], mnt[PATH_MAX], root[PATH_MAX], buf[64];
 	bool v1 = false;
@@ -248,7 +249,7 @@ static unsigned long long now_ticks(void)
 	       (unsigned long long)ts.tv_nsec / (1000000000ULL / (unsigned long long)hz);
 }
 
-const char *uks_a32_state_dir(char *buf, size_t size)
+UKS_EXPORT const char *uks_a32_state_dir(char *buf, size_t size)
 {
 	const char *e = getenv("UKS_A32_STATE"), *x = getenv("XDG_RUNTIME_DIR");
 
@@ -275,7 +276,7 @@ static unsigned long long tombstone(pid_t pid, unsigned long long st)
 	return strtoull(buf, NULL, 10);
 }
 
-int uks_a32_invalidate(pid_t pid)
+UKS_EXPORT int uks_a32_invalidate(pid_t pid)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64], buf[32];
 	unsigned long long st = start_time(pid, NULL);
@@ -356,7 +357,7 @@ static int env_of(pid_t pid, const char *name, char *out, size_t size)
 	return -ENOENT;
 }
 
-int uks_a32_task_read(struct uks_a32_task *t, pid_t pid)
+UKS_EXPORT int uks_a32_task_read(struct uks_a32_task *t, pid_t pid)
 {
 	char v[8192], exe[64];
 	cpu_set_t *set;
@@ -399,7 +400,7 @@ int uks_a32_task_read(struct uks_a32_task *t, pid_t pid)
 	return 0;
 }
 
-int uks_a32_saved_set(const struct uks_a32_task *t)
+UKS_EXPORT int uks_a32_saved_set(const struct uks_a32_task *t)
 {
 	char list[8192], val[8300];
 	int ret;

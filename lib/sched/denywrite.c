@@ -46,11 +46,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/compiler.h"
 #include <uks/sched.h>
 
 #include "sched/denywrite.h"
 
-const char *uks_abi_verdict_name(enum uks_abi_verdict v)
+UKS_EXPORT const char *uks_abi_verdict_name(enum uks_abi_verdict v)
 {
 	return v == UKS_ABI_PASS ? "PASS" : v == UKS_ABI_FAIL ? "FAIL" : "SKIP";
 }
@@ -530,7 +531,7 @@ static void cleanup_dir(const char *dir)
 	rmdir(dir);
 }
 
-int uks_denywrite_check(const struct uks_denywrite_opts *opts, uks_abi_report_fn report, void *arg)
+UKS_EXPORT int uks_denywrite_check(const struct uks_denywrite_opts *opts, uks_abi_report_fn report, void *arg)
 {
 	static const struct uks_denywrite_opts none;
 	const char *tmp = opts && opts->tmpdir ? opts->tmpdir : getenv("TMPDIR");

@@ -60,18 +60,29 @@ static int drop_exe_mappings(void)
 	fclose(f);
 	if (!nr)
 		return -ENOENT;
+	/*
+	 * Copied by the kernel through /proc/self/mem rather than memcpy: a
+	 * whole segment spans the redzones of a sanitizer build's globals.
+	 */
+	int mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+
+	if (mem < 0)
+		return -errno;
 	for (size_t i = 0; i < nr; i++) {
 		size_t len = r[i].hi - r[i].lo;
 		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-		if (p == MAP_FAILED)
-			return -errno;
-		if (r[i].prot & PROT_READ)
-			memcpy(p, (void *)r[i].lo, len);
-		if (mprotect(p, len, r[i].prot) ||
-		    mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)r[i].lo) != (void *)r[i].lo)
-			return -errno;
+		if (p == MAP_FAILED ||
+		    ((r[i].prot & PROT_READ) && pread(mem, p, len, (off_t)r[i].lo) != (ssize_t)len) ||
+		    mprotect(p, len, r[i].prot) ||
+		    mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)r[i].lo) != (void *)r[i].lo) {
+			int err = errno ? -errno : -EIO;
+
+			close(mem);
+			return err;
+		}
 	}
+	close(mem);
 	return dw_pid_maps_file(getpid(), exe) ? -EBUSY : 0;
 }
 

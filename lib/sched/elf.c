@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/compiler.h"
 #include <uks/sched.h>
 
 static uint64_t get(const unsigned char *p, unsigned int n, bool be)
@@ -29,7 +30,7 @@ static uint64_t get(const unsigned char *p, unsigned int n, bool be)
 	return v;
 }
 
-int uks_elf_parse(const void *buf, size_t len, struct uks_elf_info *info)
+UKS_EXPORT int uks_elf_parse(const void *buf, size_t len, struct uks_elf_info *info)
 {
 	const unsigned char *b = buf;
 	uint64_t phoff, phentsize, phnum;
@@ -84,7 +85,7 @@ int uks_elf_parse(const void *buf, size_t len, struct uks_elf_info *info)
 	return 0;
 }
 
-int uks_elf_read_file(const char *path, struct uks_elf_info *info)
+UKS_EXPORT int uks_elf_read_file(const char *path, struct uks_elf_info *info)
 {
 	static const size_t max = 64 * 1024;
 	unsigned char buf[64 * 1024];

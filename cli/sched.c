@@ -109,6 +109,33 @@ static int load(const struct a32_opts *o, pid_t pid, struct uks_a32_task *t, str
 	return 0;
 }
 
+/*
+ * Is @path a 32-bit program?  Its ELF class; for a "#!" script, that of
+ * its interpreter (what the kernel ends up executing), one level deep.
+ */
+static bool prog_is32(const char *path)
+{
+	struct uks_elf_info info;
+	char head[256];
+	FILE *f;
+	size_t n;
+
+	if (!uks_elf_read_file(path, &info))
+		return info.elf_class == 32;
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(head, 1, sizeof(head) - 1, f);
+	fclose(f);
+	head[n] = '\0';
+	if (n < 3 || head[0] != '#' || head[1] != '!')
+		return false;
+	char *interp = head + 2 + strspn(head + 2, " \t");
+
+	interp[strcspn(interp, " \t\n")] = '\0';
+	return *interp && !uks_elf_read_file(interp, &info) && info.elf_class == 32;
+}
+
 /* The execve step for argv[0], then the exec itself. */
 static int do_exec(const struct a32_opts *o, struct uks_a32_task *t, struct uks_a32_env *env, char **argv)
 {
@@ -119,7 +146,6 @@ static int do_exec(const struct a32_opts *o, struct uks_a32_task *t, struct uks_
 	int ret, level = -1;
 
 	if (!o->force) {
-		struct uks_elf_info info;
 		char path[PATH_MAX];
 		const char *p = argv[0];
 
@@ -136,7 +162,7 @@ static int do_exec(const struct a32_opts *o, struct uks_a32_task *t, struct uks_
 			}
 			free(dirs);
 		}
-		new32 = !uks_elf_read_file(p, &info) && info.elf_class == 32;
+		new32 = prog_is32(p);
 	}
 	ret = uks_a32_execve(t, env, new32, &act);
 	if (ret == -ENOEXEC) {

@@ -73,6 +73,10 @@ chmod +x "$tmp/tiny32"
 ok "--auto reads the ELF class: a real i386 program is 32-bit (step 1)" -- bash -c "
 	'$uks' exec32 -v --capable 1 -- '$tmp/tiny32' 2>'$tmp/e'; rc=\$?; cat '$tmp/e'
 	grep -q 'tiny32 is 32-bit: step1, affinity $all -> 1' '$tmp/e' && { [ $ia32 != 7 ] || [ \$rc = 7 ]; }"
+ok "--auto on a script reads its interpreter's class (#! tiny32: 32-bit; #! /bin/sh: 64-bit)" -- bash -c "
+	printf '#!$tmp/tiny32 -x\\n' > '$tmp/s32'; printf '#!/bin/sh\\ntrue\\n' > '$tmp/s64'; chmod +x '$tmp/s32' '$tmp/s64'
+	'$uks' exec32 -v --capable 1 -- '$tmp/s32' 2>'$tmp/e'; grep -q 's32 is 32-bit' '$tmp/e' &&
+	'$uks' exec32 -v --capable 1 -- '$tmp/s64' 2>'$tmp/e' && grep -q 's64 is 64-bit' '$tmp/e'"
 [ $ia32 = 7 ] || echo "# this kernel cannot run i386 programs (exit $ia32): the decision was checked, not the run"
 
 # A real cpuset: parent P (CPUs 0-1) and child C (CPU 0, 64-bit-only here).

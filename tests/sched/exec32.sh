@@ -59,6 +59,9 @@ ok "usage: no program, bad CPU list, bad PID" -- bash -c "
 	'$uks' taskset --capable 1 0-x 1 2>/dev/null; [ \$? = 2 ] || exit 1
 	'$uks' taskset --capable 1 0 12abc 2>/dev/null; [ \$? = 2 ]"
 
+if ! command -v python3 >/dev/null; then
+	skip "--auto on a real i386 ELF and scripts" "python3 (which writes the ELF) is not installed"
+else
 # --auto on a real 32-bit ELF: i386, exit(7) through int 0x80.
 python3 - "$tmp/tiny32" <<'PY'
 import struct, sys
@@ -78,6 +81,8 @@ ok "--auto on a script reads its interpreter's class (#! tiny32: 32-bit; #! /bin
 	'$uks' exec32 -v --capable 1 -- '$tmp/s32' 2>'$tmp/e'; grep -q 's32 is 32-bit' '$tmp/e' &&
 	'$uks' exec32 -v --capable 1 -- '$tmp/s64' 2>'$tmp/e' && grep -q 's64 is 64-bit' '$tmp/e'"
 [ $ia32 = 7 ] || echo "# this kernel cannot run i386 programs (exit $ia32): the decision was checked, not the run"
+
+fi
 
 # A real cpuset: parent P (CPUs 0-1) and child C (CPU 0, 64-bit-only here).
 mkcg() {	# mkcg -> sets cgP cgC tasksfile, or returns 1

@@ -13,5 +13,8 @@ int cli_umount(int argc, char **argv);
 int cli_trace(const char *sock, int argc, char **argv);
 int cli_damon(int argc, char **argv);
 int cli_vduse_blk(int argc, char **argv);
+int cli_abi_check(int argc, char **argv);
+int cli_exec32(int argc, char **argv);
+int cli_taskset(int argc, char **argv);
 
 #endif

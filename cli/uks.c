@@ -28,6 +28,9 @@ static void usage(FILE *out)
 	      "  damon record|report    DAMON: record a command's accesses, damo's reports\n"
 	      "  vduse-blk [OPTIONS]    serve a virtio-blk device through /dev/vduse;\n"
 	      "                         vduse-blk attach|detach|resize|stats NAME ...\n"
+	      "  abi-check denywrite    check the kernel's MAP_DENYWRITE-removal (5.15) semantics\n"
+	      "  exec32 [OPTS] -- PROG  run PROG with the asymmetric 32-bit execve affinity rules\n"
+	      "  taskset LIST PID|-- PROG  sched_setaffinity with the 32-bit rules\n"
 	      "  mount DIR [OPTIONS]    start a uksd serving uksfs at DIR, detached\n"
 	      "  umount DIR             unmount it (the uksd exits)\n"
 	      "  version                print the library version\n"
@@ -122,6 +125,12 @@ int main(int argc, char **argv)
 		return cli_damon(argc - optind, argv + optind);
 	if (!strcmp(cmd, "vduse-blk"))
 		return cli_vduse_blk(argc - optind, argv + optind);
+	if (!strcmp(cmd, "abi-check"))
+		return cli_abi_check(argc - optind, argv + optind);
+	if (!strcmp(cmd, "exec32"))
+		return cli_exec32(argc - optind, argv + optind);
+	if (!strcmp(cmd, "taskset"))
+		return cli_taskset(argc - optind, argv + optind);
 	if (!strcmp(cmd, "daemon"))
 		return cli_daemon(argc - optind, argv + optind);
 	if (!strcmp(cmd, "mount"))

@@ -61,6 +61,10 @@ int uks_vfs_add_slab(struct uks_vfs *vfs, const char *path);
 /* Serve 5.15's DAMON debugfs files at @path ("sys/kernel/debug/damon");
  * @primitive NULL picks the best available (see <uks/damon.h>). */
 int uks_vfs_add_damon(struct uks_vfs *vfs, const char *path, const char *primitive);
+/* Serve sys/devices/system/cpu/aarch32_el0 at @path ("sys/devices/system/cpu"):
+ * the 32-bit-capable CPUs, read on each open as uks_a32_capable_read() does
+ * with @list and @config (both may be NULL). */
+int uks_vfs_add_a32(struct uks_vfs *vfs, const char *path, const char *list, const char *config);
 
 /* Returns 0 and fills @st, or -ENOENT / -ENOTDIR / -ENAMETOOLONG. */
 int uks_vfs_stat(struct uks_vfs *vfs, const char *path, struct uks_vfs_stat *st);

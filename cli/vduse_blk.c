@@ -56,6 +56,8 @@ static void vduse_blk_usage(FILE *out)
 	      "  --attach             add the vdpa device on the vduse bus once ready\n"
 	      "  --reconnect          if the device exists (its daemon died), take it over\n"
 	      "  --msg-timeout SECS   the kernel's wait for our answers (default: kernel's, 30)\n"
+	      "  --poll-us US         after a burst, poll the ring this long before sleeping on\n"
+	      "                       the kick eventfd (default 0: sleep at once)\n"
 	      "\n"
 	      "attach/detach: VDPA_CMD_DEV_NEW/DEL over generic netlink (CAP_NET_ADMIN).\n"
 	      "resize: new capacity through the serving daemon (config interrupt to the driver).\n"
@@ -184,7 +186,7 @@ static int parse_uint(const char *opt, const char *text, unsigned int *out)
 static int run_daemon(int argc, char **argv)
 {
 	enum { OPT_QUEUES = 256, OPT_QSIZE, OPT_BSIZE, OPT_READONLY, OPT_DIRECT, OPT_ATTACH,
-	       OPT_RECONNECT, OPT_TIMEOUT };
+	       OPT_RECONNECT, OPT_TIMEOUT, OPT_POLL };
 	static const struct option opts[] = {
 		{ "name", required_argument, NULL, 'n' },
 		{ "backend", required_argument, NULL, 'b' },
@@ -196,6 +198,7 @@ static int run_daemon(int argc, char **argv)
 		{ "attach", no_argument, NULL, OPT_ATTACH },
 		{ "reconnect", no_argument, NULL, OPT_RECONNECT },
 		{ "msg-timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "poll-us", required_argument, NULL, OPT_POLL },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -203,7 +206,7 @@ static int run_daemon(int argc, char **argv)
 					  .event_idx = true, .indirect = true };
 	const char *spec = NULL;
 	bool direct = false, attach = false, attached = false;
-	unsigned int flags = 0, timeout = 0;
+	unsigned int flags = 0, timeout = 0, poll_us = 0;
 	bool set_timeout = false;
 	struct daemon d = { 0 };
 	struct sockaddr_un sa;
@@ -228,6 +231,7 @@ static int run_daemon(int argc, char **argv)
 				return 2;
 			set_timeout = true;
 			break;
+		case OPT_POLL: if (parse_uint("--poll-us", optarg, &poll_us)) return 2; break;
 		case 'h': vduse_blk_usage(stdout); return 0;
 		default: vduse_blk_usage(stderr); return 2;
 		}
@@ -282,6 +286,7 @@ static int run_daemon(int argc, char **argv)
 			ret == -EEXIST ? " (it exists: --reconnect takes it over)" : "");
 		goto out;
 	}
+	uks_vduse_dev_set_poll(d.dev, poll_us);
 	if (set_timeout && (ret = uks_vduse_set_msg_timeout(p.name, timeout)))
 		fprintf(stderr, "uks vduse-blk: msg_timeout: %s\n", strerror(-ret));
 	if (attach) {

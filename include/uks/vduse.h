@@ -195,6 +195,15 @@ int uks_vduse_blk_queue_start(struct uks_vduse_blk *blk, unsigned int q,
 			      const struct uks_vduse_vq_addr *addr);
 /** uks_vduse_blk_queue_stop() - reset queue @q (no more ring accesses) */
 void uks_vduse_blk_queue_stop(struct uks_vduse_blk *blk, unsigned int q);
+/**
+ * uks_vduse_blk_queue_has_work() - has the driver made chains available?
+ * @blk:	device
+ * @q:		queue index
+ *
+ * One acquire load of avail->idx: for polling between kicks.  Call it from
+ * the thread that serves @q (or with that thread quiesced).
+ */
+bool uks_vduse_blk_queue_has_work(const struct uks_vduse_blk *blk, unsigned int q);
 /** uks_vduse_blk_queue_avail_idx() - the next available index (GET_VQ_STATE) */
 uint16_t uks_vduse_blk_queue_avail_idx(const struct uks_vduse_blk *blk, unsigned int q);
 
@@ -268,6 +277,18 @@ int uks_vduse_dev_create(const struct uks_vduse_blk_params *p, struct uks_vduse_
  * a later reconnect or destroy), or another -errno of VDUSE_DESTROY_DEV.
  */
 int uks_vduse_dev_destroy(struct uks_vduse_dev *dev);
+
+/**
+ * uks_vduse_dev_set_poll() - keep polling a queue for a while after serving it
+ * @dev:	device
+ * @us:		microseconds a queue thread keeps looking at its ring after the
+ *		last request before it sleeps on the kick eventfd (0, the
+ *		default: sleep at once)
+ *
+ * Polling catches the next requests without a kick and a wake-up, at the
+ * price of that much CPU after each burst.
+ */
+void uks_vduse_dev_set_poll(struct uks_vduse_dev *dev, unsigned int us);
 
 /** uks_vduse_dev_reconnected() - true if create took over an existing device */
 bool uks_vduse_dev_reconnected(const struct uks_vduse_dev *dev);

@@ -445,6 +445,18 @@ UKS_EXPORT void uks_vduse_blk_queue_stop(struct uks_vduse_blk *blk, unsigned int
 	blk->vqs[q].used = NULL;
 }
 
+UKS_EXPORT bool uks_vduse_blk_queue_has_work(const struct uks_vduse_blk *blk, unsigned int q)
+{
+	const struct vduse_vq *vq;
+
+	if (q >= blk->p.nr_queues)
+		return false;
+	vq = &blk->vqs[q];
+	if (!vq->num || vq->broken)
+		return false;
+	return le16toh(__atomic_load_n(&vq->avail->idx, __ATOMIC_ACQUIRE)) != vq->last_avail;
+}
+
 UKS_EXPORT uint16_t uks_vduse_blk_queue_avail_idx(const struct uks_vduse_blk *blk, unsigned int q)
 {
 	return q < blk->p.nr_queues ? blk->vqs[q].last_avail : 0;

@@ -279,6 +279,11 @@ UKS_EXPORT int uks_vduse_dev_destroy(struct uks_vduse_dev *dev)
 	return ret;
 }
 
+UKS_EXPORT void uks_vduse_dev_set_poll(struct uks_vduse_dev *dev, unsigned int us)
+{
+	dev->poll_us = us;
+}
+
 UKS_EXPORT bool uks_vduse_dev_reconnected(const struct uks_vduse_dev *dev)
 {
 	return dev->reconnected;

@@ -58,6 +58,7 @@ struct uks_vduse_dev {
 	uint8_t status;			/* the virtio status byte last accepted */
 	uint64_t features;		/* driver features at DRIVER_OK */
 	bool reconnected;
+	_Atomic unsigned int poll_us;	/* queue threads poll this long before sleeping */
 	_Atomic uint64_t nr_msgs;
 	struct vduse_dev_queue q[];
 };

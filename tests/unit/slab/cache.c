@@ -207,7 +207,7 @@ TEST(freed_pages_are_purged_after_a_delay)
 		resident += resident_pages(blocks[i], SZ);
 	EXPECT_GE(resident, NR * (SZ / 4096) * 9 / 10);	/* kept for reuse */
 
-	usleep(250 * 1000);		/* past the 100 ms purge delay */
+	usleep(50 * 1000);
 	uks_kfree(uks_kmalloc(SZ));	/* a page-level call runs the purge */
 	resident = 0;
 	for (int i = 0; i < NR; i++)

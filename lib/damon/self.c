@@ -1,0 +1,828 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DAMON "self" primitive: reads and writes of the calling process, per
+ * 4 KiB page, with userfaultfd.  It runs in the monitored process (the
+ * in-process agent libuks-damon-agent.so, or a program linking libuks),
+ * and its only target is the process itself (target id = getpid()).
+ *
+ * Each sampling interval, for every region's sampling page P:
+ *
+ *   take:    UFFDIO_REGISTER [P, P+4K) MISSING, then UFFDIO_MOVE the page
+ *	      to a slot of our own (a private area registered with the same
+ *	      userfaultfd): P is now empty, its data sits in the slot.  The
+ *	      move is atomic under the page-table lock, so a concurrent
+ *	      writer's store lands either in the page before it moves or,
+ *	      after a fault, in the page moved back.
+ *   fault:   any access to P (user space, or the kernel copying to or from
+ *	      P in read(2)/write(2): UFFD_USER_MODE_ONLY is not set, so those
+ *	      block too) raises a missing fault; the monitor thread moves the
+ *	      page back (which wakes the faulting thread) and records an
+ *	      access.
+ *   check:   pages not touched are moved back, P is unregistered.
+ *
+ * A never-populated page (MOVE says -ENOENT) stays registered: a touch
+ * faults, is resolved with UFFDIO_ZEROPAGE (what the kernel would have
+ * done) and counts.  Where the kernel lacks UFFDIO_MOVE (before 6.8), the
+ * fallback is register MISSING|WP, write-protect, copy the page out,
+ * MADV_DONTNEED, and UFFDIO_COPY it back on the fault; docs/DAMON.md says
+ * what that mode does not survive.
+ *
+ * What is monitored: private anonymous read-write mappings (the heap,
+ * anonymous mmap()s, thread stacks, [stack]); not file mappings, shared
+ * memory, the .bss of shared libraries, nor the monitor's own memory (its
+ * stack and TLS, this state, the slots, the context).  Pages that the
+ * kernel refuses to move (pinned, shared with a fork child, KSM) are not
+ * taken that interval.
+ *
+ * The window rule: between prepare and check the monitor thread touches
+ * only memory that is never taken (its stack, this state area, the slots,
+ * the context object), and nothing else ever holds state the monitor
+ * needs, so it cannot fault on a page it took away.  prepare computes
+ * the sampling pages into the state area (touching the regions) before
+ * taking any page; check gives every page back before touching regions.
+ *
+ * Events: UFFD_EVENT_REMOVE (the program's MADV_DONTNEED/FREE of a taken
+ * page: its data is dropped, as the program asked; the next touch gets
+ * zeros) and UFFD_EVENT_REMAP (mremap() of a taken page: the entry
+ * follows it).  munmap needs no event: the move back fails and the data
+ * is dropped with the mapping.  fork(): the child's copy of a taken page
+ * would be empty, so a fork handler (pthread_atfork) raises `forking`
+ * and waits until the monitor has put every page back and closed the
+ * window; no page is taken while a fork runs.  The handshake is atomics
+ * and a futex only: the forking thread may itself fault on a taken page
+ * while it waits, and the monitor serves that fault meanwhile.
+ *
+ * Lock order: none.  Only the monitor thread touches the table; other
+ * threads talk to it through st->forking / st->window / st->stop and the
+ * eventfd.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uks/slab.h>
+
+#include "core/compiler.h"
+#include "core/log.h"
+#include "damon/damon.h"
+
+#define PG		4096UL
+#define MAX_ENTRIES	10000U
+#define MAX_EXCL	8
+
+/* 6.8+ uapi, absent from older headers */
+#ifndef UFFD_FEATURE_MOVE
+#define UFFD_FEATURE_MOVE	(1ULL << 16)
+#endif
+struct self_uffdio_move {
+	uint64_t dst, src, len, mode;
+	int64_t move;
+};
+#define SELF_UFFDIO_MOVE	_IOWR(UFFDIO, 0x05, struct self_uffdio_move)
+#ifndef USERFAULTFD_IOC_NEW
+#define USERFAULTFD_IOC_NEW	_IO(0xAA, 0x00)
+#endif
+
+enum { E_NONE, E_TAKEN, E_HOLE, E_BACK, E_GONE };
+
+struct self_entry {
+	unsigned long page;	/* 0: nothing sampled for this region */
+	unsigned char state;
+	bool registered;
+	bool accessed;
+	bool slot_dirty;	/* the slot may hold a page: refresh it */
+};
+
+struct self_range {
+	unsigned long start, end;
+};
+
+struct self_state {
+	int uffd;
+	int evfd;
+	int pagemap_fd;		/* copy mode */
+	bool move;
+	int window;		/* atomics shared with fork handlers */
+	int forking;
+	int stop;
+	unsigned int nr, cap;
+	struct self_entry *e;
+	char *slots;
+	size_t area_len, slots_len;
+	struct self_range excl[MAX_EXCL];
+	unsigned int nr_excl;
+	struct self_range *elig;	/* eligible mappings (not in the window) */
+	unsigned int nr_elig;
+	struct uks_damon_self_stats stats;
+};
+
+/* One self context per process: the fork handlers find it here. */
+static struct self_state *self_active;
+static pthread_once_t self_atfork_once = PTHREAD_ONCE_INIT;
+static struct uks_damon_self_stats self_last;
+
+/* ------------------------------------------------------------ uffd */
+
+static int uffd_open(uint64_t want, uint64_t *got)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = want };
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0 && (errno == EPERM || errno == ENOSYS)) {
+		int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+
+		if (dev >= 0) {
+			fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+			close(dev);
+		}
+	}
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (got)
+		*got = api.features;
+	return fd;
+}
+
+static uint64_t self_features(bool *move)
+{
+	static int probed;	/* 0 unknown, 1 move, 2 copy */
+	uint64_t f = 0;
+	int fd;
+
+	if (!probed) {
+		fd = uffd_open(0, &f);
+		if (fd >= 0)
+			close(fd);
+		probed = (f & UFFD_FEATURE_MOVE) ? 1 : 2;
+	}
+	*move = probed == 1;
+	if (getenv("UKS_DAMON_SELF_MODE") && !strcmp(getenv("UKS_DAMON_SELF_MODE"), "copy"))
+		*move = false;
+	return *move ? (UFFD_FEATURE_MOVE | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP)
+		     : UFFD_FEATURE_PAGEFAULT_FLAG_WP;
+}
+
+static int self_available(char *why, size_t len)
+{
+	bool move;
+	uint64_t want = self_features(&move);
+	int fd = uffd_open(want, NULL);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (why && len)
+		snprintf(why, len, "no userfaultfd for this process (%s): needs "
+			 "CONFIG_USERFAULTFD and CAP_SYS_PTRACE, read-write /dev/userfaultfd or "
+			 "vm.unprivileged_userfaultfd=1 (kernel faults must block: "
+			 "UFFD_USER_MODE_ONLY is not usable)", strerror(-fd));
+	return fd == -EPERM || fd == -EACCES ? -EPERM : -EOPNOTSUPP;
+}
+
+static int reg(struct self_state *st, unsigned long a, unsigned long len, uint64_t mode)
+{
+	struct uffdio_register r = { .range = { a, len }, .mode = mode };
+
+	return ioctl(st->uffd, UFFDIO_REGISTER, &r) ? -errno : 0;
+}
+
+static void unreg(struct self_state *st, unsigned long a, unsigned long len)
+{
+	struct uffdio_range r = { a, len };
+
+	ioctl(st->uffd, UFFDIO_UNREGISTER, &r);
+}
+
+static int do_move(struct self_state *st, unsigned long dst, unsigned long src)
+{
+	struct self_uffdio_move m = { dst, src, PG, 0, 0 };
+
+	if (ioctl(st->uffd, SELF_UFFDIO_MOVE, &m) == 0 && m.move == (int64_t)PG)
+		return 0;
+	return m.move < 0 ? (int)m.move : -errno;
+}
+
+static int do_copy(struct self_state *st, unsigned long dst, unsigned long src)
+{
+	struct uffdio_copy c = { .dst = dst, .src = src, .len = PG, .mode = 0 };
+
+	if (ioctl(st->uffd, UFFDIO_COPY, &c) == 0 && c.copy == (int64_t)PG)
+		return 0;
+	return c.copy < 0 ? (int)c.copy : -errno;
+}
+
+static unsigned long slot(struct self_state *st, unsigned int i)
+{
+	return (unsigned long)st->slots + (unsigned long)i * PG;
+}
+
+/* ----------------------------------------------------------- the table */
+
+static struct self_entry *find(struct self_state *st, unsigned long page)
+{
+	for (unsigned int i = 0; i < st->nr; i++)
+		if (st->e[i].page == page && st->e[i].registered)
+			return &st->e[i];
+	return NULL;
+}
+
+/* Put the data of a taken page back.  -EAGAIN: events are pending. */
+static int give_back(struct self_state *st, struct self_entry *e)
+{
+	unsigned int i = (unsigned int)(e - st->e);
+	int err;
+
+	if (st->move) {
+		err = do_move(st, e->page, slot(st, i));
+		if (!err) {
+			e->state = E_BACK;
+			return 0;
+		}
+		if (err == -EAGAIN)
+			return err;
+		/* protection changed, or the page got filled: try a copy */
+		e->slot_dirty = true;
+	}
+	err = do_copy(st, e->page, slot(st, i));
+	if (err == -EAGAIN)
+		return err;
+	if (err) {
+		/* the mapping is gone (munmap): its data went with it */
+		st->stats.dropped++;
+		e->state = E_GONE;
+		return 0;
+	}
+	e->state = E_BACK;
+	return 0;
+}
+
+/* Resolve a fault at @page that is not a taken page: what the kernel does. */
+static void resolve_other(struct self_state *st, unsigned long page, bool wp)
+{
+	struct uffdio_range r = { page, PG };
+
+	if (wp) {
+		struct uffdio_writeprotect w = { .range = r, .mode = 0 };
+
+		if (!ioctl(st->uffd, UFFDIO_WRITEPROTECT, &w))
+			return;
+	} else {
+		struct uffdio_zeropage z = { .range = r, .mode = 0 };
+
+		if (!ioctl(st->uffd, UFFDIO_ZEROPAGE, &z))
+			return;
+	}
+	ioctl(st->uffd, UFFDIO_WAKE, &r);
+}
+
+static void on_fault(struct self_state *st, const struct uffd_msg *m)
+{
+	unsigned long page = (unsigned long)m->arg.pagefault.address & ~(PG - 1);
+	bool wp = m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP;
+	struct self_entry *e = find(st, page);
+
+	st->stats.faults++;
+	if (e) {
+		e->accessed = true;
+		if (e->state == E_TAKEN) {
+			while (give_back(st, e) == -EAGAIN)
+				;	/* only the remove/remap events we read next */
+			if (e->state == E_BACK)
+				return;
+		}
+	}
+	resolve_other(st, page, wp);
+}
+
+static void on_remove(struct self_state *st, unsigned long start, unsigned long end)
+{
+	for (unsigned int i = 0; i < st->nr; i++) {
+		struct self_entry *e = &st->e[i];
+
+		if (e->registered && e->state == E_TAKEN && e->page >= start && e->page < end) {
+			e->state = E_GONE;	/* MADV_DONTNEED: the program drops it */
+			e->slot_dirty = true;
+		}
+	}
+}
+
+static void on_remap(struct self_state *st, unsigned long from, unsigned long to,
+		     unsigned long len)
+{
+	for (unsigned int i = 0; i < st->nr; i++) {
+		struct self_entry *e = &st->e[i];
+
+		if (e->registered && e->page >= from && e->page < from + len)
+			e->page = e->page - from + to;
+	}
+}
+
+/* Read and handle every pending message.  Return: how many. */
+static int serve(struct self_state *st)
+{
+	struct uffd_msg msgs[16];
+	int total = 0;
+
+	for (;;) {
+		ssize_t n = read(st->uffd, msgs, sizeof(msgs));
+
+		if (n <= 0)
+			return total;
+		for (size_t k = 0; k < (size_t)n / sizeof(msgs[0]); k++) {
+			const struct uffd_msg *m = &msgs[k];
+
+			total++;
+			if (m->event == UFFD_EVENT_PAGEFAULT)
+				on_fault(st, m);
+			else if (m->event == UFFD_EVENT_REMOVE)
+				on_remove(st, (unsigned long)m->arg.remove.start,
+					  (unsigned long)m->arg.remove.end);
+			else if (m->event == UFFD_EVENT_REMAP)
+				on_remap(st, (unsigned long)m->arg.remap.from,
+					 (unsigned long)m->arg.remap.to,
+					 (unsigned long)m->arg.remap.len);
+		}
+	}
+}
+
+/* -------------------------------------------------------- take, restore */
+
+static bool page_present(struct self_state *st, unsigned long page)
+{
+	uint64_t v = 0;
+
+	if (pread(st->pagemap_fd, &v, sizeof(v), (off_t)(page / PG * sizeof(v))) !=
+	    (ssize_t)sizeof(v))
+		return false;
+	return (v >> 62) & 3;	/* present or swapped */
+}
+
+static void take(struct self_state *st, struct self_entry *e)
+{
+	unsigned int i = (unsigned int)(e - st->e);
+	int err;
+
+	e->state = E_NONE;
+	if (st->move) {
+		if (reg(st, e->page, PG, UFFDIO_REGISTER_MODE_MISSING))
+			return;
+		e->registered = true;
+		err = do_move(st, slot(st, i), e->page);
+		if (!err) {
+			e->state = E_TAKEN;
+			st->stats.taken++;
+		} else if (err == -ENOENT) {
+			e->state = E_HOLE;	/* never populated: watch the first touch */
+		} else {
+			if (err == -EEXIST)
+				e->slot_dirty = true;
+			unreg(st, e->page, PG);
+			e->registered = false;
+			st->stats.refused++;
+		}
+		return;
+	}
+	/* copy mode: write-protect, copy out, zap */
+	if (reg(st, e->page, PG, UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP))
+		return;
+	e->registered = true;
+	if (!page_present(st, e->page)) {
+		e->state = E_HOLE;
+		return;
+	}
+	struct uffdio_writeprotect w = { .range = { e->page, PG },
+					 .mode = UFFDIO_WRITEPROTECT_MODE_WP };
+	if (ioctl(st->uffd, UFFDIO_WRITEPROTECT, &w)) {
+		unreg(st, e->page, PG);
+		e->registered = false;
+		st->stats.refused++;
+		return;
+	}
+	memcpy((void *)slot(st, i), (const void *)e->page, PG);
+	madvise((void *)e->page, PG, MADV_DONTNEED);
+	e->state = E_TAKEN;
+	st->stats.taken++;
+}
+
+/* A slot that may hold a page becomes empty (and registered) again. */
+static void refresh_slot(struct self_state *st, unsigned int i)
+{
+	void *p = mmap((void *)slot(st, i), PG, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+
+	if (p != MAP_FAILED && st->move)
+		reg(st, slot(st, i), PG, UFFDIO_REGISTER_MODE_MISSING);
+	st->e[i].slot_dirty = false;
+}
+
+/* Give every page back, unregister, close the window. */
+static void close_window(struct self_state *st)
+{
+	bool again;
+
+	serve(st);
+	do {
+		again = false;
+		for (unsigned int i = 0; i < st->nr; i++)
+			if (st->e[i].registered && st->e[i].state == E_TAKEN &&
+			    give_back(st, &st->e[i]) == -EAGAIN)
+				again = true;
+		if (again)
+			serve(st);
+	} while (again);
+	for (unsigned int i = 0; i < st->nr; i++) {
+		if (st->e[i].registered)
+			unreg(st, st->e[i].page, PG);	/* wakes late faulters */
+		st->e[i].registered = false;
+		if (st->e[i].slot_dirty)
+			refresh_slot(st, i);
+	}
+	__atomic_store_n(&st->window, 0, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &st->window, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* ------------------------------------------------------------- fork */
+
+static void self_prefork(void)
+{
+	struct self_state *st = __atomic_load_n(&self_active, __ATOMIC_ACQUIRE);
+	uint64_t one = 1;
+
+	if (!st)
+		return;
+	__atomic_add_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
+	if (write(st->evfd, &one, sizeof(one)) < 0)
+		return;
+	while (__atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &st->window, FUTEX_WAIT, 1, NULL, NULL, 0);
+}
+
+static void self_postfork_parent(void)
+{
+	struct self_state *st = __atomic_load_n(&self_active, __ATOMIC_ACQUIRE);
+
+	if (st)
+		__atomic_sub_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The child has no monitor thread: it must not use the parent's uffd. */
+static void self_postfork_child(void)
+{
+	struct self_state *st = self_active;
+
+	if (!st)
+		return;
+	close(st->uffd);
+	close(st->evfd);
+	if (st->pagemap_fd >= 0)
+		close(st->pagemap_fd);
+	self_active = NULL;
+}
+
+static void self_register_atfork(void)
+{
+	pthread_atfork(self_prefork, self_postfork_parent, self_postfork_child);
+}
+
+/* ------------------------------------------------------- the ops table */
+
+static void add_excl(struct self_state *st, unsigned long start, unsigned long end)
+{
+	if (st->nr_excl < MAX_EXCL) {
+		st->excl[st->nr_excl].start = start & ~(PG - 1);
+		st->excl[st->nr_excl].end = DAMON_ALIGN(end, PG);
+		st->nr_excl++;
+	}
+}
+
+/* Private anonymous rw mappings, minus shared libraries' .bss; and the
+ * mappings holding @a, @b (the monitor's stack and TLS) go to excl. */
+static void read_eligible(struct self_state *st, unsigned long a, unsigned long b)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512], prev_path[256] = "";
+	unsigned long prev_end = 0;
+	unsigned int cap = 0;
+
+	uks_kfree(st->elig);
+	st->elig = NULL;
+	st->nr_elig = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e, ino;
+		char perms[8], path[256] = "";
+		int n = 0;
+
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &s, &e, perms, &ino, &n) < 4)
+			continue;
+		sscanf(line + n, "%255[^\n]", path);
+		if ((a >= s && a < e) || (b >= s && b < e))
+			add_excl(st, s, e);
+		bool bss = !path[0] && s == prev_end && strstr(prev_path, ".so");
+		bool anon = !path[0] || !strcmp(path, "[heap]") || !strcmp(path, "[stack]") ||
+			    !strncmp(path, "[anon:", 6);
+
+		prev_end = e;
+		snprintf(prev_path, sizeof(prev_path), "%s", path);
+		if (strcmp(perms, "rw-p") || !anon || ino || bss)
+			continue;
+		if (st->nr_elig == cap) {
+			struct self_range *nr = uks_kmalloc((cap ? cap * 2 : 64) * sizeof(*nr));
+
+			if (!nr)
+				break;
+			if (st->elig)
+				memcpy(nr, st->elig, st->nr_elig * sizeof(*nr));
+			uks_kfree(st->elig);
+			st->elig = nr;
+			cap = cap ? cap * 2 : 64;
+		}
+		st->elig[st->nr_elig].start = s;
+		st->elig[st->nr_elig].end = e;
+		st->nr_elig++;
+	}
+	fclose(f);
+}
+
+static bool eligible(struct self_state *st, unsigned long page)
+{
+	for (unsigned int i = 0; i < st->nr_excl; i++)
+		if (page >= st->excl[i].start && page < st->excl[i].end)
+			return false;
+	for (unsigned int i = 0; i < st->nr_elig; i++)
+		if (page >= st->elig[i].start && page < st->elig[i].end)
+			return true;
+	return false;
+}
+
+static void self_free(struct self_state *st)
+{
+	if (st->uffd >= 0)
+		close(st->uffd);
+	if (st->evfd >= 0)
+		close(st->evfd);
+	if (st->pagemap_fd >= 0)
+		close(st->pagemap_fd);
+	uks_kfree(st->elig);
+	if (st->slots)
+		munmap(st->slots, st->slots_len);
+	munmap(st, st->area_len);
+}
+
+static int self_init(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st;
+	unsigned int cap = (unsigned int)(ctx->max_nr_regions < MAX_ENTRIES ?
+					  ctx->max_nr_regions : MAX_ENTRIES) + 8;
+	size_t len = DAMON_ALIGN(sizeof(*st) + cap * sizeof(struct self_entry), PG);
+	int local;
+
+	pthread_once(&self_atfork_once, self_register_atfork);
+	if (__atomic_load_n(&self_active, __ATOMIC_ACQUIRE))
+		return -EBUSY;	/* one self context per process */
+	st = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (st == MAP_FAILED)
+		return -ENOMEM;
+	memset(st, 0, sizeof(*st));
+	st->area_len = len;
+	st->e = (struct self_entry *)(st + 1);
+	st->cap = cap;
+	st->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	st->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	st->uffd = uffd_open(self_features(&st->move), NULL);
+	st->slots_len = (size_t)cap * PG;
+	st->slots = mmap(NULL, st->slots_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (st->slots == MAP_FAILED)
+		st->slots = NULL;
+	if (st->uffd < 0 || st->evfd < 0 || !st->slots ||
+	    (st->move && reg(st, (unsigned long)st->slots, st->slots_len,
+			     UFFDIO_REGISTER_MODE_MISSING))) {
+		pr_info("damon: the self primitive cannot start: %s",
+			st->uffd < 0 ? strerror(-st->uffd) : strerror(errno));
+		self_free(st);
+		return -EOPNOTSUPP;
+	}
+	madvise(st->slots, st->slots_len, MADV_NOHUGEPAGE);
+	/* the uffd far from the program's fds (a close-all of low fds) */
+	int hi = fcntl(st->uffd, F_DUPFD_CLOEXEC, 512);
+
+	if (hi >= 0) {
+		close(st->uffd);
+		st->uffd = hi;
+	}
+	add_excl(st, (unsigned long)st, (unsigned long)st + len);
+	add_excl(st, (unsigned long)st->slots, (unsigned long)st->slots + st->slots_len);
+	add_excl(st, (unsigned long)ctx, (unsigned long)ctx + sizeof(*ctx));
+	read_eligible(st, (unsigned long)&local, (unsigned long)pthread_self());
+	ctx->prim_state = st;
+	__atomic_store_n(&self_active, st, __ATOMIC_RELEASE);
+	pr_info("damon: self primitive, %s mode", st->move ? "UFFDIO_MOVE" : "copy");
+	return __uks_damon_va_init(ctx);
+}
+
+static void self_update(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st = ctx->prim_state;
+	int local;
+
+	__uks_damon_va_update(ctx);
+	if (st) {
+		st->nr_excl = 3;	/* keep the state, slots and ctx */
+		read_eligible(st, (unsigned long)&local, (unsigned long)pthread_self());
+	}
+}
+
+static struct damon_target *self_target(struct uks_damon_ctx *ctx)
+{
+	struct damon_target *t;
+
+	damon_for_each_target(t, ctx)
+		if (t->id == (unsigned long)getpid() && t->pstate)
+			return t;
+	return NULL;
+}
+
+static void self_prepare(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st = ctx->prim_state;
+	struct damon_target *t = st ? self_target(ctx) : NULL;
+	struct damon_region *r;
+	unsigned int n = 0;
+
+	if (!t)
+		return;
+	/* pass 1: nothing is taken yet, the regions may be read */
+	__uks_damon_va_pick_sampling_addrs(ctx, t);
+	damon_for_each_region(r, t) {
+		struct self_entry *e = &st->e[n];
+		unsigned long page = r->sampling_addr & ~(PG - 1);
+
+		if (n == st->cap)
+			break;
+		memset(e, 0, sizeof(*e));
+		e->page = eligible(st, page) ? page : 0;
+		n++;
+	}
+	st->nr = n;
+	/* pass 2: the window; only st, the slots and the stack from here */
+	__atomic_store_n(&st->window, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST)) {
+		close_window(st);
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (st->e[i].page)
+			take(st, &st->e[i]);
+}
+
+/* Serve faults for @us microseconds (the sampling sleep). */
+static void self_sleep(struct uks_damon_ctx *ctx, unsigned long us)
+{
+	struct self_state *st = ctx->prim_state;
+	struct timespec now, until;
+
+	if (!st)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += (time_t)(us / 1000000);
+	until.tv_nsec += (long)(us % 1000000) * 1000;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		struct pollfd p[2] = { { st->uffd, POLLIN, 0 }, { st->evfd, POLLIN, 0 } };
+		long long left;
+		uint64_t v;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (long long)(until.tv_sec - now.tv_sec) * 1000000000LL +
+		       (until.tv_nsec - now.tv_nsec);
+		if (left <= 0 || __atomic_load_n(&st->stop, __ATOMIC_ACQUIRE))
+			return;
+		struct timespec ts = { (time_t)(left / 1000000000LL), (long)(left % 1000000000LL) };
+
+		if (syscall(SYS_ppoll, p, 2, &ts, NULL, 0) <= 0)
+			continue;
+		if (p[0].revents)
+			serve(st);
+		if (p[1].revents && read(st->evfd, &v, sizeof(v)) > 0 &&
+		    __atomic_load_n(&st->forking, __ATOMIC_SEQ_CST) &&
+		    __atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
+			close_window(st);
+	}
+}
+
+static unsigned int self_check(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st = ctx->prim_state;
+	struct damon_target *t;
+	struct damon_region *r;
+	unsigned int n = 0, max = 0;
+
+	if (!st)
+		return 0;
+	if (__atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
+		close_window(st);
+	/* window closed: the regions may be touched again */
+	t = self_target(ctx);
+	if (!t)
+		return 0;
+	damon_for_each_region(r, t) {
+		if (n < st->nr && st->e[n].accessed)
+			r->nr_accesses++;
+		if (r->nr_accesses > max)
+			max = r->nr_accesses;
+		n++;
+	}
+	return max;
+}
+
+static void self_wake(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st = ctx->prim_state;
+	uint64_t one = 1;
+
+	if (!st)
+		return;
+	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
+	if (write(st->evfd, &one, sizeof(one)) < 0)
+		return;
+}
+
+static void self_cleanup(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st = ctx->prim_state;
+
+	__uks_damon_va_cleanup(ctx);
+	if (!st)
+		return;
+	if (__atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
+		close_window(st);
+	__atomic_store_n(&self_active, NULL, __ATOMIC_RELEASE);
+	/* a fork handler may still look at st: wait for it to leave */
+	while (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	pr_debug("damon self: %lu taken, %lu faults, %lu refused, %lu dropped",
+		 st->stats.taken, st->stats.faults, st->stats.refused, st->stats.dropped);
+	self_last = st->stats;
+	ctx->prim_state = NULL;
+	self_free(st);
+}
+
+/**
+ * uks_damon_self_stats - what the last self context did
+ * @out:	taken pages, faults served, pages the kernel refused to move,
+ *		pages dropped with their mapping (munmap while taken)
+ *
+ * Filled when a self context ends (its cleanup).
+ */
+UKS_EXPORT void uks_damon_self_stats(struct uks_damon_self_stats *out)
+{
+	*out = self_last;
+}
+
+/** uks_damon_self_mode - Return: "move" or "copy": how self takes pages here */
+UKS_EXPORT const char *uks_damon_self_mode(void)
+{
+	bool move;
+
+	self_features(&move);
+	return move ? "move" : "copy";
+}
+
+const struct damon_primitive __uks_damon_self = {
+	.name = "self",
+	.available = self_available,
+	.init = self_init,
+	.update = self_update,
+	.prepare_access_checks = self_prepare,
+	.sleep = self_sleep,
+	.check_accesses = self_check,
+	.wake = self_wake,
+	.target_valid = __uks_damon_va_target_valid,
+	.cleanup = self_cleanup,
+};

@@ -202,6 +202,8 @@ extern const struct damon_primitive __uks_damon_synthetic;
 extern const struct damon_primitive __uks_damon_vaddr_sd;
 extern const struct damon_primitive __uks_damon_vaddr_refs;
 extern const struct damon_primitive __uks_damon_self;
+void __uks_damon_self_pause(void);
+void __uks_damon_self_resume(void);
 const struct damon_primitive *__uks_damon_find_primitive(const char *name);
 /* Sample the synthetic space of @t at @addr for this sample (1: accessed). */
 bool __uks_damon_synth_sample(struct uks_damon_synth *s, unsigned long addr, uint64_t rnd);

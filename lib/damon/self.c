@@ -63,6 +63,7 @@
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,7 @@ struct self_entry {
 	bool registered;
 	bool accessed;
 	bool slot_dirty;	/* the slot may hold a page: refresh it */
+	bool pending;		/* a fault waits: give back when events allow */
 };
 
 struct self_range {
@@ -116,10 +118,12 @@ struct self_state {
 	int evfd;
 	int pagemap_fd;		/* copy mode */
 	bool move;
+	pid_t tid;		/* the monitor thread's */
 	int window;		/* atomics shared with fork handlers */
 	int forking;
 	int stop;
 	unsigned int nr, cap;
+	unsigned int nr_pending;
 	struct self_entry *e;
 	char *slots;
 	size_t area_len, slots_len;
@@ -179,7 +183,7 @@ static uint64_t self_features(bool *move)
 	if (getenv("UKS_DAMON_SELF_MODE") && !strcmp(getenv("UKS_DAMON_SELF_MODE"), "copy"))
 		*move = false;
 	return *move ? (UFFD_FEATURE_MOVE | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP)
-		     : UFFD_FEATURE_PAGEFAULT_FLAG_WP;
+		     : (UFFD_FEATURE_PAGEFAULT_FLAG_WP | UFFD_FEATURE_EVENT_REMAP);
 }
 
 static int self_available(char *why, size_t len)
@@ -306,13 +310,40 @@ static void on_fault(struct self_state *st, const struct uffd_msg *m)
 	if (e) {
 		e->accessed = true;
 		if (e->state == E_TAKEN) {
-			while (give_back(st, e) == -EAGAIN)
-				;	/* only the remove/remap events we read next */
+			/*
+			 * -EAGAIN: a remove/remap event is queued (or was just
+			 * read and its sender has not gone on): serve() reads
+			 * it and tries again.
+			 */
+			if (give_back(st, e) == -EAGAIN) {
+				if (!e->pending)
+					st->nr_pending++;
+				e->pending = true;
+				return;
+			}
 			if (e->state == E_BACK)
 				return;
 		}
 	}
 	resolve_other(st, page, wp);
+}
+
+/* Retry the faults that met -EAGAIN.  Return: how many still wait. */
+static unsigned int retry_pending(struct self_state *st)
+{
+	for (unsigned int i = 0; i < st->nr && st->nr_pending; i++) {
+		struct self_entry *e = &st->e[i];
+
+		if (!e->pending)
+			continue;
+		if (e->state == E_TAKEN && give_back(st, e) == -EAGAIN)
+			continue;
+		e->pending = false;
+		st->nr_pending--;
+		if (e->state != E_BACK)
+			resolve_other(st, e->page, false);	/* dropped by the program */
+	}
+	return st->nr_pending;
 }
 
 static void on_remove(struct self_state *st, unsigned long start, unsigned long end)
@@ -338,7 +369,7 @@ static void on_remap(struct self_state *st, unsigned long from, unsigned long to
 	}
 }
 
-/* Read and handle every pending message.  Return: how many. */
+/* Read and handle every pending message; retry the faults that waited. */
 static int serve(struct self_state *st)
 {
 	struct uffd_msg msgs[16];
@@ -347,8 +378,12 @@ static int serve(struct self_state *st)
 	for (;;) {
 		ssize_t n = read(st->uffd, msgs, sizeof(msgs));
 
-		if (n <= 0)
-			return total;
+		if (n <= 0) {
+			if (!st->nr_pending || !retry_pending(st))
+				return total;
+			sched_yield();	/* an event's sender has yet to go on */
+			continue;
+		}
 		for (size_t k = 0; k < (size_t)n / sizeof(msgs[0]); k++) {
 			const struct uffd_msg *m = &msgs[k];
 
@@ -363,6 +398,8 @@ static int serve(struct self_state *st)
 					 (unsigned long)m->arg.remap.to,
 					 (unsigned long)m->arg.remap.len);
 		}
+		if (st->nr_pending)
+			retry_pending(st);
 	}
 }
 
@@ -448,8 +485,10 @@ static void close_window(struct self_state *st)
 			if (st->e[i].registered && st->e[i].state == E_TAKEN &&
 			    give_back(st, &st->e[i]) == -EAGAIN)
 				again = true;
-		if (again)
+		if (again) {
 			serve(st);
+			sched_yield();
+		}
 	} while (again);
 	for (unsigned int i = 0; i < st->nr; i++) {
 		if (st->e[i].registered)
@@ -464,13 +503,21 @@ static void close_window(struct self_state *st)
 
 /* ------------------------------------------------------------- fork */
 
-static void self_prefork(void)
+/**
+ * __uks_damon_self_pause - give every taken page back and take none until
+ * __uks_damon_self_resume(): before fork(), and around calls that need
+ * whole mappings (mremap() of a range that a per-page registration split).
+ *
+ * Any thread may call it; it waits for the monitor thread (futex), which
+ * keeps serving faults meanwhile, also the caller's own.
+ */
+void __uks_damon_self_pause(void)
 {
 	struct self_state *st = __atomic_load_n(&self_active, __ATOMIC_ACQUIRE);
 	uint64_t one = 1;
 
-	if (!st)
-		return;
+	if (!st || st->tid == (pid_t)syscall(SYS_gettid))
+		return;		/* the monitor itself: its window is closed */
 	__atomic_add_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
 	if (write(st->evfd, &one, sizeof(one)) < 0)
 		return;
@@ -478,11 +525,12 @@ static void self_prefork(void)
 		syscall(SYS_futex, &st->window, FUTEX_WAIT, 1, NULL, NULL, 0);
 }
 
-static void self_postfork_parent(void)
+/** __uks_damon_self_resume - end a __uks_damon_self_pause() */
+void __uks_damon_self_resume(void)
 {
 	struct self_state *st = __atomic_load_n(&self_active, __ATOMIC_ACQUIRE);
 
-	if (st)
+	if (st && st->tid != (pid_t)syscall(SYS_gettid))
 		__atomic_sub_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -502,7 +550,7 @@ static void self_postfork_child(void)
 
 static void self_register_atfork(void)
 {
-	pthread_atfork(self_prefork, self_postfork_parent, self_postfork_child);
+	pthread_atfork(__uks_damon_self_pause, __uks_damon_self_resume, self_postfork_child);
 }
 
 /* ------------------------------------------------------- the ops table */
@@ -607,6 +655,7 @@ static int self_init(struct uks_damon_ctx *ctx)
 		return -ENOMEM;
 	memset(st, 0, sizeof(*st));
 	st->area_len = len;
+	st->tid = (pid_t)syscall(SYS_gettid);
 	st->e = (struct self_entry *)(st + 1);
 	st->cap = cap;
 	st->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

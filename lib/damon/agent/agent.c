@@ -13,6 +13,7 @@
  *	UKS_DAMON_AGENT_OUT=FILE write damo's binary record to FILE
  *	UKS_DAMON_AGENT_ATTRS="sample aggr update min max" (us; default
  *				 damo's 5000 100000 1000000 10 1000)
+ *	UKS_DAMON_AGENT_VERBOSE=1 print the self primitive's counts at exit
  *
  * Without FD or OUT it does nothing.  The variables are removed from the
  * environment and the fd is made close-on-exec, so the programs this one
@@ -27,20 +28,26 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <uks/damon.h>
 #include <uks/damon_record.h>
 
+#include "damon/damon.h"
+
 struct agent {
 	struct uks_damon_ctx *ctx;
 	struct uks_damon_rec_writer *w;
 	int fd;			/* lines, or the record file */
 	bool child;
+	bool verbose;
 	char *buf;
 	size_t cap;
 };
@@ -115,6 +122,34 @@ static int after_aggregation(struct uks_damon_ctx *ctx)
 	return 0;
 }
 
+/*
+ * mremap() needs its old range inside one mapping, and registering a
+ * sampled page splits its mapping in three: without this wrapper an
+ * mremap() of a range holding a sampled page would fail with EFAULT.
+ * The wrapper closes the sampling window around the call (every page
+ * back, registrations gone, mappings merged again).  glibc's realloc()
+ * calls its internal __mremap; when that fails it falls back to
+ * malloc + copy + free, so it still works, only slower.
+ */
+__attribute__((visibility("default"))) void *mremap(void *old, size_t old_len,
+						     size_t new_len, int flags, ...)
+{
+	void *new_addr = NULL;
+	long r;
+
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+
+		va_start(ap, flags);
+		new_addr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	__uks_damon_self_pause();
+	r = syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
+	__uks_damon_self_resume();
+	return r == -1 ? MAP_FAILED : (void *)r;
+}
+
 static void agent_fork_child(void)
 {
 	agent.child = true;
@@ -136,6 +171,7 @@ __attribute__((constructor)) static void agent_start(void)
 
 	if ((!fdv || !*fdv) && (!out || !*out))
 		return;
+	agent.verbose = getenv("UKS_DAMON_AGENT_VERBOSE") != NULL;
 	if (at && sscanf(at, "%lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3], &v[4]) != 5)
 		agent_err("UKS_DAMON_AGENT_ATTRS", EINVAL);
 	if (fdv && *fdv) {
@@ -182,6 +218,14 @@ __attribute__((destructor)) static void agent_stop(void)
 		return;
 	if (uks_damon_is_running(agent.ctx))
 		uks_damon_stop(&agent.ctx, 1);
+	if (agent.verbose) {
+		struct uks_damon_self_stats st;
+
+		uks_damon_self_stats(&st);
+		dprintf(2, "uks-damon-agent: %s mode, %lu taken, %lu faults, %lu refused, "
+			"%lu dropped\n", uks_damon_self_mode(), st.taken, st.faults, st.refused,
+			st.dropped);
+	}
 	if (agent.w)
 		uks_damon_rec_writer_finish(agent.w, NULL);
 	agent.w = NULL;

@@ -131,12 +131,16 @@ pid_t uks_damon_kdamond_pid(struct uks_damon_ctx *ctx);
 
 /**
  * struct uks_damon_self_stats - what a self context did (at its end)
+ * @samples:	sampling intervals
+ * @sampled:	sampling pages inside monitored mappings
  * @taken:	pages taken away (moved or copied out)
  * @faults:	faults served
  * @refused:	sampled pages the kernel would not move (pinned, shared, ...)
  * @dropped:	taken pages whose mapping went away (munmap) meanwhile
  */
 struct uks_damon_self_stats {
+	unsigned long samples;
+	unsigned long sampled;
 	unsigned long taken;
 	unsigned long faults;
 	unsigned long refused;

@@ -82,6 +82,14 @@
 #include "damon/damon.h"
 
 #define PG		4096UL
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SELF_ASAN	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SELF_ASAN	1
+#endif
+#endif
 #define MAX_ENTRIES	10000U
 #define MAX_EXCL	8
 
@@ -128,7 +136,7 @@ struct self_state {
 	char *slots;
 	size_t area_len, slots_len;
 	struct self_range excl[MAX_EXCL];
-	unsigned int nr_excl;
+	unsigned int nr_excl, nr_keep;
 	struct self_range *elig;	/* eligible mappings (not in the window) */
 	unsigned int nr_elig;
 	struct uks_damon_self_stats stats;
@@ -685,6 +693,10 @@ static int self_init(struct uks_damon_ctx *ctx)
 	add_excl(st, (unsigned long)st, (unsigned long)st + len);
 	add_excl(st, (unsigned long)st->slots, (unsigned long)st->slots + st->slots_len);
 	add_excl(st, (unsigned long)ctx, (unsigned long)ctx + sizeof(*ctx));
+#if defined(SELF_ASAN) && defined(__x86_64__)
+	add_excl(st, 0x7fff8000UL, 0x10007fff8000UL);	/* ASan's shadow: every access */
+#endif
+	st->nr_keep = st->nr_excl;
 	read_eligible(st, (unsigned long)&local, (unsigned long)pthread_self());
 	ctx->prim_state = st;
 	__atomic_store_n(&self_active, st, __ATOMIC_RELEASE);
@@ -699,7 +711,7 @@ static void self_update(struct uks_damon_ctx *ctx)
 
 	__uks_damon_va_update(ctx);
 	if (st) {
-		st->nr_excl = 3;	/* keep the state, slots and ctx */
+		st->nr_excl = st->nr_keep;	/* the state, slots, ctx (, shadow) */
 		read_eligible(st, (unsigned long)&local, (unsigned long)pthread_self());
 	}
 }
@@ -736,6 +748,7 @@ static void self_prepare(struct uks_damon_ctx *ctx)
 		n++;
 	}
 	st->nr = n;
+	st->stats.samples++;
 	/* pass 2: the window; only st, the slots and the stack from here */
 	__atomic_store_n(&st->window, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST)) {
@@ -743,8 +756,10 @@ static void self_prepare(struct uks_damon_ctx *ctx)
 		return;
 	}
 	for (unsigned int i = 0; i < n; i++)
-		if (st->e[i].page)
+		if (st->e[i].page) {
+			st->stats.sampled++;
 			take(st, &st->e[i]);
+		}
 }
 
 /* Serve faults for @us microseconds (the sampling sleep). */

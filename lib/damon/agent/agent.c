@@ -15,12 +15,16 @@
  *				 damo's 5000 100000 1000000 10 1000)
  *	UKS_DAMON_AGENT_VERBOSE=1 print the self primitive's counts at exit
  *
- * Without FD or OUT it does nothing.  The variables are removed from the
- * environment and the fd is made close-on-exec, so the programs this one
- * forks or executes are not monitored and do not write to the output;
- * a fork child closes its copy of the output at once.  The monitor thread
- * ("kdamond.0") is the only thread the agent adds.  Output is written at
- * each aggregation, when no page is taken away.
+ * Without FD or OUT it does nothing.  The process that first loads the
+ * agent records its pid in UKS_DAMON_AGENT_PID: the programs it executes
+ * (same pid: `env`, `timeout`, `sh -c 'exec ...'` chains) are monitored in
+ * turn, on the same fd, while processes it forks or spawns (another pid)
+ * are not; a fork child also closes its copy of the output at once.  (A
+ * posix_spawn() child keeps the inherited fd open until it exits, so
+ * `uks damon record` ends when the last of them does.)  With OUT, each
+ * program image rewrites FILE: it holds the last image's record.
+ * The monitor thread ("kdamond.0") is the only thread the agent adds.
+ * Output is written at each aggregation, when no page is taken away.
  *
  * Lock order: none (the callback runs in the monitor thread; the
  * constructor and destructor run before and after it).
@@ -172,11 +176,17 @@ __attribute__((constructor)) static void agent_start(void)
 	if ((!fdv || !*fdv) && (!out || !*out))
 		return;
 	agent.verbose = getenv("UKS_DAMON_AGENT_VERBOSE") != NULL;
+	const char *pidv = getenv("UKS_DAMON_AGENT_PID");
+	char pidtext[24];
+
+	if (pidv && atol(pidv) != (long)getpid())
+		return;		/* spawned by a monitored process: not ours */
+	snprintf(pidtext, sizeof(pidtext), "%ld", (long)getpid());
+	setenv("UKS_DAMON_AGENT_PID", pidtext, 1);
 	if (at && sscanf(at, "%lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3], &v[4]) != 5)
 		agent_err("UKS_DAMON_AGENT_ATTRS", EINVAL);
 	if (fdv && *fdv) {
-		agent.fd = atoi(fdv);
-		fcntl(agent.fd, F_SETFD, FD_CLOEXEC);
+		agent.fd = atoi(fdv);	/* inherited across exec, on purpose */
 	} else {
 		agent.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (agent.fd < 0) {
@@ -189,9 +199,6 @@ __attribute__((constructor)) static void agent_start(void)
 			return;
 		}
 	}
-	unsetenv("UKS_DAMON_AGENT_FD");
-	unsetenv("UKS_DAMON_AGENT_OUT");
-	unsetenv("UKS_DAMON_AGENT_ATTRS");
 	if (uks_damon_primitive_available("self", why, sizeof(why))) {
 		dprintf(2, "uks-damon-agent: %s\n", why);
 		return;

@@ -125,6 +125,7 @@ struct self_state {
 	int uffd;
 	int evfd;
 	int pagemap_fd;		/* copy mode */
+	int mem_fd;		/* copy mode: /proc/self/mem */
 	bool move;
 	pid_t tid;		/* the monitor thread's */
 	int window;		/* atomics shared with fork handlers */
@@ -464,7 +465,16 @@ static void take(struct self_state *st, struct self_entry *e)
 		st->stats.refused++;
 		return;
 	}
-	memcpy((void *)slot(st, i), (const void *)e->page, PG);
+	/*
+	 * Not memcpy: if the program zapped or unmapped P since the check, a
+	 * load would fault into our own userfaultfd (or SIGSEGV).  A read of
+	 * /proc/self/mem faults without retry, so it fails instead: P is then
+	 * empty (or gone) and is watched as a hole.
+	 */
+	if (pread(st->mem_fd, (void *)slot(st, i), PG, (off_t)e->page) != (ssize_t)PG) {
+		e->state = E_HOLE;
+		return;
+	}
 	madvise((void *)e->page, PG, MADV_DONTNEED);
 	e->state = E_TAKEN;
 	st->stats.taken++;
@@ -553,6 +563,8 @@ static void self_postfork_child(void)
 	close(st->evfd);
 	if (st->pagemap_fd >= 0)
 		close(st->pagemap_fd);
+	if (st->mem_fd >= 0)
+		close(st->mem_fd);
 	self_active = NULL;
 }
 
@@ -641,6 +653,8 @@ static void self_free(struct self_state *st)
 		close(st->evfd);
 	if (st->pagemap_fd >= 0)
 		close(st->pagemap_fd);
+	if (st->mem_fd >= 0)
+		close(st->mem_fd);
 	uks_kfree(st->elig);
 	if (st->slots)
 		munmap(st->slots, st->slots_len);
@@ -668,13 +682,14 @@ static int self_init(struct uks_damon_ctx *ctx)
 	st->cap = cap;
 	st->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	st->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	st->mem_fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
 	st->uffd = uffd_open(self_features(&st->move), NULL);
 	st->slots_len = (size_t)cap * PG;
 	st->slots = mmap(NULL, st->slots_len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (st->slots == MAP_FAILED)
 		st->slots = NULL;
-	if (st->uffd < 0 || st->evfd < 0 || !st->slots ||
+	if (st->uffd < 0 || st->evfd < 0 || !st->slots || (!st->move && st->mem_fd < 0) ||
 	    (st->move && reg(st, (unsigned long)st->slots, st->slots_len,
 			     UFFDIO_REGISTER_MODE_MISSING))) {
 		pr_info("damon: the self primitive cannot start: %s",

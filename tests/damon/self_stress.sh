@@ -67,5 +67,7 @@ if [ -n "$rt" ]; then
 fi
 ok "uks damon record --primitive self -- self_stress" -- bash -c '
 	UKS_DAMON_AGENT="$1" "$2" damon record --primitive self --attrs "2000 20000 1000000 10 1000" \
-		-o "$3/rec.data" 
+		-o "$3/rec.data" -- "$4" -t 2 2>&1 | tee "$3/rec.out" &&
+	grep -q "0 errors" "$3/rec.out" && grep -q "snapshots" "$3/rec.out" &&
+	"$2" damon report wss "$3/rec.data" | grep -q "avr:"' _ "$AGENT" "$O/uks" "$tmp" "$S"
 tap_done

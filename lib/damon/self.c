@@ -499,22 +499,26 @@ static void close_window(struct self_state *st)
 	serve(st);
 	do {
 		again = false;
-		for (unsigned int i = 0; i < st->nr; i++)
+		for (unsigned int i = 0; i < st->nr; i++) {
 			if (st->e[i].registered && st->e[i].state == E_TAKEN &&
 			    give_back(st, &st->e[i]) == -EAGAIN)
 				again = true;
+			serve(st);
+		}
 		if (again) {
 			serve(st);
 			sched_yield();
 		}
 	} while (again);
 	for (unsigned int i = 0; i < st->nr; i++) {
+		st->e[i].pending = false;	/* given back above */
 		if (st->e[i].registered)
 			unreg(st, st->e[i].page, PG);	/* wakes late faulters */
 		st->e[i].registered = false;
 		if (st->e[i].slot_dirty)
 			refresh_slot(st, i);
 	}
+	st->nr_pending = 0;
 	__atomic_store_n(&st->window, 0, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &st->window, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
@@ -804,6 +808,8 @@ static void self_prepare(struct uks_damon_ctx *ctx)
 		if (st->e[i].page) {
 			st->stats.sampled++;
 			take(st, &st->e[i]);
+			/* a page taken a moment ago may be wanted already */
+			serve(st);
 		}
 }
 

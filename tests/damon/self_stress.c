@@ -20,6 +20,7 @@
  *	      (-r to skip: the copy mode does not see it);
  *   remap:   mremap()s a private buffer back and forth, checking it;
  *   unmap:   mmap, fill, check, munmap (-u to skip).
+ * -H: the pool in transparent huge pages (the moves split them).
  * Readers read random pages of the pool (faults only).  After -t seconds
  * everything stops and every page is checked exactly.
  *
@@ -50,7 +51,7 @@
 static uint64_t *pool;
 static atomic_int stop_all;
 static atomic_long errors, checks, forks;
-static bool no_remove, no_unmap;
+static bool no_remove, no_unmap, thp;
 
 static uint64_t mix(uint64_t idx, uint64_t seq, uint64_t j)
 {
@@ -318,20 +319,22 @@ int main(int argc, char **argv)
 	int nth = 0, opt;
 	double secs = 3;
 
-	while ((opt = getopt(argc, argv, "t:ru")) != -1) {
+	while ((opt = getopt(argc, argv, "t:ruH")) != -1) {
 		if (opt == 't')
 			secs = atof(optarg);
 		else if (opt == 'r')
 			no_remove = true;
 		else if (opt == 'u')
 			no_unmap = true;
+		else if (opt == 'H')
+			thp = true;
 		else
 			return 2;
 	}
 	pool = mmap(NULL, NPAGES * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pool == MAP_FAILED)
 		return 2;
-	madvise(pool, NPAGES * PG, MADV_NOHUGEPAGE);
+	madvise(pool, NPAGES * PG, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	unsigned long per = (NPAGES - NFORK - NPIPE) / NWRITERS;
 
 	for (int i = 0; i < NWRITERS; i++)

@@ -13,9 +13,13 @@
  * The checksum must be the same every run (no data changed by the
  * monitor), and the monitor thread's CPU time is printed.
  *
- *	damon_self_overhead [-n MILLION_OPS] [-r ROUNDS] [-a "ATTRS"]
+ *	damon_self_overhead [-s] [-n MILLION_OPS] [-r ROUNDS] [-a "ATTRS"]
+ *
+ * -s: small pages only (MADV_NOHUGEPAGE); by default the buffer may get
+ * transparent huge pages, which each 4 KiB move splits.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,10 +94,13 @@ int main(int argc, char **argv)
 	struct uks_damon_self_stats st = { 0 };
 	uint64_t *buf, ref = 0;
 	char why[300];
+	bool small = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:r:a:")) != -1) {
-		if (opt == 'n')
+	while ((opt = getopt(argc, argv, "n:r:a:s")) != -1) {
+		if (opt == 's')
+			small = true;
+		else if (opt == 'n')
 			ops = strtoul(optarg, NULL, 0);
 		else if (opt == 'r')
 			rounds = strtoul(optarg, NULL, 0);
@@ -101,7 +108,7 @@ int main(int argc, char **argv)
 					      &attrs[2], &attrs[3], &attrs[4]) == 5)
 			;
 		else {
-			fprintf(stderr, "usage: %s [-n MILLION_OPS] [-r ROUNDS] [-a \"ATTRS\"]\n",
+			fprintf(stderr, "usage: %s [-s] [-n MILLION_OPS] [-r ROUNDS] [-a \"ATTRS\"]\n",
 				argv[0]);
 			return 2;
 		}
@@ -116,7 +123,7 @@ int main(int argc, char **argv)
 	buf = mmap(NULL, BUF_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		return 1;
-	if (getenv("NOTHP"))
+	if (small)
 		madvise(buf, BUF_SZ, MADV_NOHUGEPAGE);
 	for (unsigned long r = 0; r < rounds; r++) {
 		for (int with = 0; with < 2; with++) {
@@ -163,8 +170,9 @@ int main(int argc, char **argv)
 	qsort(self, rounds, sizeof(double), cmp);
 	double p = plain[rounds / 2], s = self[rounds / 2], ratio = s / p;
 
-	printf("damon_self_overhead: %lu M ops on %lu MiB (%lu MiB hot), attrs %lu %lu %lu %lu %lu, "
-	       "mode %s, %lu rounds\n", ops / 1000000, BUF_SZ / MB, HOT_SZ / MB, attrs[0],
+	printf("damon_self_overhead: %lu M ops on %lu MiB (%lu MiB hot, %s), attrs %lu %lu %lu %lu %lu, "
+	       "mode %s, %lu rounds\n", ops / 1000000, BUF_SZ / MB, HOT_SZ / MB,
+	       small ? "4 KiB pages" : "THP allowed", attrs[0],
 	       attrs[1], attrs[2], attrs[3], attrs[4], uks_damon_self_mode(), rounds);
 	printf("  without monitoring  median %.3f s\n", p);
 	printf("  under self          median %.3f s   (last run: %lu samples, %lu taken, "

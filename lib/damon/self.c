@@ -64,6 +64,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +266,15 @@ static int self_init(struct uks_damon_ctx *ctx)
 	size_t len = DAMON_ALIGN(sizeof(*st) + cap * sizeof(struct self_entry), PG);
 	int local;
 
+	/*
+	 * The program's signal handlers must never run on this thread: a
+	 * handler touching a taken page here would wait for itself.  (glibc
+	 * keeps its own internal signals deliverable.)
+	 */
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_once(&self_atfork_once, self_register_atfork);
 	if (__atomic_load_n(&self_active, __ATOMIC_ACQUIRE))
 		return -EBUSY;	/* one self context per process */

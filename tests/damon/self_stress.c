@@ -21,7 +21,10 @@
  *   remap:   mremap()s a private buffer back and forth, checking it;
  *   unmap:   mmap, fill, check, munmap (-u to skip).
  * -H: the pool in transparent huge pages (the moves split them).
- * Readers read random pages of the pool (faults only).  After -t seconds
+ * Readers read random pages of the pool (faults only).  A 1 ms SIGALRM
+ * handler reads random pages too; every thread of ours but the readers
+ * blocks it, so the kernel may pick the monitor thread, where a handler
+ * would wait for itself (the agent must block signals there).  After -t seconds
  * everything stops and every page is checked exactly.
  *
  * Exit status 0 when every check passed; messages on stderr otherwise.
@@ -35,7 +38,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -142,10 +147,31 @@ static void *writer(void *arg)
 	return NULL;
 }
 
+static atomic_long alarms;
+
+static void on_alarm(int sig)
+{
+	static unsigned int r = 7;
+
+	(void)sig;
+	r = r * 1103515245u + 12345u;
+	unsigned long i = (r >> 8) % NPAGES;
+
+	if (page(i)[0] != (MAGIC ^ i))
+		atomic_fetch_add(&errors, 1);
+	atomic_fetch_add(&alarms, 1);
+}
+
 static void *reader(void *arg)
 {
 	unsigned int r = (unsigned int)(uintptr_t)arg;
 	uint64_t sum = 0;
+	sigset_t alrm;
+
+	/* only the readers (and any thread that does not block it) take it */
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
 
 	while (!atomic_load(&stop_all)) {
 		r = r * 1103515245u + 12345u;
@@ -341,6 +367,11 @@ int main(int argc, char **argv)
 		owner_init(&w[i], (unsigned long)i * per, per);
 	owner_init(&fo, NWRITERS * per, NFORK);
 	owner_init(&po, NWRITERS * per + NFORK, NPIPE);
+	sigset_t alrm;
+
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
+	pthread_sigmask(SIG_BLOCK, &alrm, NULL);	/* inherited by the threads */
 	for (int i = 0; i < NWRITERS; i++)
 		pthread_create(&th[nth++], NULL, writer, &w[i]);
 	pthread_create(&th[nth++], NULL, reader, (void *)1);
@@ -352,7 +383,20 @@ int main(int argc, char **argv)
 		pthread_create(&th[nth++], NULL, remover, NULL);
 	if (!no_unmap)
 		pthread_create(&th[nth++], NULL, unmapper, NULL);
-	usleep((useconds_t)(secs * 1e6));
+	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		usleep(100000);		/* cut short by the alarms */
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+	} while ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
 	atomic_store(&stop_all, 1);
 	for (int i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
@@ -368,7 +412,8 @@ int main(int argc, char **argv)
 		free(w[i].seq);
 	free(fo.seq);
 	free(po.seq);
-	printf("self_stress: %ld checks, %ld forks, %ld errors\n", atomic_load(&checks),
-	       atomic_load(&forks), atomic_load(&errors));
+	printf("self_stress: %ld checks, %ld forks, %ld alarms, %ld errors\n",
+	       atomic_load(&checks), atomic_load(&forks), atomic_load(&alarms),
+	       atomic_load(&errors));
 	return atomic_load(&errors) ? 1 : 0;
 }

@@ -239,7 +239,11 @@ static const char *agent_path(char *buf, size_t len)
 	if (n <= 0)
 		return NULL;
 	exe[n] = '\0';
-	snprintf(buf, len, "%s/libuks-damon-agent.so", dirname(exe));
+	const char *dir = dirname(exe);
+
+	snprintf(buf, len, "%s/libuks-damon-agent.so", dir);
+	if (access(buf, R_OK) && len > strlen(dir) + 32)	/* installed: PREFIX/lib */
+		snprintf(buf, len, "%s/../lib/libuks-damon-agent.so", dir);
 	return buf;
 }
 

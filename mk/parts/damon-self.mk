@@ -25,3 +25,10 @@ $(O)/tests/damon/self_stress: $(O)/tests/damon/self_stress.o
 	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread
 $(O)/bench/damon_self_overhead: private ALL_LDFLAGS += -Wl,-z,now
 tests: $(O)/tests/damon/self_stress $(LIBAGENT)
+
+# `make install`: the agent goes to $(PREFIX)/lib, where `uks damon record
+# --primitive self` looks for it (next to uks, then in ../lib).
+.PHONY: install-damon-agent
+install: install-damon-agent
+install-damon-agent: $(LIBAGENT)
+	install -D -m 755 $(LIBAGENT) $(DESTDIR)$(PREFIX)/lib/libuks-damon-agent.so

@@ -58,6 +58,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <linux/userfaultfd.h>
@@ -152,14 +153,40 @@ static void add_excl(struct self_state *st, unsigned long start, unsigned long e
 	}
 }
 
-/* Private anonymous rw mappings, minus shared libraries' .bss; and the
- * mappings holding @a, @b (the monitor's stack and TLS) go to excl. */
-static void read_eligible(struct self_state *st, unsigned long a, unsigned long b)
+/* The zero-filled tail (.bss) of every loaded shared object's segments. */
+static int bss_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct self_state *st = arg;
+
+	(void)size;
+	if (!info->dlpi_name || !info->dlpi_name[0])
+		return 0;	/* the program itself: its .bss is monitored */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		unsigned long start, end;
+
+		if (ph->p_type != PT_LOAD || ph->p_memsz <= ph->p_filesz)
+			continue;
+		start = DAMON_ALIGN_DOWN(info->dlpi_addr + ph->p_vaddr + ph->p_filesz, PG);
+		end = DAMON_ALIGN(info->dlpi_addr + ph->p_vaddr + ph->p_memsz, PG);
+		if (st->nr_bss < MAX_BSS) {
+			st->bss[st->nr_bss].start = start;
+			st->bss[st->nr_bss].end = end;
+			st->nr_bss++;
+		}
+	}
+	return 0;
+}
+
+/* Private anonymous rw mappings, minus what lies inside an exclusion. */
+static void read_eligible(struct self_state *st)
 {
 	FILE *f = fopen("/proc/self/maps", "re");
-	char line[512], prev_path[256] = "";
-	unsigned long prev_end = 0;
+	char line[512];
 	unsigned int cap = 0;
+
+	st->nr_bss = 0;
+	dl_iterate_phdr(bss_of, st);
 
 	uks_kfree(st->elig);
 	st->elig = NULL;
@@ -174,15 +201,10 @@ static void read_eligible(struct self_state *st, unsigned long a, unsigned long 
 		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &s, &e, perms, &ino, &n) < 4)
 			continue;
 		sscanf(line + n, "%255[^\n]", path);
-		if ((a >= s && a < e) || (b >= s && b < e))
-			add_excl(st, s, e);
-		bool bss = !path[0] && s == prev_end && strstr(prev_path, ".so");
 		bool anon = !path[0] || !strcmp(path, "[heap]") || !strcmp(path, "[stack]") ||
 			    !strncmp(path, "[anon:", 6);
 
-		prev_end = e;
-		snprintf(prev_path, sizeof(prev_path), "%s", path);
-		if (strcmp(perms, "rw-p") || !anon || ino || bss)
+		if (strcmp(perms, "rw-p") || !anon || ino)
 			continue;
 		bool inside = false;
 
@@ -213,6 +235,9 @@ static bool eligible(struct self_state *st, unsigned long page)
 {
 	for (unsigned int i = 0; i < st->nr_excl; i++)
 		if (page >= st->excl[i].start && page < st->excl[i].end)
+			return false;
+	for (unsigned int i = 0; i < st->nr_bss; i++)
+		if (page >= st->bss[i].start && page < st->bss[i].end)
 			return false;
 	for (unsigned int i = 0; i < st->nr_elig; i++)
 		if (page >= st->elig[i].start && page < st->elig[i].end)
@@ -317,8 +342,24 @@ static int self_init(struct uks_damon_ctx *ctx)
 #if defined(SELF_ASAN) && defined(__x86_64__)
 	add_excl(st, 0x7fff0000UL, 0x10007fff9000UL);	/* ASan's shadow and its gap */
 #endif
+	/*
+	 * The monitor's stack block (glibc puts its TCB and static TLS at
+	 * its top): exactly, not the whole mapping, which the kernel may have
+	 * merged with the program's memory next to it.
+	 */
+	pthread_attr_t attr;
+	void *stack;
+	size_t stack_sz;
+
+	if (!pthread_getattr_np(pthread_self(), &attr)) {
+		if (!pthread_attr_getstack(&attr, &stack, &stack_sz))
+			add_excl(st, (unsigned long)stack, (unsigned long)stack + stack_sz);
+		pthread_attr_destroy(&attr);
+	}
+	add_excl(st, (unsigned long)&local - 65536, (unsigned long)&local + 4096);
+	add_excl(st, (unsigned long)pthread_self(), (unsigned long)pthread_self() + 4096);
 	st->nr_keep = st->nr_excl;
-	read_eligible(st, (unsigned long)&local, (unsigned long)pthread_self());
+	read_eligible(st);
 	ctx->prim_state = st;
 	__atomic_store_n(&self_active, st, __ATOMIC_RELEASE);
 	pr_info("damon: self primitive, %s mode", st->move ? "UFFDIO_MOVE" : "copy");
@@ -329,11 +370,10 @@ static int self_init(struct uks_damon_ctx *ctx)
 static void self_update(struct uks_damon_ctx *ctx)
 {
 	struct self_state *st = ctx->prim_state;
-	int local;
 
 	if (st) {
-		st->nr_excl = st->nr_keep;	/* the state, slots, ctx (, shadow) */
-		read_eligible(st, (unsigned long)&local, (unsigned long)pthread_self());
+		st->nr_excl = st->nr_keep;	/* all permanent */
+		read_eligible(st);
 		self_regions(ctx, st, false);
 	}
 }

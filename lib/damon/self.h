@@ -26,6 +26,7 @@
 #endif
 #define MAX_ENTRIES	10000U
 #define MAX_EXCL	8
+#define MAX_BSS		64
 
 /* 6.8+ uapi, absent from older headers */
 #ifndef UFFD_FEATURE_MOVE
@@ -71,6 +72,8 @@ struct self_state {
 	char *slots;
 	size_t area_len, slots_len;
 	struct self_range excl[MAX_EXCL];
+	struct self_range bss[MAX_BSS];	/* shared objects' .bss: not sampled */
+	unsigned int nr_bss;
 	unsigned int nr_excl, nr_keep;
 	struct damon_addr_range *elig;	/* eligible mappings (not in the window) */
 	unsigned int nr_elig;

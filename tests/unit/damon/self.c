@@ -5,7 +5,8 @@
  * populated once; DAMON must rank the hot buffer hot and the cold one not,
  * and when monitoring stops every byte must be what was written, every
  * page back in place, and the mappings whole again (mremap of the whole
- * buffer works).
+ * buffer works); kernel-side accesses (read(2)/write(2) on a taken page)
+ * fault and wait instead of failing.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -263,6 +264,86 @@ TEST_TIMEOUT(self_fork_child_sees_every_byte, 60)
 #endif
 	munmap(b.hot, HOT_SZ);
 	munmap(b.cold, HOT_SZ);
+	uks_damon_ctx_destroy(ctx);
+}
+
+/*
+ * Kernel-side accesses: one region of exactly one page, so that page is
+ * taken every sampling interval, and only read(2) (into it) and write(2)
+ * (from it) ever touch it.  UFFD_USER_MODE_ONLY is not set, so those
+ * copies fault and wait for the monitor instead of failing with EFAULT:
+ * every call must succeed with the right bytes, and faults must be seen.
+ */
+struct kio {
+	char *page;
+	atomic_int stop;
+	long rounds, bad;
+};
+
+static void *kernel_io(void *arg)
+{
+	struct kio *k = arg;
+	char src[PG], back[PG];
+	int in[2], out[2];
+
+	if (pipe(in) || pipe(out))
+		return NULL;
+	for (long n = 0; !atomic_load(&k->stop); n++) {
+		memset(src, (int)(n & 0xff), PG);
+		src[0] = (char)(n >> 8);
+		if (write(in[1], src, PG) != (ssize_t)PG ||
+		    read(in[0], k->page, PG) != (ssize_t)PG ||		/* kernel writes P */
+		    write(out[1], k->page, PG) != (ssize_t)PG ||	/* kernel reads P */
+		    read(out[0], back, PG) != (ssize_t)PG || memcmp(src, back, PG))
+			k->bad++;
+		k->rounds++;
+		usleep(500);
+	}
+	close(in[0]);
+	close(in[1]);
+	close(out[0]);
+	close(out[1]);
+	return NULL;
+}
+
+TEST_TIMEOUT(self_kernel_accesses_fault_and_wait, 60)
+{
+	struct kio k = { 0 };
+	struct uks_damon_ctx *ctx;
+	struct uks_damon_self_stats st;
+	struct damon_target *t;
+	unsigned long id = (unsigned long)getpid();
+	char why[300];
+	pthread_t th;
+
+	if (uks_damon_primitive_available("self", why, sizeof(why)))
+		SKIP(return, "self: %.200s", why);
+	k.page = mmap(NULL, 3 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, k.page);
+	k.page += PG;
+	memset(k.page, 1, PG);
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "self"));
+	/* 2 ms sampling, no update in the test's life: the region stays */
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 2000, 50000, 1000000000, 3, 3));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	t = list_first_entry(&ctx->adaptive_targets, struct damon_target, list);
+	__uks_damon_add_region(__uks_damon_new_region((unsigned long)k.page,
+						      (unsigned long)k.page + PG), t);
+	ASSERT_EQ(0, pthread_create(&th, NULL, kernel_io, &k));
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	usleep(1500000);
+	uks_damon_stop(&ctx, 1);
+	atomic_store(&k.stop, 1);
+	pthread_join(th, NULL);
+	uks_damon_self_stats(&st);
+	TH_LOG("%ld read/write rounds through the page, %ld bad; %lu samples, %lu taken, "
+	       "%lu faults", k.rounds, k.bad, st.samples, st.taken, st.faults);
+	EXPECT_EQ(0, k.bad);
+	EXPECT_GT(k.rounds, 100);
+	EXPECT_GT(st.taken, 50);
+	EXPECT_GT(st.faults, 20);
+	munmap(k.page - PG, 3 * PG);
 	uks_damon_ctx_destroy(ctx);
 }
 

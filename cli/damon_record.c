@@ -69,7 +69,9 @@ static void record_usage(FILE *out)
 	      "  -o FILE           output file (default damon.data)\n"
 	      "  --attrs TEXT      intervals in us and region limits, as the debugfs attrs\n"
 	      "                    file (default \"5000 100000 1000000 10 1000\", damo's)\n"
-	      "  --primitive NAME  vaddr-sd, vaddr-refs or self (default: the best available)\n"
+	      "  --primitive NAME  vaddr-sd, vaddr-refs or self (default: the best available;\n"
+	      "                    self: the command monitors itself, reads and writes per\n"
+	      "                    page with userfaultfd, via libuks-damon-agent.so)\n"
 	      "  -p PID            monitor a running process (repeat for more)\n"
 	      "Ends when the command (or every process) exits, or at ^C.\n", out);
 }
@@ -237,7 +239,11 @@ static const char *agent_path(char *buf, size_t len)
 	if (n <= 0)
 		return NULL;
 	exe[n] = '\0';
-	snprintf(buf, len, "%s/libuks-damon-agent.so", dirname(exe));
+	const char *dir = dirname(exe);
+
+	snprintf(buf, len, "%s/libuks-damon-agent.so", dir);
+	if (access(buf, R_OK) && len > strlen(dir) + 32)	/* installed: PREFIX/lib */
+		snprintf(buf, len, "%s/../lib/libuks-damon-agent.so", dir);
 	return buf;
 }
 

@@ -23,7 +23,9 @@
  *
  * Primitives (uks_damon_set_primitive()): "vaddr-sd" (soft-dirty bits of
  * a real process: writes, per page), "vaddr-refs" (clear_refs + smaps
- * Referenced: reads and writes, per mapping), "synthetic" (a simulated
+ * Referenced: reads and writes, per mapping), "self" (the calling process
+ * itself, reads and writes per page with userfaultfd: target id getpid(),
+ * used by the in-process agent libuks-damon-agent.so), "synthetic" (a simulated
  * address space with a scripted access pattern and known ground truth).
  * By default a context uses uks_damon_default_primitive().  See
  * docs/DAMON.md for what each one sees and where uks differs from 5.15.
@@ -124,6 +126,29 @@ int uks_damon_start(struct uks_damon_ctx **ctxs, int nr);
 int uks_damon_stop(struct uks_damon_ctx **ctxs, int nr);
 bool uks_damon_is_running(struct uks_damon_ctx *ctx);
 pid_t uks_damon_kdamond_pid(struct uks_damon_ctx *ctx);
+
+/* ------------------------------------------------ the self primitive */
+
+/**
+ * struct uks_damon_self_stats - what a self context did (at its end)
+ * @samples:	sampling intervals
+ * @sampled:	sampling pages inside monitored mappings
+ * @taken:	pages taken away (moved or copied out)
+ * @faults:	faults served
+ * @refused:	sampled pages the kernel would not move (pinned, shared, ...)
+ * @dropped:	taken pages whose mapping went away (munmap) meanwhile
+ */
+struct uks_damon_self_stats {
+	unsigned long samples;
+	unsigned long sampled;
+	unsigned long taken;
+	unsigned long faults;
+	unsigned long refused;
+	unsigned long dropped;
+};
+
+void uks_damon_self_stats(struct uks_damon_self_stats *out);
+const char *uks_damon_self_mode(void);
 
 /* ------------------------------------------------ the synthetic primitive */
 

@@ -57,7 +57,10 @@ struct uks_damon_target {
  * @init:		build the initial regions (targets with none)
  * @update:		every update interval: re-read the address spaces
  * @prepare_access_checks: pick the sampling addresses, clear their bits
+ * @sleep:		the sampling sleep, when the primitive must work during
+ *			it (self serves its faults); NULL: a plain sleep
  * @check_accesses:	count the accesses; return the max nr_accesses
+ * @wake:		end @sleep early: a stop was requested (may be NULL)
  * @reset_aggregated:	after each aggregation (may be NULL)
  * @target_valid:	the target still exists
  * @cleanup:		at the end (may be NULL)
@@ -68,7 +71,9 @@ struct damon_primitive {
 	int (*init)(struct uks_damon_ctx *ctx);
 	void (*update)(struct uks_damon_ctx *ctx);
 	void (*prepare_access_checks)(struct uks_damon_ctx *ctx);
+	void (*sleep)(struct uks_damon_ctx *ctx, unsigned long us);
 	unsigned int (*check_accesses)(struct uks_damon_ctx *ctx);
+	void (*wake)(struct uks_damon_ctx *ctx);
 	void (*reset_aggregated)(struct uks_damon_ctx *ctx);
 	bool (*target_valid)(struct uks_damon_ctx *ctx, struct damon_target *t);
 	void (*cleanup)(struct uks_damon_ctx *ctx);
@@ -95,6 +100,7 @@ struct uks_damon_ctx {
 	unsigned int nr;			/* the N of kdamond.N */
 
 	const struct damon_primitive *primitive;
+	void *prim_state;			/* the primitive's, per context */
 	struct uks_damon_callback callback;
 	struct list_head adaptive_targets;
 
@@ -195,6 +201,9 @@ int __uks_damon_va_clear_refs(struct vaddr_target *vt, const char *what);
 extern const struct damon_primitive __uks_damon_synthetic;
 extern const struct damon_primitive __uks_damon_vaddr_sd;
 extern const struct damon_primitive __uks_damon_vaddr_refs;
+extern const struct damon_primitive __uks_damon_self;
+void __uks_damon_self_pause(void);
+void __uks_damon_self_resume(void);
 const struct damon_primitive *__uks_damon_find_primitive(const char *name);
 /* Sample the synthetic space of @t at @addr for this sample (1: accessed). */
 bool __uks_damon_synth_sample(struct uks_damon_synth *s, unsigned long addr, uint64_t rnd);

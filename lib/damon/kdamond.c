@@ -52,6 +52,7 @@ static const struct damon_primitive *const primitives[] = {
 	&__uks_damon_vaddr_sd,
 	&__uks_damon_vaddr_refs,
 	&__uks_damon_synthetic,
+	&__uks_damon_self,
 };
 
 const struct damon_primitive *__uks_damon_find_primitive(const char *name)
@@ -64,7 +65,7 @@ const struct damon_primitive *__uks_damon_find_primitive(const char *name)
 
 /**
  * uks_damon_primitive_available - can @name work on this machine?
- * @name:	"vaddr-sd", "vaddr-refs" or "synthetic"
+ * @name:	"vaddr-sd", "vaddr-refs", "synthetic" or "self"
  * @why:	the reason when it cannot (may be NULL)
  * @len:	room in @why
  *
@@ -227,7 +228,10 @@ static void *kdamond_fn(void *arg)
 			prim->prepare_access_checks(ctx);
 		if (ctx->callback.after_sampling && ctx->callback.after_sampling(ctx))
 			set_kdamond_stop(ctx);
-		kdamond_usleep(ctx, ctx->sample_interval);
+		if (prim->sleep)
+			prim->sleep(ctx, ctx->sample_interval);
+		else
+			kdamond_usleep(ctx, ctx->sample_interval);
 		if (prim->check_accesses)
 			max_nr_accesses = prim->check_accesses(ctx);
 		if (__uks_damon_check_reset_time_interval(&ctx->last_aggregation,
@@ -344,6 +348,8 @@ static int __damon_stop(struct uks_damon_ctx *ctx)
 	}
 	ctx->stop = true;
 	pthread_cond_broadcast(&ctx->wake);
+	if (ctx->primitive && ctx->primitive->wake)
+		ctx->primitive->wake(ctx);
 	if (ctx->has_thread) {
 		th = ctx->thread;
 		ctx->has_thread = false;

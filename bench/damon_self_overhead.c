@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench/damon_self_overhead: how much the "self" primitive (the in-process
+ * agent's: sampled pages taken away with userfaultfd) slows the monitored
+ * program down.  Target (issue 6): <= 5% with DAMON's usual attributes.
+ *
+ * The workload is one thread doing a fixed number of 8-byte read-modify-
+ * writes on a 128 MiB buffer, 80% of them in a hot 16 MiB part and 20%
+ * anywhere (xorshift addresses), with a checksum so nothing is optimised
+ * out.  It runs alternately without and with a self context on this very
+ * process (attrs 5 ms / 100 ms / 1 s / 10 / 1000: what damo and the
+ * kernel's figures use), ROUNDS times each; the medians give the ratio.
+ * The checksum must be the same every run (no data changed by the
+ * monitor), and the monitor thread's CPU time is printed.
+ *
+ *	damon_self_overhead [-s] [-n MILLION_OPS] [-r ROUNDS] [-a "ATTRS"]
+ *
+ * -s: small pages only (MADV_NOHUGEPAGE); by default the buffer may get
+ * transparent huge pages, which each 4 KiB move splits.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uks/damon.h>
+
+#define MB		(1UL << 20)
+#define BUF_SZ		(128 * MB)
+#define HOT_SZ		(16 * MB)
+#define MAX_ROUNDS	15
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static uint64_t workload(uint64_t *buf, unsigned long ops)
+{
+	uint64_t x = 88172645463325252ULL, sum = 0;
+
+	for (unsigned long i = 0; i < ops; i++) {
+		uint64_t idx;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if ((x & 1023) < 819)	/* 80% */
+			idx = (x >> 12) % (HOT_SZ / 8);
+		else
+			idx = (x >> 12) % (BUF_SZ / 8);
+		buf[idx] += i;
+		sum += buf[idx];
+	}
+	return sum;
+}
+
+static double thread_cpu(pid_t tid)
+{
+	char path[64], line[1024], *p;
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st);
+	fclose(f);
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long ops = 60, rounds = 5, attrs[5] = { 5000, 100000, 1000000, 10, 1000 };
+	double plain[MAX_ROUNDS], self[MAX_ROUNDS], mon_cpu = 0, mon_wall = 0;
+	unsigned long id = (unsigned long)getpid();
+	struct uks_damon_self_stats st = { 0 };
+	uint64_t *buf, ref = 0;
+	char why[300];
+	bool small = false;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "n:r:a:s")) != -1) {
+		if (opt == 's')
+			small = true;
+		else if (opt == 'n')
+			ops = strtoul(optarg, NULL, 0);
+		else if (opt == 'r')
+			rounds = strtoul(optarg, NULL, 0);
+		else if (opt == 'a' && sscanf(optarg, "%lu %lu %lu %lu %lu", &attrs[0], &attrs[1],
+					      &attrs[2], &attrs[3], &attrs[4]) == 5)
+			;
+		else {
+			fprintf(stderr, "usage: %s [-s] [-n MILLION_OPS] [-r ROUNDS] [-a \"ATTRS\"]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (rounds < 1 || rounds > MAX_ROUNDS)
+		rounds = 5;
+	ops *= 1000000;
+	if (uks_damon_primitive_available("self", why, sizeof(why))) {
+		printf("damon_self_overhead: SKIP: %s\n", why);
+		return 0;
+	}
+	buf = mmap(NULL, BUF_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		return 1;
+	if (small)
+		madvise(buf, BUF_SZ, MADV_NOHUGEPAGE);
+	for (unsigned long r = 0; r < rounds; r++) {
+		for (int with = 0; with < 2; with++) {
+			struct uks_damon_ctx *ctx = NULL;
+			double t0, t1, c0 = 0;
+			uint64_t sum;
+
+			memset(buf, 0, BUF_SZ);
+			if (with) {
+				if (uks_damon_ctx_create(&ctx) ||
+				    uks_damon_set_primitive(ctx, "self") ||
+				    uks_damon_set_attrs(ctx, attrs[0], attrs[1], attrs[2], attrs[3],
+							attrs[4]) ||
+				    uks_damon_set_targets(ctx, &id, 1) || uks_damon_start(&ctx, 1)) {
+					fprintf(stderr, "cannot start the self context\n");
+					return 1;
+				}
+				usleep(300000);	/* past the first regions' setup */
+				c0 = thread_cpu(uks_damon_kdamond_pid(ctx));
+			}
+			t0 = now();
+			sum = workload(buf, ops);
+			t1 = now();
+			if (with) {
+				mon_cpu += thread_cpu(uks_damon_kdamond_pid(ctx)) - c0;
+				mon_wall += t1 - t0;
+				uks_damon_stop(&ctx, 1);
+				uks_damon_self_stats(&st);
+				uks_damon_ctx_destroy(ctx);
+				self[r] = t1 - t0;
+			} else {
+				plain[r] = t1 - t0;
+			}
+			if (!ref)
+				ref = sum;
+			if (sum != ref) {
+				printf("damon_self_overhead: FAIL: checksum %#llx, want %#llx\n",
+				       (unsigned long long)sum, (unsigned long long)ref);
+				return 1;
+			}
+		}
+	}
+	qsort(plain, rounds, sizeof(double), cmp);
+	qsort(self, rounds, sizeof(double), cmp);
+	double p = plain[rounds / 2], s = self[rounds / 2], ratio = s / p;
+
+	printf("damon_self_overhead: %lu M ops on %lu MiB (%lu MiB hot, %s), attrs %lu %lu %lu %lu %lu, "
+	       "mode %s, %lu rounds\n", ops / 1000000, BUF_SZ / MB, HOT_SZ / MB,
+	       small ? "4 KiB pages" : "THP allowed", attrs[0],
+	       attrs[1], attrs[2], attrs[3], attrs[4], uks_damon_self_mode(), rounds);
+	printf("  without monitoring  median %.3f s\n", p);
+	printf("  under self          median %.3f s   (last run: %lu samples, %lu taken, "
+	       "%lu faults)\n", s, st.samples, st.taken, st.faults);
+	printf("  slowdown ratio      %.3f  (target <= 1.050: %s)\n", ratio,
+	       ratio <= 1.05 ? "MET" : "NOT MET");
+	printf("  monitor thread CPU  %.1f%% of one CPU\n",
+	       mon_wall > 0 ? 100.0 * mon_cpu / mon_wall : 0.0);
+	munmap(buf, BUF_SZ);
+	return 0;
+}

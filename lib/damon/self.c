@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DAMON "self" primitive: reads and writes of the calling process, per
+ * 4 KiB page, with userfaultfd.  It runs in the monitored process (the
+ * in-process agent libuks-damon-agent.so, or a program linking libuks),
+ * and its only target is the process itself (target id = getpid()).
+ *
+ * Each sampling interval, for every region's sampling page P:
+ *
+ *   take:    UFFDIO_REGISTER [P, P+4K) MISSING, then UFFDIO_MOVE the page
+ *	      to a slot of our own (a private area registered with the same
+ *	      userfaultfd): P is now empty, its data sits in the slot.  The
+ *	      move is atomic under the page-table lock, so a concurrent
+ *	      writer's store lands either in the page before it moves or,
+ *	      after a fault, in the page moved back.
+ *   fault:   any access to P (user space, or the kernel copying to or from
+ *	      P in read(2)/write(2): UFFD_USER_MODE_ONLY is not set, so those
+ *	      block too) raises a missing fault; the monitor thread moves the
+ *	      page back (which wakes the faulting thread) and records an
+ *	      access.
+ *   check:   pages not touched are moved back, P is unregistered.
+ *
+ * A never-populated page (MOVE says -ENOENT) stays registered: a touch
+ * faults, is resolved with UFFDIO_ZEROPAGE (what the kernel would have
+ * done) and counts.  Where the kernel lacks UFFDIO_MOVE (before 6.8), the
+ * fallback is register MISSING|WP, write-protect, copy the page out,
+ * MADV_DONTNEED, and UFFDIO_COPY it back on the fault; docs/DAMON.md says
+ * what that mode does not survive.
+ *
+ * What is monitored: private anonymous read-write mappings (the heap,
+ * anonymous mmap()s, thread stacks, [stack]); not file mappings, shared
+ * memory, the .bss of shared libraries, nor the monitor's own memory (its
+ * stack and TLS, this state, the slots, the context).  Pages that the
+ * kernel refuses to move (pinned, shared with a fork child, KSM) are not
+ * taken that interval.
+ *
+ * The window rule: between prepare and check the monitor thread touches
+ * only memory that is never taken (its stack, this state area, the slots,
+ * the context object), and nothing else ever holds state the monitor
+ * needs, so it cannot fault on a page it took away.  prepare computes
+ * the sampling pages into the state area (touching the regions) before
+ * taking any page; check gives every page back before touching regions.
+ *
+ * Events: UFFD_EVENT_REMOVE (the program's MADV_DONTNEED/FREE of a taken
+ * page: its data is dropped, as the program asked; the next touch gets
+ * zeros) and UFFD_EVENT_REMAP (mremap() of a taken page: the entry
+ * follows it).  munmap needs no event: the move back fails and the data
+ * is dropped with the mapping.  fork(): the child's copy of a taken page
+ * would be empty, so a fork handler (pthread_atfork) raises `forking`
+ * and waits until the monitor has put every page back and closed the
+ * window; no page is taken while a fork runs.  The handshake is atomics
+ * and a futex only: the forking thread may itself fault on a taken page
+ * while it waits, and the monitor serves that fault meanwhile.
+ *
+ * Lock order: none.  Only the monitor thread touches the table; other
+ * threads talk to it through st->forking / st->window / st->stop and the
+ * eventfd.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uks/slab.h>
+
+#include "core/compiler.h"
+#include "core/log.h"
+#include "damon/self.h"
+
+/* One self context per process: the fork handlers find it here. */
+static struct self_state *self_active;
+static pthread_once_t self_atfork_once = PTHREAD_ONCE_INIT;
+static struct uks_damon_self_stats self_last;
+
+/* ------------------------------------------------------------- fork */
+
+/**
+ * __uks_damon_self_pause - give every taken page back and take none until
+ * __uks_damon_self_resume(): before fork(), and around calls that need
+ * whole mappings (mremap() of a range that a per-page registration split).
+ *
+ * Any thread may call it; it waits for the monitor thread (futex), which
+ * keeps serving faults meanwhile, also the caller's own.
+ */
+void __uks_damon_self_pause(void)
+{
+	struct self_state *st = __atomic_load_n(&self_active, __ATOMIC_ACQUIRE);
+	uint64_t one = 1;
+
+	if (!st || st->tid == (pid_t)syscall(SYS_gettid))
+		return;		/* the monitor itself: its window is closed */
+	__atomic_add_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
+	if (write(st->evfd, &one, sizeof(one)) < 0)
+		return;
+	while (__atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &st->window, FUTEX_WAIT, 1, NULL, NULL, 0);
+}
+
+/** __uks_damon_self_resume - end a __uks_damon_self_pause() */
+void __uks_damon_self_resume(void)
+{
+	struct self_state *st = __atomic_load_n(&self_active, __ATOMIC_ACQUIRE);
+
+	if (st && st->tid != (pid_t)syscall(SYS_gettid))
+		__atomic_sub_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The child has no monitor thread: it must not use the parent's uffd. */
+static void self_postfork_child(void)
+{
+	struct self_state *st = self_active;
+
+	if (!st)
+		return;
+	close(st->uffd);
+	close(st->evfd);
+	if (st->pagemap_fd >= 0)
+		close(st->pagemap_fd);
+	if (st->mem_fd >= 0)
+		close(st->mem_fd);
+	self_active = NULL;
+}
+
+static void self_register_atfork(void)
+{
+	pthread_atfork(__uks_damon_self_pause, __uks_damon_self_resume, self_postfork_child);
+}
+
+/* ------------------------------------------------------- the ops table */
+
+static void add_excl(struct self_state *st, unsigned long start, unsigned long end)
+{
+	if (st->nr_excl < MAX_EXCL) {
+		st->excl[st->nr_excl].start = start & ~(PG - 1);
+		st->excl[st->nr_excl].end = DAMON_ALIGN(end, PG);
+		st->nr_excl++;
+	}
+}
+
+/* The zero-filled tail (.bss) of every loaded shared object's segments. */
+static int bss_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct self_state *st = arg;
+
+	(void)size;
+	if (!info->dlpi_name || !info->dlpi_name[0])
+		return 0;	/* the program itself: its .bss is monitored */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		unsigned long start, end;
+
+		if (ph->p_type != PT_LOAD || ph->p_memsz <= ph->p_filesz)
+			continue;
+		start = DAMON_ALIGN_DOWN(info->dlpi_addr + ph->p_vaddr + ph->p_filesz, PG);
+		end = DAMON_ALIGN(info->dlpi_addr + ph->p_vaddr + ph->p_memsz, PG);
+		if (st->nr_bss < MAX_BSS) {
+			st->bss[st->nr_bss].start = start;
+			st->bss[st->nr_bss].end = end;
+			st->nr_bss++;
+		}
+	}
+	return 0;
+}
+
+/* Private anonymous rw mappings, minus what lies inside an exclusion. */
+static void read_eligible(struct self_state *st)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	unsigned int cap = 0;
+
+	st->nr_bss = 0;
+	dl_iterate_phdr(bss_of, st);
+
+	uks_kfree(st->elig);
+	st->elig = NULL;
+	st->nr_elig = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e, ino;
+		char perms[8], path[256] = "";
+		int n = 0;
+
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &s, &e, perms, &ino, &n) < 4)
+			continue;
+		sscanf(line + n, "%255[^\n]", path);
+		bool anon = !path[0] || !strcmp(path, "[heap]") || !strcmp(path, "[stack]") ||
+			    !strncmp(path, "[anon:", 6);
+
+		if (strcmp(perms, "rw-p") || !anon || ino)
+			continue;
+		bool inside = false;
+
+		for (unsigned int x = 0; x < st->nr_excl; x++)
+			if (s >= st->excl[x].start && e <= st->excl[x].end)
+				inside = true;
+		if (inside)
+			continue;
+		if (st->nr_elig == cap) {
+			struct damon_addr_range *nr = uks_kmalloc((cap ? cap * 2 : 64) * sizeof(*nr));
+
+			if (!nr)
+				break;
+			if (st->elig)
+				memcpy(nr, st->elig, st->nr_elig * sizeof(*nr));
+			uks_kfree(st->elig);
+			st->elig = nr;
+			cap = cap ? cap * 2 : 64;
+		}
+		st->elig[st->nr_elig].start = s;
+		st->elig[st->nr_elig].end = e;
+		st->nr_elig++;
+	}
+	fclose(f);
+}
+
+static bool eligible(struct self_state *st, unsigned long page)
+{
+	for (unsigned int i = 0; i < st->nr_excl; i++)
+		if (page >= st->excl[i].start && page < st->excl[i].end)
+			return false;
+	for (unsigned int i = 0; i < st->nr_bss; i++)
+		if (page >= st->bss[i].start && page < st->bss[i].end)
+			return false;
+	for (unsigned int i = 0; i < st->nr_elig; i++)
+		if (page >= st->elig[i].start && page < st->elig[i].end)
+			return true;
+	return false;
+}
+
+static void self_free(struct self_state *st)
+{
+	if (st->uffd >= 0)
+		close(st->uffd);
+	if (st->evfd >= 0)
+		close(st->evfd);
+	if (st->pagemap_fd >= 0)
+		close(st->pagemap_fd);
+	if (st->mem_fd >= 0)
+		close(st->mem_fd);
+	uks_kfree(st->elig);
+	if (st->slots)
+		munmap(st->slots, st->slots_len);
+	munmap(st, st->area_len);
+}
+
+/*
+ * The regions come from the monitored mappings only (5.15's three-region
+ * rules over them): the rest of the address space, libraries and, under
+ * ASan, terabytes of shadow, would only dilute the samples.
+ */
+static void self_regions(struct uks_damon_ctx *ctx, struct self_state *st, bool init)
+{
+	struct damon_addr_range regions[3];
+	struct damon_target *t;
+
+	if (__uks_damon_three_regions_of(st->elig, st->nr_elig, ctx->min_region, regions))
+		return;
+	damon_for_each_target(t, ctx) {
+		if (t->id != (unsigned long)getpid())
+			continue;
+		if (init && !t->nr_regions)
+			__uks_damon_init_regions_of(ctx, t, regions);
+		else if (!init)
+			__uks_damon_apply_three_regions(ctx, t, regions);
+	}
+}
+
+static int self_init(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st;
+	unsigned int cap = (unsigned int)(ctx->max_nr_regions < MAX_ENTRIES ?
+					  ctx->max_nr_regions : MAX_ENTRIES) + 8;
+	size_t len = DAMON_ALIGN(sizeof(*st) + cap * sizeof(struct self_entry), PG);
+	int local;
+
+	/*
+	 * The program's signal handlers must never run on this thread: a
+	 * handler touching a taken page here would wait for itself.  (glibc
+	 * keeps its own internal signals deliverable.)
+	 */
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_once(&self_atfork_once, self_register_atfork);
+	if (__atomic_load_n(&self_active, __ATOMIC_ACQUIRE))
+		return -EBUSY;	/* one self context per process */
+	st = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (st == MAP_FAILED)
+		return -ENOMEM;
+	memset(st, 0, sizeof(*st));
+	st->area_len = len;
+	st->tid = (pid_t)syscall(SYS_gettid);
+	st->e = (struct self_entry *)(st + 1);
+	st->cap = cap;
+	st->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	st->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	st->mem_fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	st->uffd = __uks_damon_self_uffd_open(__uks_damon_self_features(&st->move), NULL);
+	st->slots_len = (size_t)cap * PG;
+	st->slots = mmap(NULL, st->slots_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (st->slots == MAP_FAILED)
+		st->slots = NULL;
+	if (st->uffd < 0 || st->evfd < 0 || !st->slots || (!st->move && st->mem_fd < 0) ||
+	    (st->move && __uks_damon_self_reg(st, (unsigned long)st->slots, st->slots_len,
+			     UFFDIO_REGISTER_MODE_MISSING))) {
+		pr_info("damon: the self primitive cannot start: %s",
+			st->uffd < 0 ? strerror(-st->uffd) : strerror(errno));
+		self_free(st);
+		return -EOPNOTSUPP;
+	}
+	madvise(st->slots, st->slots_len, MADV_NOHUGEPAGE);
+	/* the uffd far from the program's fds (a close-all of low fds) */
+	int hi = fcntl(st->uffd, F_DUPFD_CLOEXEC, 512);
+
+	if (hi >= 0) {
+		close(st->uffd);
+		st->uffd = hi;
+	}
+	add_excl(st, (unsigned long)st, (unsigned long)st + len);
+	add_excl(st, (unsigned long)st->slots, (unsigned long)st->slots + st->slots_len);
+	add_excl(st, (unsigned long)ctx, (unsigned long)ctx + sizeof(*ctx));
+#if defined(SELF_ASAN) && defined(__x86_64__)
+	add_excl(st, 0x7fff0000UL, 0x10007fff9000UL);	/* ASan's shadow and its gap */
+#endif
+	/*
+	 * The monitor's stack block (glibc puts its TCB and static TLS at
+	 * its top): exactly, not the whole mapping, which the kernel may have
+	 * merged with the program's memory next to it.
+	 */
+	pthread_attr_t attr;
+	void *stack;
+	size_t stack_sz;
+
+	if (!pthread_getattr_np(pthread_self(), &attr)) {
+		if (!pthread_attr_getstack(&attr, &stack, &stack_sz))
+			add_excl(st, (unsigned long)stack, (unsigned long)stack + stack_sz);
+		pthread_attr_destroy(&attr);
+	}
+	add_excl(st, (unsigned long)&local - 65536, (unsigned long)&local + 4096);
+	add_excl(st, (unsigned long)pthread_self(), (unsigned long)pthread_self() + 4096);
+	st->nr_keep = st->nr_excl;
+	read_eligible(st);
+	ctx->prim_state = st;
+	__atomic_store_n(&self_active, st, __ATOMIC_RELEASE);
+	pr_info("damon: self primitive, %s mode", st->move ? "UFFDIO_MOVE" : "copy");
+	self_regions(ctx, st, true);
+	return __uks_damon_va_init(ctx);	/* the pidfd; regions are set */
+}
+
+static void self_update(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st = ctx->prim_state;
+
+	if (st) {
+		st->nr_excl = st->nr_keep;	/* all permanent */
+		read_eligible(st);
+		self_regions(ctx, st, false);
+	}
+}
+
+static struct damon_target *self_target(struct uks_damon_ctx *ctx)
+{
+	struct damon_target *t;
+
+	damon_for_each_target(t, ctx)
+		if (t->id == (unsigned long)getpid() && t->pstate)
+			return t;
+	return NULL;
+}
+
+static void self_prepare(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st = ctx->prim_state;
+	struct damon_target *t = st ? self_target(ctx) : NULL;
+	struct damon_region *r;
+	unsigned int n = 0;
+
+	if (!t)
+		return;
+	/* pass 1: nothing is taken yet, the regions may be read */
+	__uks_damon_va_pick_sampling_addrs(ctx, t);
+	damon_for_each_region(r, t) {
+		struct self_entry *e = &st->e[n];
+		unsigned long page = r->sampling_addr & ~(PG - 1);
+
+		if (n == st->cap)
+			break;
+		memset(e, 0, sizeof(*e));
+		e->page = eligible(st, page) ? page : 0;
+		n++;
+	}
+	st->nr = n;
+	st->stats.samples++;
+	/* pass 2: the window; only st, the slots and the stack from here */
+	__atomic_store_n(&st->window, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST)) {
+		__uks_damon_self_close_window(st);
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		if (st->e[i].page) {
+			st->stats.sampled++;
+			__uks_damon_self_take(st, &st->e[i]);
+			/* a page taken a moment ago may be wanted already */
+			__uks_damon_self_serve(st);
+		}
+}
+
+/* Serve faults for @us microseconds (the sampling sleep). */
+static void self_sleep(struct uks_damon_ctx *ctx, unsigned long us)
+{
+	struct self_state *st = ctx->prim_state;
+	struct timespec now, until;
+
+	if (!st)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += (time_t)(us / 1000000);
+	until.tv_nsec += (long)(us % 1000000) * 1000;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	for (;;) {
+		struct pollfd p[2] = { { st->uffd, POLLIN, 0 }, { st->evfd, POLLIN, 0 } };
+		long long left;
+		uint64_t v;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (long long)(until.tv_sec - now.tv_sec) * 1000000000LL +
+		       (until.tv_nsec - now.tv_nsec);
+		if (left <= 0 || __atomic_load_n(&st->stop, __ATOMIC_ACQUIRE))
+			return;
+		struct timespec ts = { (time_t)(left / 1000000000LL), (long)(left % 1000000000LL) };
+
+		if (syscall(SYS_ppoll, p, 2, &ts, NULL, 0) <= 0)
+			continue;
+		if (p[0].revents)
+			__uks_damon_self_serve(st);
+		if (p[1].revents && read(st->evfd, &v, sizeof(v)) > 0 &&
+		    __atomic_load_n(&st->forking, __ATOMIC_SEQ_CST) &&
+		    __atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
+			__uks_damon_self_close_window(st);
+	}
+}
+
+static unsigned int self_check(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st = ctx->prim_state;
+	struct damon_target *t;
+	struct damon_region *r;
+	unsigned int n = 0, max = 0;
+
+	if (!st)
+		return 0;
+	if (__atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
+		__uks_damon_self_close_window(st);
+	/* window closed: the regions may be touched again */
+	t = self_target(ctx);
+	if (!t)
+		return 0;
+	damon_for_each_region(r, t) {
+		if (n < st->nr && st->e[n].accessed)
+			r->nr_accesses++;
+		if (r->nr_accesses > max)
+			max = r->nr_accesses;
+		n++;
+	}
+	return max;
+}
+
+static void self_wake(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st = ctx->prim_state;
+	uint64_t one = 1;
+
+	if (!st)
+		return;
+	__atomic_store_n(&st->stop, 1, __ATOMIC_RELEASE);
+	if (write(st->evfd, &one, sizeof(one)) < 0)
+		return;
+}
+
+static void self_cleanup(struct uks_damon_ctx *ctx)
+{
+	struct self_state *st = ctx->prim_state;
+
+	__uks_damon_va_cleanup(ctx);
+	if (!st)
+		return;
+	if (__atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
+		__uks_damon_self_close_window(st);
+	__atomic_store_n(&self_active, NULL, __ATOMIC_RELEASE);
+	/* a fork handler may still look at st: wait for it to leave */
+	while (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	pr_debug("damon self: %lu taken, %lu faults, %lu refused, %lu dropped",
+		 st->stats.taken, st->stats.faults, st->stats.refused, st->stats.dropped);
+	self_last = st->stats;
+	ctx->prim_state = NULL;
+	self_free(st);
+}
+
+/**
+ * uks_damon_self_stats - what the last self context did
+ * @out:	taken pages, faults served, pages the kernel refused to move,
+ *		pages dropped with their mapping (munmap while taken)
+ *
+ * Filled when a self context ends (its cleanup).
+ */
+UKS_EXPORT void uks_damon_self_stats(struct uks_damon_self_stats *out)
+{
+	*out = self_last;
+}
+
+/** uks_damon_self_mode - Return: "move" or "copy": how self takes pages here */
+UKS_EXPORT const char *uks_damon_self_mode(void)
+{
+	bool move;
+
+	__uks_damon_self_features(&move);
+	return move ? "move" : "copy";
+}
+
+const struct damon_primitive __uks_damon_self = {
+	.name = "self",
+	.available = __uks_damon_self_available,
+	.init = self_init,
+	.update = self_update,
+	.prepare_access_checks = self_prepare,
+	.sleep = self_sleep,
+	.check_accesses = self_check,
+	.wake = self_wake,
+	.target_valid = __uks_damon_va_target_valid,
+	.cleanup = self_cleanup,
+};

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The self primitive's state, shared by lib/damon/self.c (the ops table,
+ * mappings, fork handshake) and lib/damon/self_uffd.c (the userfaultfd
+ * side: take, give back, serve faults and events).  See self.c's top.
+ */
+#ifndef UKS_LIB_DAMON_SELF_H
+#define UKS_LIB_DAMON_SELF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/types.h>
+#include <linux/userfaultfd.h>
+
+#include "damon/damon.h"
+
+#define PG		4096UL
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SELF_ASAN	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SELF_ASAN	1
+#endif
+#endif
+#define MAX_ENTRIES	10000U
+#define MAX_EXCL	8
+#define MAX_BSS		64
+
+/* 6.8+ uapi, absent from older headers */
+#ifndef UFFD_FEATURE_MOVE
+#define UFFD_FEATURE_MOVE	(1ULL << 16)
+#endif
+struct self_uffdio_move {
+	uint64_t dst, src, len, mode;
+	int64_t move;
+};
+#define SELF_UFFDIO_MOVE	_IOWR(UFFDIO, 0x05, struct self_uffdio_move)
+#ifndef USERFAULTFD_IOC_NEW
+#define USERFAULTFD_IOC_NEW	_IO(0xAA, 0x00)
+#endif
+
+enum { E_NONE, E_TAKEN, E_HOLE, E_BACK, E_GONE };
+
+struct self_entry {
+	unsigned long page;	/* 0: nothing sampled for this region */
+	unsigned char state;
+	bool registered;
+	bool accessed;
+	bool slot_dirty;	/* the slot may hold a page: refresh it */
+	bool pending;		/* a fault waits: give back when events allow */
+};
+
+struct self_range {
+	unsigned long start, end;
+};
+
+struct self_state {
+	int uffd;
+	int evfd;
+	int pagemap_fd;		/* copy mode */
+	int mem_fd;		/* copy mode: /proc/self/mem */
+	bool move;
+	pid_t tid;		/* the monitor thread's */
+	int window;		/* atomics shared with fork handlers */
+	int forking;
+	int stop;
+	unsigned int nr, cap;
+	unsigned int nr_pending;
+	struct self_entry *e;
+	char *slots;
+	size_t area_len, slots_len;
+	struct self_range excl[MAX_EXCL];
+	struct self_range bss[MAX_BSS];	/* shared objects' .bss: not sampled */
+	unsigned int nr_bss;
+	unsigned int nr_excl, nr_keep;
+	struct damon_addr_range *elig;	/* eligible mappings (not in the window) */
+	unsigned int nr_elig;
+	struct uks_damon_self_stats stats;
+};
+
+int __uks_damon_self_uffd_open(uint64_t want, uint64_t *got);
+int __uks_damon_self_available(char *why, size_t len);
+uint64_t __uks_damon_self_features(bool *move);
+int __uks_damon_self_reg(struct self_state *st, unsigned long a, unsigned long len,
+			 uint64_t mode);
+int __uks_damon_self_serve(struct self_state *st);
+void __uks_damon_self_take(struct self_state *st, struct self_entry *e);
+void __uks_damon_self_close_window(struct self_state *st);
+
+#endif

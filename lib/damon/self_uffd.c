@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The self primitive's userfaultfd side: open it, take a sampled page
+ * away (UFFDIO_MOVE, or the copy fallback), give it back, serve faults and
+ * the remove/remap events, close the sampling window.  Only the monitor
+ * thread runs this code, and only on memory that is never taken (the
+ * state area, the slots, its stack): see the window rule in self.c.
+ *
+ * Lock order: none.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "damon/self.h"
+
+/* ------------------------------------------------------------ uffd */
+
+int __uks_damon_self_uffd_open(uint64_t want, uint64_t *got)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = want };
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0 && (errno == EPERM || errno == ENOSYS)) {
+		int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+
+		if (dev >= 0) {
+			fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+			close(dev);
+		}
+	}
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (got)
+		*got = api.features;
+	return fd;
+}
+
+uint64_t __uks_damon_self_features(bool *move)
+{
+	static int probed;	/* 0 unknown, 1 move, 2 copy */
+	uint64_t f = 0;
+	int fd;
+
+	if (!probed) {
+		fd = __uks_damon_self_uffd_open(0, &f);
+		if (fd >= 0)
+			close(fd);
+		probed = (f & UFFD_FEATURE_MOVE) ? 1 : 2;
+	}
+	*move = probed == 1;
+	if (getenv("UKS_DAMON_SELF_MODE") && !strcmp(getenv("UKS_DAMON_SELF_MODE"), "copy"))
+		*move = false;
+	return *move ? (UFFD_FEATURE_MOVE | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP)
+		     : (UFFD_FEATURE_PAGEFAULT_FLAG_WP | UFFD_FEATURE_EVENT_REMAP);
+}
+
+int __uks_damon_self_available(char *why, size_t len)
+{
+	bool move;
+	uint64_t want = __uks_damon_self_features(&move);
+	int fd = __uks_damon_self_uffd_open(want, NULL);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (why && len)
+		snprintf(why, len, "no userfaultfd for this process (%s): needs "
+			 "CONFIG_USERFAULTFD and CAP_SYS_PTRACE, read-write /dev/userfaultfd or "
+			 "vm.unprivileged_userfaultfd=1 (kernel faults must block: "
+			 "UFFD_USER_MODE_ONLY is not usable)", strerror(-fd));
+	return fd == -EPERM || fd == -EACCES ? -EPERM : -EOPNOTSUPP;
+}
+
+int __uks_damon_self_reg(struct self_state *st, unsigned long a, unsigned long len,
+			 uint64_t mode)
+{
+	struct uffdio_register r = { .range = { a, len }, .mode = mode };
+
+	return ioctl(st->uffd, UFFDIO_REGISTER, &r) ? -errno : 0;
+}
+
+static void unreg(struct self_state *st, unsigned long a, unsigned long len)
+{
+	struct uffdio_range r = { a, len };
+
+	ioctl(st->uffd, UFFDIO_UNREGISTER, &r);
+}
+
+static int do_move(struct self_state *st, unsigned long dst, unsigned long src)
+{
+	struct self_uffdio_move m = { dst, src, PG, 0, 0 };
+
+	if (ioctl(st->uffd, SELF_UFFDIO_MOVE, &m) == 0 && m.move == (int64_t)PG)
+		return 0;
+	return m.move < 0 ? (int)m.move : -errno;
+}
+
+static int do_copy(struct self_state *st, unsigned long dst, unsigned long src)
+{
+	struct uffdio_copy c = { .dst = dst, .src = src, .len = PG, .mode = 0 };
+
+	if (ioctl(st->uffd, UFFDIO_COPY, &c) == 0 && c.copy == (int64_t)PG)
+		return 0;
+	return c.copy < 0 ? (int)c.copy : -errno;
+}
+
+static unsigned long slot(struct self_state *st, unsigned int i)
+{
+	return (unsigned long)st->slots + (unsigned long)i * PG;
+}
+
+/* ----------------------------------------------------------- the table */
+
+static struct self_entry *find(struct self_state *st, unsigned long page)
+{
+	for (unsigned int i = 0; i < st->nr; i++)
+		if (st->e[i].page == page && st->e[i].registered)
+			return &st->e[i];
+	return NULL;
+}
+
+/* Put the data of a taken page back.  -EAGAIN: events are pending. */
+static int give_back(struct self_state *st, struct self_entry *e)
+{
+	unsigned int i = (unsigned int)(e - st->e);
+	int err;
+
+	if (st->move) {
+		err = do_move(st, e->page, slot(st, i));
+		if (!err) {
+			e->state = E_BACK;
+			return 0;
+		}
+		if (err == -EAGAIN)
+			return err;
+		/* protection changed, or the page got filled: try a copy */
+		e->slot_dirty = true;
+	}
+	err = do_copy(st, e->page, slot(st, i));
+	if (err == -EAGAIN)
+		return err;
+	if (err) {
+		/* the mapping is gone (munmap): its data went with it */
+		st->stats.dropped++;
+		e->state = E_GONE;
+		return 0;
+	}
+	e->state = E_BACK;
+	return 0;
+}
+
+/* Resolve a fault at @page that is not a taken page: what the kernel does. */
+static void resolve_other(struct self_state *st, unsigned long page, bool wp)
+{
+	struct uffdio_range r = { page, PG };
+
+	if (wp) {
+		struct uffdio_writeprotect w = { .range = r, .mode = 0 };
+
+		if (!ioctl(st->uffd, UFFDIO_WRITEPROTECT, &w))
+			return;
+	} else {
+		struct uffdio_zeropage z = { .range = r, .mode = 0 };
+
+		if (!ioctl(st->uffd, UFFDIO_ZEROPAGE, &z))
+			return;
+	}
+	ioctl(st->uffd, UFFDIO_WAKE, &r);
+}
+
+static void on_fault(struct self_state *st, const struct uffd_msg *m)
+{
+	unsigned long page = (unsigned long)m->arg.pagefault.address & ~(PG - 1);
+	bool wp = m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP;
+	struct self_entry *e = find(st, page);
+
+	st->stats.faults++;
+	if (e) {
+		e->accessed = true;
+		if (e->state == E_TAKEN) {
+			/*
+			 * -EAGAIN: a remove/remap event is queued (or was just
+			 * read and its sender has not gone on): serve() reads
+			 * it and tries again.
+			 */
+			if (give_back(st, e) == -EAGAIN) {
+				if (!e->pending)
+					st->nr_pending++;
+				e->pending = true;
+				return;
+			}
+			if (e->state == E_BACK)
+				return;
+		}
+	}
+	resolve_other(st, page, wp);
+}
+
+/* Retry the faults that met -EAGAIN.  Return: how many still wait. */
+static unsigned int retry_pending(struct self_state *st)
+{
+	for (unsigned int i = 0; i < st->nr && st->nr_pending; i++) {
+		struct self_entry *e = &st->e[i];
+
+		if (!e->pending)
+			continue;
+		if (e->state == E_TAKEN && give_back(st, e) == -EAGAIN)
+			continue;
+		e->pending = false;
+		st->nr_pending--;
+		if (e->state != E_BACK)
+			resolve_other(st, e->page, false);	/* dropped by the program */
+	}
+	return st->nr_pending;
+}
+
+static void on_remove(struct self_state *st, unsigned long start, unsigned long end)
+{
+	for (unsigned int i = 0; i < st->nr; i++) {
+		struct self_entry *e = &st->e[i];
+
+		if (e->registered && e->state == E_TAKEN && e->page >= start && e->page < end) {
+			e->state = E_GONE;	/* MADV_DONTNEED: the program drops it */
+			e->slot_dirty = true;
+		}
+	}
+}
+
+static void on_remap(struct self_state *st, unsigned long from, unsigned long to,
+		     unsigned long len)
+{
+	for (unsigned int i = 0; i < st->nr; i++) {
+		struct self_entry *e = &st->e[i];
+
+		if (e->registered && e->page >= from && e->page < from + len)
+			e->page = e->page - from + to;
+	}
+}
+
+/* Read and handle every pending message; retry the faults that waited. */
+int __uks_damon_self_serve(struct self_state *st)
+{
+	struct uffd_msg msgs[16];
+	int total = 0;
+
+	for (;;) {
+		ssize_t n = read(st->uffd, msgs, sizeof(msgs));
+
+		if (n <= 0) {
+			if (!st->nr_pending || !retry_pending(st))
+				return total;
+			sched_yield();	/* an event's sender has yet to go on */
+			continue;
+		}
+		for (size_t k = 0; k < (size_t)n / sizeof(msgs[0]); k++) {
+			const struct uffd_msg *m = &msgs[k];
+
+			total++;
+			if (m->event == UFFD_EVENT_PAGEFAULT)
+				on_fault(st, m);
+			else if (m->event == UFFD_EVENT_REMOVE)
+				on_remove(st, (unsigned long)m->arg.remove.start,
+					  (unsigned long)m->arg.remove.end);
+			else if (m->event == UFFD_EVENT_REMAP)
+				on_remap(st, (unsigned long)m->arg.remap.from,
+					 (unsigned long)m->arg.remap.to,
+					 (unsigned long)m->arg.remap.len);
+		}
+		if (st->nr_pending)
+			retry_pending(st);
+	}
+}
+
+/* -------------------------------------------------------- take, restore */
+
+static bool page_present(struct self_state *st, unsigned long page)
+{
+	uint64_t v = 0;
+
+	if (pread(st->pagemap_fd, &v, sizeof(v), (off_t)(page / PG * sizeof(v))) !=
+	    (ssize_t)sizeof(v))
+		return false;
+	return (v >> 62) & 3;	/* present or swapped */
+}
+
+void __uks_damon_self_take(struct self_state *st, struct self_entry *e)
+{
+	unsigned int i = (unsigned int)(e - st->e);
+	int err;
+
+	e->state = E_NONE;
+	if (st->move) {
+		if (__uks_damon_self_reg(st, e->page, PG, UFFDIO_REGISTER_MODE_MISSING))
+			return;
+		e->registered = true;
+		err = do_move(st, slot(st, i), e->page);
+		if (!err) {
+			e->state = E_TAKEN;
+			st->stats.taken++;
+		} else if (err == -ENOENT) {
+			e->state = E_HOLE;	/* never populated: watch the first touch */
+		} else {
+			if (err == -EEXIST)
+				e->slot_dirty = true;
+			unreg(st, e->page, PG);
+			e->registered = false;
+			st->stats.refused++;
+		}
+		return;
+	}
+	/* copy mode: write-protect, copy out, zap */
+	if (__uks_damon_self_reg(st, e->page, PG, UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP))
+		return;
+	e->registered = true;
+	if (!page_present(st, e->page)) {
+		e->state = E_HOLE;
+		return;
+	}
+	struct uffdio_writeprotect w = { .range = { e->page, PG },
+					 .mode = UFFDIO_WRITEPROTECT_MODE_WP };
+	if (ioctl(st->uffd, UFFDIO_WRITEPROTECT, &w)) {
+		unreg(st, e->page, PG);
+		e->registered = false;
+		st->stats.refused++;
+		return;
+	}
+	/*
+	 * Not memcpy: if the program zapped or unmapped P since the check, a
+	 * load would fault into our own userfaultfd (or SIGSEGV).  A read of
+	 * /proc/self/mem faults without retry, so it fails instead: P is then
+	 * empty (or gone) and is watched as a hole.
+	 */
+	if (pread(st->mem_fd, (void *)slot(st, i), PG, (off_t)e->page) != (ssize_t)PG) {
+		e->state = E_HOLE;
+		return;
+	}
+	madvise((void *)e->page, PG, MADV_DONTNEED);
+	e->state = E_TAKEN;
+	st->stats.taken++;
+}
+
+/* A slot that may hold a page becomes empty (and registered) again. */
+static void refresh_slot(struct self_state *st, unsigned int i)
+{
+	void *p = mmap((void *)slot(st, i), PG, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+
+	if (p != MAP_FAILED && st->move)
+		__uks_damon_self_reg(st, slot(st, i), PG, UFFDIO_REGISTER_MODE_MISSING);
+	st->e[i].slot_dirty = false;
+}
+
+/* Give every page back, unregister, close the window. */
+void __uks_damon_self_close_window(struct self_state *st)
+{
+	bool again;
+
+	__uks_damon_self_serve(st);
+	do {
+		again = false;
+		for (unsigned int i = 0; i < st->nr; i++) {
+			if (st->e[i].registered && st->e[i].state == E_TAKEN &&
+			    give_back(st, &st->e[i]) == -EAGAIN)
+				again = true;
+			__uks_damon_self_serve(st);
+		}
+		if (again) {
+			__uks_damon_self_serve(st);
+			sched_yield();
+		}
+	} while (again);
+	for (unsigned int i = 0; i < st->nr; i++) {
+		st->e[i].pending = false;	/* given back above */
+		if (st->e[i].registered)
+			unreg(st, st->e[i].page, PG);	/* wakes late faulters */
+		st->e[i].registered = false;
+		if (st->e[i].slot_dirty)
+			refresh_slot(st, i);
+	}
+	st->nr_pending = 0;
+	__atomic_store_n(&st->window, 0, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &st->window, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The self agent loses no data: tests/damon/self_stress (writers with
+# per-page sequence numbers, read(2)/write(2) through monitored pages,
+# fork children checking the pool, MADV_DONTNEED, mremap, munmap churn)
+# runs under libuks-damon-agent.so with aggressive attributes (1 ms
+# sampling, 300..1000 regions), and every byte must be what was written
+# last.  UFFDIO_MOVE mode with everything; the copy fallback
+# (UKS_DAMON_SELF_MODE=copy) without the MADV_DONTNEED and munmap threads
+# (what it does not survive: docs/DAMON.md).  The agent's counts must show
+# pages taken and faults served, so the run is not vacuous.  Last, the
+# `uks damon record --primitive self` path end to end.
+set -u
+. "$(dirname "$0")/../tap.bash"
+O=${O:-build}
+AGENT=$PWD/$O/libuks-damon-agent.so
+A=$AGENT
+S=$O/tests/damon/self_stress
+SECS=${SELF_STRESS_SECS:-4}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+echo "TAP version 13"
+if [ ! -e "$AGENT" ] || [ ! -x "$S" ]; then
+	echo "1..0 # SKIP needs $AGENT and $S"
+	exit 77
+fi
+# a sanitizer build's agent needs its runtime loaded first
+rt=$(ldd "$A" 2>/dev/null | sed -n 's/.*=> \(.*lib[at]san[^ ]*\) .*/\1/p' | tr '\n' ':')
+[ -n "$rt" ] && A=$rt$AGENT
+if ! why=$(UKS_DAMON_AGENT_OUT=$tmp/probe.data LD_PRELOAD=$A /bin/true 2>&1) || [ -n "$why" ]; then
+	echo "1..0 # SKIP the self primitive is not available: $why"
+	exit 77
+fi
+
+stress() {	# stress NAME MODE ARGS...
+	local name=$1 mode=$2; shift 2
+	# env executes the program (same pid): the agent follows it
+	timeout 120 env UKS_DAMON_SELF_MODE="$mode" UKS_DAMON_AGENT_VERBOSE=1 \
+		UKS_DAMON_AGENT_OUT="$tmp/$name.data" \
+		UKS_DAMON_AGENT_ATTRS="1000 10000 200000 300 1000" \
+		LD_PRELOAD="$A" "$S" -t "$SECS" "$@" >"$tmp/$name.out" 2>&1
+	local rc=$?
+	cat "$tmp/$name.out"
+	[ $rc = 0 ] || { echo "exit status $rc"; return 1; }
+	grep -q "self_stress: .* 0 errors" "$tmp/$name.out" || return 1
+	# uks-damon-agent: MODE mode, N samples, N sampled pages, N taken, N faults, ...
+	local taken faults
+	taken=$(sed -n 's/.* \([0-9]*\) taken.*/\1/p' "$tmp/$name.out")
+	faults=$(sed -n 's/.* \([0-9]*\) faults.*/\1/p' "$tmp/$name.out")
+	[ "${taken:-0}" -gt 100 ] && [ "${faults:-0}" -gt 20 ] || { echo "too few pages taken"; return 1; }
+}
+
+mode=$(UKS_DAMON_AGENT_VERBOSE=1 UKS_DAMON_AGENT_OUT=$tmp/probe.data LD_PRELOAD=$A /bin/true 2>&1 |
+       sed -n 's/uks-damon-agent: \([a-z]*\) mode.*/\1/p')
+if [ "$mode" = move ]; then
+	ok "UFFDIO_MOVE mode: no byte lost (writers, pipe read/write, fork, DONTNEED, mremap, munmap)" -- \
+		stress move move
+	ok "UFFDIO_MOVE mode, second run" -- stress move2 move
+else
+	skip "UFFDIO_MOVE mode" "the kernel has no UFFDIO_MOVE (6.8+)"
+	skip "UFFDIO_MOVE mode, second run" "no UFFDIO_MOVE"
+fi
+ok "copy mode: no byte lost (writers, pipe read/write, fork, mremap)" -- stress copy copy -r -u
+ok "the record of a stress run reads back" -- \
+	bash -c '"$1" damon report raw "$2" | grep -q "nr_regions"' _ "$O/uks" "$tmp/copy.data"
+if [ -n "$rt" ]; then
+	skip "uks damon record --primitive self" "sanitizer build: record cannot put the runtime first"
+	tap_done; exit
+fi
+ok "uks damon record --primitive self -- self_stress" -- bash -c '
+	UKS_DAMON_AGENT="$1" "$2" damon record --primitive self --attrs "2000 20000 1000000 10 1000" \
+		-o "$3/rec.data" -- "$4" -t 2 2>&1 | tee "$3/rec.out" &&
+	grep -q "0 errors" "$3/rec.out" && grep -q "snapshots" "$3/rec.out" &&
+	"$2" damon report wss "$3/rec.data" | grep -q "avr:"' _ "$AGENT" "$O/uks" "$tmp" "$S"
+tap_done

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "self" primitive in this very process: a thread touches a known hot
+ * buffer (writes, or only reads: what vaddr-sd cannot see), a cold one is
+ * populated once; DAMON must rank the hot buffer hot and the cold one not,
+ * and when monitoring stops every byte must be what was written, every
+ * page back in place, and the mappings whole again (mremap of the whole
+ * buffer works); kernel-side accesses (read(2)/write(2) on a taken page)
+ * fault and wait instead of failing.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "unit/damon/helper.h"
+
+#define MB	(1UL << 20)
+#define HOT_SZ	(4 * MB)
+#define COLD_SZ	(64 * MB)
+#define PG	4096UL
+
+struct bufs {
+	char *hot, *cold;
+	bool read_only;
+	atomic_int stop;
+	int aggregations;
+	unsigned long hot_bytes_hot, cold_bytes_hot;
+	uint64_t sum;
+};
+
+static void *toucher(void *arg)
+{
+	struct bufs *b = arg;
+	uint64_t sum = 0;
+
+	for (unsigned int v = 1; !atomic_load(&b->stop); v++) {
+		for (unsigned long i = 0; i < HOT_SZ; i += PG) {
+			if (b->read_only)
+				sum += ((volatile uint64_t *)(b->hot + i))[1];
+			else
+				((volatile uint64_t *)(b->hot + i))[1] = v;
+		}
+		usleep(300);
+	}
+	b->sum = sum;
+	return NULL;
+}
+
+static int judge(struct uks_damon_target *t, void *arg)
+{
+	struct bufs *b = arg;
+	struct uks_damon_region_info r[1024];
+	int nr = uks_damon_target_regions(t, r, 1024);
+	unsigned int max = 0;
+
+	b->hot_bytes_hot = b->cold_bytes_hot = 0;
+	for (int i = 0; i < nr && i < 1024; i++)
+		if (r[i].nr_accesses > max)
+			max = r[i].nr_accesses;
+	for (int i = 0; i < nr && i < 1024; i++) {
+		unsigned long hs = (unsigned long)b->hot, he = hs + HOT_SZ;
+		unsigned long cs = (unsigned long)b->cold, ce = cs + COLD_SZ;
+		unsigned long is = r[i].start > hs ? r[i].start : hs;
+		unsigned long ie = r[i].end < he ? r[i].end : he;
+		unsigned long cis = r[i].start > cs ? r[i].start : cs;
+		unsigned long cie = r[i].end < ce ? r[i].end : ce;
+
+		if (!max || r[i].nr_accesses * 2 < max)
+			continue;
+		b->hot_bytes_hot += ie > is ? ie - is : 0;
+		b->cold_bytes_hot += cie > cis ? cie - cis : 0;
+	}
+	return 0;
+}
+
+static int after_aggregation(struct uks_damon_ctx *ctx)
+{
+	struct bufs *b = uks_damon_callback_private(ctx);
+
+	if (++b->aggregations >= 30)
+		uks_damon_for_each_target(ctx, judge, b);
+	return b->aggregations >= 30;
+}
+
+static bool all_present(const char *p, unsigned long len)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	bool ok = fd >= 0;
+
+	for (unsigned long i = 0; ok && i < len; i += PG) {
+		uint64_t e = 0;
+
+		if (pread(fd, &e, sizeof(e), (off_t)((uintptr_t)(p + i) / PG * 8)) != 8 ||
+		    !(e >> 63))
+			ok = false;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static void find_hot(struct th_result *_th_r, bool read_only)
+{
+	struct bufs b = { .read_only = read_only };
+	struct uks_damon_callback cb = { .priv = &b, .after_aggregation = after_aggregation };
+	struct uks_damon_self_stats st;
+	struct uks_damon_ctx *ctx;
+	unsigned long id = (unsigned long)getpid();
+	char why[300];
+	pthread_t th;
+
+	if (uks_damon_primitive_available("self", why, sizeof(why)))
+		SKIP(return, "self: %.200s", why);
+	b.hot = mmap(NULL, HOT_SZ + PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	b.cold = mmap(NULL, COLD_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, b.hot);
+	ASSERT_NE(MAP_FAILED, b.cold);
+	mprotect(b.hot + HOT_SZ, PG, PROT_NONE);
+	madvise(b.hot, HOT_SZ, MADV_NOHUGEPAGE);
+	madvise(b.cold, COLD_SZ, MADV_NOHUGEPAGE);
+	for (unsigned long i = 0; i < HOT_SZ; i += 8)
+		*(uint64_t *)(b.hot + i) = i ^ 0xabcdef;
+	for (unsigned long i = 0; i < COLD_SZ; i += 8)
+		*(uint64_t *)(b.cold + i) = i ^ 0x123456;
+
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "self"));
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 5000, 100000, 1000000, 10, 1000));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	uks_damon_set_callback(ctx, &cb);
+	ASSERT_EQ(0, pthread_create(&th, NULL, toucher, &b));
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	for (int i = 0; i < 400 && uks_damon_is_running(ctx); i++)
+		usleep(50000);
+	uks_damon_stop(&ctx, 1);
+	atomic_store(&b.stop, 1);
+	pthread_join(th, NULL);
+	uks_damon_self_stats(&st);
+	TH_LOG("self (%s, %s): %d aggregations, hot %lu of %lu bytes ranked hot, cold %lu; "
+	       "%lu samples, %lu taken, %lu faults, %lu refused", uks_damon_self_mode(),
+	       read_only ? "reads" : "writes", b.aggregations, b.hot_bytes_hot, HOT_SZ,
+	       b.cold_bytes_hot, st.samples, st.taken, st.faults, st.refused);
+	ASSERT_GE(b.aggregations, 30);
+#if !defined(__SANITIZE_ADDRESS__)
+	/*
+	 * Under ASan the allocator's mappings spread over terabytes, so the
+	 * regions start 90 GiB wide and 30 aggregations do not narrow them
+	 * to the buffers; the data checks below still run.
+	 */
+	EXPECT_GT(st.taken, 0);
+	EXPECT_GT(st.faults, 0);
+	EXPECT_GE(b.hot_bytes_hot * 10, HOT_SZ * 9);
+	EXPECT_LE(b.cold_bytes_hot, COLD_SZ / 10);
+#endif
+
+	/* every byte as written, every page back */
+	for (unsigned long i = 0; i < HOT_SZ; i += 8)
+		if ((i & (PG - 1)) != 8 && *(uint64_t *)(b.hot + i) != (i ^ 0xabcdef)) {
+			TH_LOG("hot byte %lu changed", i);
+			ASSERT_TRUE(false);
+		}
+	for (unsigned long i = 0; i < COLD_SZ; i += 8)
+		if (*(uint64_t *)(b.cold + i) != (i ^ 0x123456)) {
+			TH_LOG("cold byte %lu changed", i);
+			ASSERT_TRUE(false);
+		}
+	EXPECT_TRUE(all_present(b.cold, COLD_SZ));
+	/* no registration left: the mapping is one piece again */
+	char *moved = mremap(b.cold, COLD_SZ, COLD_SZ, MREMAP_MAYMOVE | MREMAP_FIXED,
+			     b.cold + COLD_SZ * 2);
+
+	EXPECT_NE(MAP_FAILED, moved);
+	if (moved != MAP_FAILED)
+		b.cold = moved;
+	munmap(b.hot, HOT_SZ + PG);
+	munmap(b.cold, COLD_SZ);
+	uks_damon_ctx_destroy(ctx);
+}
+
+TEST_TIMEOUT(self_ranks_written_pages_hot, 60)
+{
+	find_hot(_th_r, false);
+}
+
+TEST_TIMEOUT(self_ranks_read_pages_hot, 60)
+{
+	find_hot(_th_r, true);
+}
+
+/*
+ * fork() while pages are taken: the fork handler closes the sampling
+ * window first, so each child sees every byte the parent wrote.
+ */
+static void *writer(void *arg)
+{
+	struct bufs *b = arg;
+
+	for (uint64_t v = 1; !atomic_load(&b->stop); v++) {
+		for (unsigned long i = 0; i < HOT_SZ; i += PG)
+			((volatile uint64_t *)(b->hot + i))[0] = v;
+		usleep(200);
+	}
+	return NULL;
+}
+
+TEST_TIMEOUT(self_fork_child_sees_every_byte, 60)
+{
+	struct bufs b = { 0 };
+	struct uks_damon_ctx *ctx;
+	unsigned long id = (unsigned long)getpid();
+	struct uks_damon_self_stats st;
+	char why[300];
+	pthread_t th;
+	int bad = 0;
+
+	if (uks_damon_primitive_available("self", why, sizeof(why)))
+		SKIP(return, "self: %.200s", why);
+	b.hot = mmap(NULL, HOT_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	b.cold = mmap(NULL, HOT_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, b.hot);
+	ASSERT_NE(MAP_FAILED, b.cold);
+	for (unsigned long i = 0; i < HOT_SZ; i += 8)
+		*(uint64_t *)(b.cold + i) = i * 7 + 1;
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "self"));
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 1000, 20000, 200000, 200, 1000));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	ASSERT_EQ(0, pthread_create(&th, NULL, writer, &b));
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	usleep(200000);
+	for (int n = 0; n < 20; n++) {
+		pid_t pid = fork();
+		int status = 0;
+
+		if (pid == 0) {
+			for (unsigned long i = 0; i < HOT_SZ; i += 8)
+				if (*(uint64_t *)(b.cold + i) != i * 7 + 1)
+					_exit(1);
+			for (unsigned long i = 0; i < HOT_SZ; i += PG)
+				if (!((uint64_t *)(b.hot + i))[0])	/* lost: zero */
+					_exit(2);
+			_exit(0);
+		}
+		ASSERT_GT(pid, 0);
+		waitpid(pid, &status, 0);
+		bad += !WIFEXITED(status) || WEXITSTATUS(status);
+		usleep(20000);
+	}
+	uks_damon_stop(&ctx, 1);
+	atomic_store(&b.stop, 1);
+	pthread_join(th, NULL);
+	uks_damon_self_stats(&st);
+	TH_LOG("20 forks, %d bad children; %lu samples, %lu taken, %lu faults", bad,
+	       st.samples, st.taken, st.faults);
+	EXPECT_EQ(0, bad);
+#if !defined(__SANITIZE_ADDRESS__)
+	EXPECT_GT(st.taken, 0);
+#endif
+	munmap(b.hot, HOT_SZ);
+	munmap(b.cold, HOT_SZ);
+	uks_damon_ctx_destroy(ctx);
+}
+
+/*
+ * Kernel-side accesses: one region of exactly one page, so that page is
+ * taken every sampling interval, and only read(2) (into it) and write(2)
+ * (from it) ever touch it.  UFFD_USER_MODE_ONLY is not set, so those
+ * copies fault and wait for the monitor instead of failing with EFAULT:
+ * every call must succeed with the right bytes, and faults must be seen.
+ */
+struct kio {
+	char *page;
+	atomic_int stop;
+	long rounds, bad;
+};
+
+static void *kernel_io(void *arg)
+{
+	struct kio *k = arg;
+	char src[PG], back[PG];
+	int in[2], out[2];
+
+	if (pipe(in) || pipe(out))
+		return NULL;
+	for (long n = 0; !atomic_load(&k->stop); n++) {
+		memset(src, (int)(n & 0xff), PG);
+		src[0] = (char)(n >> 8);
+		if (write(in[1], src, PG) != (ssize_t)PG ||
+		    read(in[0], k->page, PG) != (ssize_t)PG ||		/* kernel writes P */
+		    write(out[1], k->page, PG) != (ssize_t)PG ||	/* kernel reads P */
+		    read(out[0], back, PG) != (ssize_t)PG || memcmp(src, back, PG))
+			k->bad++;
+		k->rounds++;
+		usleep(500);
+	}
+	close(in[0]);
+	close(in[1]);
+	close(out[0]);
+	close(out[1]);
+	return NULL;
+}
+
+TEST_TIMEOUT(self_kernel_accesses_fault_and_wait, 60)
+{
+	struct kio k = { 0 };
+	struct uks_damon_ctx *ctx;
+	struct uks_damon_self_stats st;
+	struct damon_target *t;
+	unsigned long id = (unsigned long)getpid();
+	char why[300];
+	pthread_t th;
+
+	if (uks_damon_primitive_available("self", why, sizeof(why)))
+		SKIP(return, "self: %.200s", why);
+	k.page = mmap(NULL, 3 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, k.page);
+	k.page += PG;
+	memset(k.page, 1, PG);
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "self"));
+	/* 2 ms sampling, no update in the test's life: the region stays */
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 2000, 50000, 1000000000, 3, 3));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	t = list_first_entry(&ctx->adaptive_targets, struct damon_target, list);
+	__uks_damon_add_region(__uks_damon_new_region((unsigned long)k.page,
+						      (unsigned long)k.page + PG), t);
+	ASSERT_EQ(0, pthread_create(&th, NULL, kernel_io, &k));
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	usleep(1500000);
+	uks_damon_stop(&ctx, 1);
+	atomic_store(&k.stop, 1);
+	pthread_join(th, NULL);
+	uks_damon_self_stats(&st);
+	TH_LOG("%ld read/write rounds through the page, %ld bad; %lu samples, %lu taken, "
+	       "%lu faults", k.rounds, k.bad, st.samples, st.taken, st.faults);
+	EXPECT_EQ(0, k.bad);
+	EXPECT_GT(k.rounds, 100);
+	EXPECT_GT(st.taken, 50);
+	EXPECT_GT(st.faults, 20);
+	munmap(k.page - PG, 3 * PG);
+	uks_damon_ctx_destroy(ctx);
+}
+
+TEST_HARNESS_MAIN

@@ -222,6 +222,8 @@ static void add_heats(const struct uks_damon_rec_snapshot *s, double duration, d
 		if (start >= end)
 			continue;
 		idx = (long)((fs - (double)hm->amin) / space_unit);
+		if (idx < 0)		/* rounding of 64-bit addresses in doubles */
+			idx = 0;
 		while (fs < end && idx < (long)hm->ares) {
 			double fe = (idx + 1) * space_unit + (double)hm->amin;
 			double heat;
@@ -254,7 +256,7 @@ UKS_EXPORT int uks_damon_heatmap_compute(const struct uks_damon_record *rec,
 	struct uks_damon_guide *g = NULL, *guide;
 	size_t nr = 0;
 	int64_t tunit;
-	uint64_t aunit;
+	uint64_t aunit, tspan;
 	double time_unit, space_unit;
 	bool first = true;
 	int ret;
@@ -298,11 +300,15 @@ UKS_EXPORT int uks_damon_heatmap_compute(const struct uks_damon_record *rec,
 	uks_damon_guides_free(g, nr);
 	if (hm->tmax <= hm->tmin || hm->amax <= hm->amin)
 		return -EINVAL;
-	tunit = (hm->tmax - hm->tmin) / (int64_t)hm->tres;
+	/* the span in unsigned arithmetic: tmax - tmin overflows int64 for a wide record */
+	tspan = (uint64_t)hm->tmax - (uint64_t)hm->tmin;
+	if (tspan / hm->tres > INT64_MAX)
+		return -EINVAL;
+	tunit = (int64_t)(tspan / hm->tres);
 	aunit = (hm->amax - hm->amin) / hm->ares;
 	if (!tunit || !aunit)
 		return -EINVAL;
-	hm->tmax = hm->tmin + tunit * (int64_t)hm->tres;
+	hm->tmax = (int64_t)((uint64_t)hm->tmin + (uint64_t)tunit * hm->tres);
 	hm->amax = hm->amin + aunit * hm->ares;
 	hm->heat = uks_kcalloc((size_t)hm->tres * hm->ares, sizeof(double));
 	if (!hm->heat)
@@ -324,6 +330,8 @@ UKS_EXPORT int uks_damon_heatmap_compute(const struct uks_damon_record *rec,
 		fs = (double)(s->start_ns > hm->tmin ? s->start_ns : hm->tmin);
 		end = (double)(s->end_ns < hm->tmax ? s->end_ns : hm->tmax);
 		idx = (long)((fs - (double)hm->tmin) / time_unit);
+		if (idx < 0)		/* rounding of 64-bit times in doubles */
+			idx = 0;
 		while (fs < end && idx < (long)hm->tres) {
 			double fe = (idx + 1) * time_unit + (double)hm->tmin;
 

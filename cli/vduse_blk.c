@@ -57,7 +57,7 @@ static void vduse_blk_usage(FILE *out)
 	      "  --reconnect          if the device exists (its daemon died), take it over\n"
 	      "  --msg-timeout SECS   the kernel's wait for our answers (default: kernel's, 30)\n"
 	      "  --poll-us US         after a burst, poll the ring this long before sleeping on\n"
-	      "                       the kick eventfd (default 0: sleep at once)\n"
+	      "                       the kick eventfd (default 50; 0: sleep at once)\n"
 	      "\n"
 	      "attach/detach: VDPA_CMD_DEV_NEW/DEL over generic netlink (CAP_NET_ADMIN).\n"
 	      "resize: new capacity through the serving daemon (config interrupt to the driver).\n"
@@ -206,7 +206,7 @@ static int run_daemon(int argc, char **argv)
 					  .event_idx = true, .indirect = true };
 	const char *spec = NULL;
 	bool direct = false, attach = false, attached = false;
-	unsigned int flags = 0, timeout = 0, poll_us = 0;
+	unsigned int flags = 0, timeout = 0, poll_us = 50;
 	bool set_timeout = false;
 	struct daemon d = { 0 };
 	struct sockaddr_un sa;

@@ -39,12 +39,14 @@
 
 #define TYPE_MALFORMED 0xffffffffu
 
-size_t vduse_iov_copy_from(const struct iovec *iov, unsigned int n, size_t skip, void *dst,
-			   size_t len)
+/* Copy @len bytes between @buf and the pieces, from byte @skip of the pieces on. */
+static size_t iov_copy(const struct iovec *iov, unsigned int n, size_t skip, uint8_t *buf,
+		       size_t len, bool to_iov)
 {
 	size_t done = 0;
 
 	for (unsigned int i = 0; i < n && done < len; i++) {
+		uint8_t *piece = iov[i].iov_base;
 		size_t l = iov[i].iov_len;
 
 		if (skip >= l) {
@@ -54,33 +56,26 @@ size_t vduse_iov_copy_from(const struct iovec *iov, unsigned int n, size_t skip,
 		l -= skip;
 		if (l > len - done)
 			l = len - done;
-		memcpy((uint8_t *)dst + done, (uint8_t *)iov[i].iov_base + skip, l);
+		if (to_iov)
+			memcpy(piece + skip, buf + done, l);
+		else
+			memcpy(buf + done, piece + skip, l);
 		done += l;
 		skip = 0;
 	}
 	return done;
 }
 
+size_t vduse_iov_copy_from(const struct iovec *iov, unsigned int n, size_t skip, void *dst,
+			   size_t len)
+{
+	return iov_copy(iov, n, skip, dst, len, false);
+}
+
 size_t vduse_iov_copy_to(const struct iovec *iov, unsigned int n, size_t skip,
 			 const void *src, size_t len)
 {
-	size_t done = 0;
-
-	for (unsigned int i = 0; i < n && done < len; i++) {
-		size_t l = iov[i].iov_len;
-
-		if (skip >= l) {
-			skip -= l;
-			continue;
-		}
-		l -= skip;
-		if (l > len - done)
-			l = len - done;
-		memcpy((uint8_t *)iov[i].iov_base + skip, (const uint8_t *)src + done, l);
-		done += l;
-		skip = 0;
-	}
-	return done;
+	return iov_copy(iov, n, skip, (uint8_t *)src, len, true);	/* only read from */
 }
 
 void vduse_iov_zero(const struct iovec *iov, unsigned int n)

@@ -30,7 +30,8 @@ static void report_usage(FILE *out)
 	      "             gray|flame|emotion] [FILE]\n"
 	      "       uks damon report wss [--range START STOP STEP] [--acc_thres N]\n"
 	      "             [--sz_thres N] [--sortby size|time] [--nr_cols_bar N]\n"
-	      "             [--all_wss] [--raw_number] [FILE]\n"
+	      "             [--work_time US] [--exclude_samples N] [--all_wss] [--raw_number]\n"
+	      "             [FILE]\n"
 	      "\n"
 	      "damo's reports of a record file (default damon.data; also -i FILE).\n"
 	      "heats: default resolution 500x500, 40x80 (rows of time, columns of space)\n"
@@ -41,7 +42,7 @@ static void report_usage(FILE *out)
 enum {
 	O_RAWNUM = 256, O_TID, O_RESOL, O_TRES, O_ARES, O_TRANGE, O_ARANGE, O_ABST, O_ABSA,
 	O_GUIDE, O_HEATMAP, O_COLOR, O_RANGE, O_ACC, O_SZ, O_SORT, O_COLS, O_ALL, O_WORK,
-	O_INPUT,
+	O_INPUT, O_EXCL,
 };
 
 #define OPT2(a, b, arg, v) { a, arg, NULL, v }, { b, arg, NULL, v }
@@ -66,6 +67,7 @@ static const struct option report_opts[] = {
 	OPT2("nr_cols_bar", "nr-cols-bar", required_argument, O_COLS),
 	OPT2("all_wss", "all-wss", no_argument, O_ALL),
 	OPT2("work_time", "work-time", required_argument, O_WORK),
+	OPT2("exclude_samples", "exclude-samples", required_argument, O_EXCL),
 	{ "input", required_argument, NULL, O_INPUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -82,7 +84,7 @@ struct report_args {
 	uint64_t amin, amax;
 	const char *heatmap, *color;
 	long range[3];
-	unsigned long acc_thres, sz_thres, work_time;
+	unsigned long acc_thres, sz_thres, work_time, exclude_samples;
 	int nr_cols_bar;
 };
 
@@ -126,6 +128,7 @@ static int parse_report(int argc, char **argv, struct report_args *a)
 	a->acc_thres = 1;
 	a->sz_thres = 1;
 	a->work_time = 1;
+	a->exclude_samples = 20;
 	a->sort = true;
 	a->nr_cols_bar = 59;
 	optind = 1;
@@ -186,6 +189,7 @@ static int parse_report(int argc, char **argv, struct report_args *a)
 		case O_SZ:
 		case O_COLS:
 		case O_WORK:
+		case O_EXCL:
 			if (take_nums(argc, argv, 1, v) || v[0] < 0)
 				goto bad;
 			if (c == O_SZ)
@@ -194,6 +198,8 @@ static int parse_report(int argc, char **argv, struct report_args *a)
 				a->nr_cols_bar = (int)v[0];
 			else if (c == O_WORK)
 				a->work_time = (unsigned long)v[0];
+			else if (c == O_EXCL)
+				a->exclude_samples = (unsigned long)v[0];
 			else
 				a->acc_thres = (unsigned long)v[0];
 			break;
@@ -447,74 +453,76 @@ static size_t pct_idx(long p, size_t n)
 	return idx >= n ? n - 1 : idx;
 }
 
+/* One target's distribution: damo's pr_wss_dists() for @tid. */
+static int report_wss_target(const struct uks_damon_record *rec, uint64_t tid,
+			     const struct report_args *a)
+{
+	uint64_t *w, max = 0, sum = 0;
+	double per_col = 1;
+	char b[64];
+	size_t n;
+
+	if (uks_damon_wss(rec, tid, (unsigned int)a->acc_thres, a->sz_thres, a->sort, &w, &n))
+		return 1;
+	printf("# target_id\t%llu\n", (unsigned long long)tid);
+	if (!n) {
+		printf("# no snapshot\n");
+		uks_kfree(w);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		sum += w[i];
+	printf("# avr:\t%s\n", damon_fmt_sz(b, sizeof(b), (double)sum / (double)n, a->raw_number));
+	if (a->all_wss) {
+		for (size_t i = 0; i < n; i++)
+			printf("%zu %s\n", i, damon_fmt_sz(b, sizeof(b), (double)w[i], a->raw_number));
+		uks_kfree(w);
+		return 0;
+	}
+	for (long p = a->range[0]; p < a->range[1]; p += a->range[2])
+		if (w[pct_idx(p, n)] >= max)
+			max = w[pct_idx(p, n)];
+	if (max)
+		per_col = (double)max / a->nr_cols_bar;
+	for (long p = a->range[0]; p < a->range[1]; p += a->range[2]) {
+		uint64_t v = w[pct_idx(p, n)];
+
+		printf("%3ld %15s", p, damon_fmt_sz(b, sizeof(b), (double)v, a->raw_number));
+		if (a->nr_cols_bar > 0) {
+			int cols = (int)((double)v / per_col);
+
+			printf(" |");
+			for (int i = 0; i < cols; i++)
+				putchar('*');
+			for (int i = cols; i < a->nr_cols_bar; i++)
+				putchar(' ');
+			putchar('|');
+		}
+		putchar('\n');
+	}
+	uks_kfree(w);
+	return 0;
+}
+
 static int report_wss(const struct uks_damon_record *rec, const struct report_args *a)
 {
+	struct uks_damon_record *adjusted;
 	uint64_t ids[256];
-	int nr = uks_damon_record_targets(rec, ids, 256);
-	char b[64];
+	int nr, ret;
 
-	if (a->work_time > 1) {
-		double span = 0;
-
-		if (rec->nr_snapshots)
-			span = (double)(rec->snapshots[rec->nr_snapshots - 1].end_ns -
-					rec->snapshots[0].start_ns) / (double)rec->nr_snapshots;
-		if (span > 0 && a->work_time * 1000.0 / span >= 1.5) {
-			fprintf(stderr, "uks damon report: --work_time grouping several snapshots "
-				"is not supported\n");
-			return 2;
-		}
+	/* damo's --work_time: the working set of each unit of work */
+	ret = uks_damon_record_adjust(rec, a->work_time, a->exclude_samples, &adjusted);
+	if (ret) {
+		fprintf(stderr, "uks damon report: %s\n", strerror(-ret));
+		return 1;
 	}
+	/* the targets of @rec: one whose snapshots were all excluded has none */
+	nr = uks_damon_record_targets(rec, ids, 256);
 	printf("# <percentile> <wss>\n");
-	for (int t = 0; t < nr && t < 256; t++) {
-		uint64_t *w, max = 0, sum = 0;
-		size_t n;
-		double per_col = 1;
-
-		if (uks_damon_wss(rec, ids[t], (unsigned int)a->acc_thres, a->sz_thres, a->sort,
-				  &w, &n))
-			return 1;
-		printf("# target_id\t%llu\n", (unsigned long long)ids[t]);
-		if (!n) {
-			printf("# no snapshot\n");
-			uks_kfree(w);
-			continue;
-		}
-		for (size_t i = 0; i < n; i++)
-			sum += w[i];
-		printf("# avr:\t%s\n", damon_fmt_sz(b, sizeof(b), (double)sum / (double)n,
-						    a->raw_number));
-		if (a->all_wss) {
-			for (size_t i = 0; i < n; i++)
-				printf("%zu %s\n", i,
-				       damon_fmt_sz(b, sizeof(b), (double)w[i], a->raw_number));
-			uks_kfree(w);
-			continue;
-		}
-		for (long p = a->range[0]; p < a->range[1]; p += a->range[2])
-			if (w[pct_idx(p, n)] >= max)
-				max = w[pct_idx(p, n)];
-		if (max)
-			per_col = (double)max / a->nr_cols_bar;
-		for (long p = a->range[0]; p < a->range[1]; p += a->range[2]) {
-			uint64_t v = w[pct_idx(p, n)];
-
-			printf("%3ld %15s", p, damon_fmt_sz(b, sizeof(b), (double)v, a->raw_number));
-			if (a->nr_cols_bar > 0) {
-				int cols = (int)((double)v / per_col);
-
-				printf(" |");
-				for (int i = 0; i < cols; i++)
-					putchar('*');
-				for (int i = cols; i < a->nr_cols_bar; i++)
-					putchar(' ');
-				putchar('|');
-			}
-			putchar('\n');
-		}
-		uks_kfree(w);
-	}
-	return 0;
+	for (int t = 0; t < nr && t < 256 && !ret; t++)
+		ret = report_wss_target(adjusted, ids[t], a);
+	uks_damon_record_free(adjusted);
+	return ret;
 }
 
 int cli_damon_report(int argc, char **argv)

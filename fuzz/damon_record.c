@@ -4,7 +4,7 @@
  * version, and damon_aggregated text): any input parses or fails with
  * -EINVAL; a parsed record is consistent (regions as counted, start times
  * not after end times for chained snapshots) and the reports computed on
- * it (guide, heats, wss) do not crash.  The writer's feed gets the same
+ * it (guide, heats, wss, the work-time adjustment) do not crash.  The writer's feed gets the same
  * bytes as trace text.  Built and run by `make fuzz`.
  */
 #include <errno.h>
@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		struct uks_damon_heatmap hm = { .tres = 7, .ares = 5 };
 		struct uks_damon_guide *g;
+		struct uks_damon_record *adj;
 		uint64_t ids[8], *wss;
 		size_t nr;
 
@@ -43,6 +44,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (uks_damon_record_targets(rec, ids, 8) > 0 &&
 		    !uks_damon_wss(rec, ids[0], 1, 1, true, &wss, &nr))
 			uks_kfree(wss);
+		/* a work time of about 3 snapshots, so that they are grouped */
+		if (!uks_damon_record_adjust(rec, size % 7 ? 3 : 1, size % 3, &adj)) {
+			if (uks_damon_record_targets(adj, ids, 8) > 0 &&
+			    !uks_damon_wss(adj, ids[0], 1, 1, true, &wss, &nr))
+				uks_kfree(wss);
+			uks_damon_record_free(adj);
+		}
 		uks_damon_record_free(rec);
 	}
 	/* the same bytes as trace text, in two chunks, into /dev/null */

@@ -194,6 +194,8 @@ void uks_damon_heatmap_free(struct uks_damon_heatmap *hm);
 
 int uks_damon_wss(const struct uks_damon_record *rec, uint64_t target_id, unsigned int acc_thres,
 		  uint64_t sz_thres, bool sort, uint64_t **out, size_t *nr);
+int uks_damon_record_adjust(const struct uks_damon_record *rec, uint64_t work_time_us,
+			    size_t exclude_samples, struct uks_damon_record **out);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
 # uks damon record / report and uks-masim:
 #  - reports of a hand-made record (written with Python's struct, field by
 #    field in damo's layout) against golden outputs: raw, heats (text,
-#    guide, ASCII), wss;
+#    guide, ASCII), wss, wss --work_time;
 #  - a real run: `uks damon record -- uks-masim configs/masim/zigzag.cfg`,
 #    the file read back by a damo-layout reader in Python (every byte
 #    consumed), and the hot region following the configured phases;
@@ -38,6 +38,12 @@ golden heats_ascii heats --heatmap stdout --tres 12 --ares 16 "$tmp/hand.data"
 golden heats_ascii_default heats --heatmap stdout "$tmp/hand.data"
 golden wss wss "$tmp/hand.data"
 golden wss_time wss --range 0 101 10 --acc_thres 5 --raw_number --sortby time "$tmp/hand.data"
+# --work_time: 600 ms of work is 6 snapshots, each holding two hot quarters
+golden wss_work wss --work_time 600000 --exclude_samples 0 --raw_number "$tmp/hand.data"
+golden wss_work_all wss --work_time 300000 --exclude_samples 3 --all_wss "$tmp/hand.data"
+golden wss_work_excluded wss --work_time 300000 "$tmp/hand.data"
+ok "a negative --work_time is a usage error" -- \
+	bash -c '"$1" damon report wss --work_time -5 "$2" 2>/dev/null; test $? = 2' _ "$U" "$tmp/hand.data"
 
 # ------------------------------------------------------------ a real run
 "$U" damon record -o "$tmp/zz.data" -- "$M" configs/masim/zigzag.cfg \

@@ -401,4 +401,138 @@ TEST(wss_sizes_per_snapshot)
 	uks_kfree(w);
 }
 
+/*
+ * A record of one target from {start, end, nr} rows, a 0-0 row ending
+ * each snapshot of @ns nanoseconds.
+ */
+static struct uks_damon_record *from_rows(const uint64_t (*rows)[3], size_t nr_rows, int64_t ns)
+{
+	static struct uks_damon_rec_region r[32];
+	static struct uks_damon_rec_snapshot snaps[8];
+	static struct uks_damon_record rec;
+	size_t n = 0, first = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.version = 2;
+	rec.snapshots = snaps;
+	for (size_t i = 0; i < nr_rows; i++) {
+		if (rows[i][0] || rows[i][1]) {
+			r[n++] = (struct uks_damon_rec_region){ rows[i][0], rows[i][1],
+								(uint32_t)rows[i][2] };
+			continue;
+		}
+		snaps[rec.nr_snapshots] = (struct uks_damon_rec_snapshot){
+			.target_id = 7, .start_ns = (int64_t)rec.nr_snapshots * ns,
+			.end_ns = ((int64_t)rec.nr_snapshots + 1) * ns,
+			.nr_regions = (uint32_t)(n - first), .regions = &r[first],
+		};
+		rec.nr_snapshots++;
+		first = n;
+	}
+	return &rec;
+}
+
+TEST(adjust_one_snapshot_per_unit_is_the_record)
+{
+	struct uks_damon_record *adj;
+
+	/* snapshots of 1 us: 1 us of work is one snapshot, nothing is excluded */
+	ASSERT_EQ(0, uks_damon_record_adjust(hand_made(acc, 0), 1, 20, &adj));
+	ASSERT_EQ((size_t)4, adj->nr_snapshots);
+	for (size_t i = 0; i < 4; i++) {
+		ASSERT_EQ(2U, adj->snapshots[i].nr_regions);
+		ASSERT_EQ(acc[i][1], adj->snapshots[i].regions[1].nr_accesses);
+	}
+	uks_damon_record_free(adj);
+}
+
+TEST(adjust_groups_add_the_counts)
+{
+	struct uks_damon_record *adj;
+	uint64_t *w;
+	size_t n;
+
+	/* 2 us = 2 snapshots; the first excluded, then {1, 2} and {3} */
+	ASSERT_EQ(0, uks_damon_record_adjust(hand_made(acc, 0), 2, 1, &adj));
+	ASSERT_EQ((size_t)2, adj->nr_snapshots);
+	ASSERT_EQ(1000LL, adj->snapshots[0].start_ns);
+	ASSERT_EQ(3000LL, adj->snapshots[0].end_ns);
+	ASSERT_EQ(8U, adj->snapshots[0].regions[0].nr_accesses);	/* 2 + 6 */
+	ASSERT_EQ(4U, adj->snapshots[0].regions[1].nr_accesses);	/* 4 + 0 */
+	ASSERT_EQ(1U, adj->snapshots[1].regions[0].nr_accesses);
+	ASSERT_EQ(9U, adj->snapshots[1].regions[1].nr_accesses);
+	ASSERT_EQ(0, uks_damon_wss(adj, 7, 5, 1, false, &w, &n));
+	ASSERT_EQ((size_t)2, n);
+	ASSERT_EQ(100ULL, w[0]);	/* only the 8 reaches 5 */
+	ASSERT_EQ(100ULL, w[1]);
+	uks_kfree(w);
+	uks_damon_record_free(adj);
+	/* no work time is one snapshot per unit too */
+	ASSERT_EQ(0, uks_damon_record_adjust(hand_made(acc, 0), 0, 0, &adj));
+	ASSERT_EQ((size_t)4, adj->nr_snapshots);
+	uks_damon_record_free(adj);
+	ASSERT_EQ(0, uks_damon_record_adjust(hand_made(acc, 0), 4, 0, &adj));
+	ASSERT_EQ((size_t)1, adj->nr_snapshots);
+	ASSERT_EQ(9U, adj->snapshots[0].regions[0].nr_accesses);
+	ASSERT_EQ(13U, adj->snapshots[0].regions[1].nr_accesses);
+	uks_damon_record_free(adj);
+	/* everything excluded: the target has no snapshot left */
+	ASSERT_EQ(0, uks_damon_record_adjust(hand_made(acc, 0), 2, 20, &adj));
+	ASSERT_EQ((size_t)0, adj->nr_snapshots);
+	uks_damon_record_free(adj);
+}
+
+TEST(adjust_overlaps_take_the_largest_and_gaps_join)
+{
+	/* damo's example: 1-10:5 then 1-5:2, 5-10:4 is 1-10:9 */
+	static const uint64_t split[][3] = {
+		{ 1, 10, 5 }, { 0, 0, 0 }, { 1, 5, 2 }, { 5, 10, 4 }, { 0, 0, 0 },
+	};
+	/* a wider region: overlaps add, the uncovered parts join with its count */
+	static const uint64_t wide[][3] = {
+		{ 10, 20, 1 }, { 50, 60, 2 }, { 0, 0, 0 }, { 0, 100, 3 }, { 0, 0, 0 },
+	};
+	static const uint64_t expect[][3] = {
+		{ 0, 10, 3 }, { 10, 20, 4 }, { 20, 50, 3 }, { 50, 60, 5 }, { 60, 100, 3 },
+	};
+	struct uks_damon_record *adj;
+
+	ASSERT_EQ(0, uks_damon_record_adjust(from_rows(split, 5, 1000), 2, 0, &adj));
+	ASSERT_EQ((size_t)1, adj->nr_snapshots);
+	ASSERT_EQ(1U, adj->snapshots[0].nr_regions);
+	ASSERT_EQ(1ULL, adj->snapshots[0].regions[0].start);
+	ASSERT_EQ(10ULL, adj->snapshots[0].regions[0].end);
+	ASSERT_EQ(9U, adj->snapshots[0].regions[0].nr_accesses);
+	uks_damon_record_free(adj);
+
+	ASSERT_EQ(0, uks_damon_record_adjust(from_rows(wide, 5, 1000), 2, 0, &adj));
+	ASSERT_EQ(5U, adj->snapshots[0].nr_regions);
+	for (int i = 0; i < 5; i++) {
+		ASSERT_EQ(expect[i][0], adj->snapshots[0].regions[i].start);
+		ASSERT_EQ(expect[i][1], adj->snapshots[0].regions[i].end);
+		ASSERT_EQ((unsigned int)expect[i][2], adj->snapshots[0].regions[i].nr_accesses);
+	}
+	uks_damon_record_free(adj);
+}
+
+TEST(adjust_unit_rounds_halves_to_even)
+{
+	static const uint64_t rows[][3] = {
+		{ 0, 8, 1 }, { 0, 0, 0 }, { 0, 8, 1 }, { 0, 0, 0 }, { 0, 8, 1 }, { 0, 0, 0 },
+		{ 0, 8, 1 }, { 0, 0, 0 }, { 0, 8, 1 }, { 0, 0, 0 }, { 0, 8, 1 }, { 0, 0, 0 },
+		{ 0, 8, 1 }, { 0, 0, 0 }, { 0, 8, 1 }, { 0, 0, 0 },
+	};
+	struct uks_damon_record *adj;
+
+	/* 400 ns snapshots: 1 us is 2.5 of them (2), 3 us is 7.5 (8), as Python rounds */
+	ASSERT_EQ(0, uks_damon_record_adjust(from_rows(rows, 16, 400), 1, 0, &adj));
+	ASSERT_EQ((size_t)4, adj->nr_snapshots);
+	ASSERT_EQ(2U, adj->snapshots[0].regions[0].nr_accesses);
+	uks_damon_record_free(adj);
+	ASSERT_EQ(0, uks_damon_record_adjust(from_rows(rows, 16, 400), 3, 0, &adj));
+	ASSERT_EQ((size_t)1, adj->nr_snapshots);
+	ASSERT_EQ(8U, adj->snapshots[0].regions[0].nr_accesses);
+	uks_damon_record_free(adj);
+}
+
 TEST_HARNESS_MAIN

@@ -29,7 +29,7 @@
 
 SHIM_EXPORT void *malloc(size_t size)
 {
-	void *p = uks_kmalloc(size ? size : 1);
+	void *p = __uks_malloc(size);
 
 	if (!p)
 		errno = ENOMEM;
@@ -38,9 +38,8 @@ SHIM_EXPORT void *malloc(size_t size)
 
 SHIM_EXPORT void free(void *p)
 {
-	/* One page lookup both tells our pointers apart and finds the slab. */
-	if (p)
-		__uks_kfree_if_ours(p);
+	/* One lookup both tells our pointers apart and finds the slab. */
+	__uks_free(p);
 }
 
 SHIM_EXPORT void *calloc(size_t n, size_t size)

@@ -135,6 +135,7 @@ static struct uks_page *allocate_slab(struct uks_kmem_cache *s)
 	page->slab_cache = s;
 	for (long i = 1; i < (1L << oo_order(oo)); i++)
 		page[i].slab_cache = s;		/* see struct uks_page */
+	__uks_set_page_cache(page, s);
 	page->kind = PAGE_SLAB;
 	page->map_size = slab_bytes(page);	/* for the free fast path's range check */
 	atomic_store_explicit(&page->locked, 0, memory_order_relaxed);

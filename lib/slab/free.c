@@ -77,6 +77,7 @@ void __uks_discard_slab(struct uks_kmem_cache *s, struct uks_page *page)
 		__uks_slab_check_pad_on_free(s, page);
 	page->kind = PAGE_UNUSED;
 	page->slab_cache = NULL;
+	__uks_set_page_cache(page, NULL);
 	page->freelist = NULL;
 	page->counters = 0;
 	__uks_free_pages(page);

@@ -248,6 +248,56 @@ UKS_EXPORT void *uks_kmalloc(size_t size)
 	return p;
 }
 
+#ifdef UKS_MALLOC_SHIM
+/**
+ * __uks_malloc - the preload shim's malloc()
+ * @size: bytes (0 is taken as 1)
+ *
+ * The common case in a few instructions and no stack frame: a class that
+ * exists, with sheaves, no kmalloc event enabled, and an object on this
+ * CPU's sheaf.  Everything else is uks_kmalloc()'s.
+ * Return: the memory, or NULL.
+ */
+void *__uks_malloc(size_t size)
+{
+#if UKS_HAVE_RSEQ_ASM
+	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE)) {
+		struct uks_kmem_cache *s =
+			__atomic_load_n(&kmalloc_caches[kmalloc_index(size)], __ATOMIC_ACQUIRE);
+
+		if (likely(s && s->sheaf_capacity && !uks_trace_kmem_kmalloc_enabled())) {
+			void *p = rseq_sheaf_pop(s, uks_rseq_area());
+
+			if (likely(p))
+				return p;
+		}
+	}
+#endif
+	return uks_kmalloc(size ? size : 1);
+}
+
+/**
+ * __uks_free - the preload shim's free()
+ * @p: any pointer, or NULL
+ *
+ * The cache map names the slab's cache without touching the page
+ * descriptor; the object goes onto this CPU's sheaf.  Anything else (no
+ * slab, a full sheaf, an event enabled, a double free to report, a
+ * pointer that is not ours) is __uks_kfree_if_ours()'s.
+ */
+void __uks_free(void *p)
+{
+#if UKS_HAVE_RSEQ_ASM
+	struct uks_kmem_cache *s = __uks_virt_to_cache(p);
+
+	if (likely(s && s->sheaf_capacity && !uks_trace_kmem_kfree_enabled()) &&
+	    likely(rseq_sheaf_push(s, uks_rseq_area(), p) == 1))
+		return;
+#endif
+	__uks_kfree_if_ours(p);
+}
+#endif
+
 /** uks_kzalloc - uks_kmalloc() and zero the memory */
 UKS_EXPORT void *uks_kzalloc(size_t size)
 {
@@ -433,19 +483,26 @@ UKS_EXPORT size_t uks_ksize(const void *p)
 	return page ? ksize_page(page, p) : 0;
 }
 
-/* krealloc() of @p (not ZERO_OR_NULL) whose head page is @page. */
-static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, unsigned long addr)
+/*
+ * krealloc() of @p (not ZERO_OR_NULL) whose head page is @page.  @shrink:
+ * move to a smaller slot when @new_size needs less than half of this one,
+ * as malloc's realloc() should (mimalloc's rule); the kernel's krealloc()
+ * keeps any slot with room, which left the preload malloc's heap full of
+ * 4 KiB slots holding 100-byte objects after a program shrank them.
+ */
+static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool shrink,
+			   unsigned long addr)
 {
 	size_t ks = ksize_page(page, p);
 	void *ret;
 
-	if (ks >= new_size)
+	if (ks >= new_size && (!shrink || new_size >= ks / 2))
 		return p;
 	ret = __kmalloc(new_size, addr);
-	if (ret) {
-		memcpy(ret, p, ks);
-		kfree_page(page, p, addr);
-	}
+	if (!ret)
+		return ks >= new_size ? p : NULL;	/* a shrink cannot fail */
+	memcpy(ret, p, ks < new_size ? ks : new_size);
+	kfree_page(page, p, addr);
 	return ret;
 }
 
@@ -462,7 +519,7 @@ void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours)
 	struct uks_page *page = __uks_virt_to_head_page(p);
 
 	*ours = page != NULL;
-	return page ? krealloc_page(page, p, new_size, CALLER) : NULL;
+	return page ? krealloc_page(page, p, new_size, true, CALLER) : NULL;
 }
 
 /**
@@ -489,5 +546,5 @@ UKS_EXPORT void *uks_krealloc(void *p, size_t new_size)
 		bad_free(p);
 		return NULL;
 	}
-	return krealloc_page(page, p, new_size, CALLER);
+	return krealloc_page(page, p, new_size, false, CALLER);
 }

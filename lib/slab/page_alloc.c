@@ -94,7 +94,8 @@ void __uks_page_alloc_init(void)
 	if (zone.ready)
 		goto out;
 	ps = sysconf(_SC_PAGESIZE);
-	if (ps > 0 && (ps & (ps - 1)) == 0 && (unsigned long)ps <= UKS_CHUNK_SIZE / 2) {
+	/* below 4 KiB a chunk's pages would not fit its cache map */
+	if (ps >= 4096 && (ps & (ps - 1)) == 0 && (unsigned long)ps <= UKS_CHUNK_SIZE / 2) {
 		__uks_page_size = (unsigned int)ps;
 		__uks_page_shift = (unsigned int)__builtin_ctzl((unsigned long)ps);
 	}
@@ -229,18 +230,21 @@ void __uks_for_each_page(void (*fn)(struct uks_page *page, void *arg), void *arg
 static int grow_zone(void)
 {
 	struct uks_page *descs;
-	char *base;
-	size_t desc_bytes = (size_t)zone.chunk_pages * sizeof(struct uks_page);
+	char *base, *meta;
+	size_t meta_bytes = UKS_PAGE_CACHE_MAP_BYTES +
+			    (size_t)zone.chunk_pages * sizeof(struct uks_page);
 	_Atomic(uintptr_t) *slot;
 
 	base = map_aligned(UKS_CHUNK_SIZE, UKS_CHUNK_SIZE);
 	if (!base)
 		return -ENOMEM;
-	descs = map_anon(desc_bytes);
+	/* the cache map, then the descriptors (see page_alloc.h) */
+	meta = map_anon(meta_bytes);
+	descs = meta ? (struct uks_page *)(meta + UKS_PAGE_CACHE_MAP_BYTES) : NULL;
 	slot = descs ? table_slot((uintptr_t)base, true) : NULL;
 	if (!slot || remember_chunk(descs)) {
-		if (descs)
-			munmap(descs, desc_bytes);
+		if (meta)
+			munmap(meta, meta_bytes);
 		munmap(base, UKS_CHUNK_SIZE);
 		return -ENOMEM;
 	}
@@ -336,6 +340,21 @@ struct uks_page *__uks_alloc_pages(unsigned int order)
 		tail->slab_cache = NULL;
 	}
 	return page;
+}
+
+/**
+ * __uks_set_page_cache - name @s as the cache of every page of block @page
+ * @page: head of a block from __uks_alloc_pages()
+ * @s: the cache whose slab the block becomes, or NULL when it stops being one
+ */
+void __uks_set_page_cache(struct uks_page *page, struct uks_kmem_cache *s)
+{
+	uintptr_t e = __uks_chunk_entry(page->addr);
+	struct uks_kmem_cache **map = (struct uks_kmem_cache **)(e - UKS_PAGE_CACHE_MAP_BYTES);
+	uintptr_t first = __uks_chunk_page_index(page->addr);
+
+	for (uintptr_t i = 0; i < (1UL << page->order); i++)
+		__atomic_store_n(&map[first + i], s, __ATOMIC_RELAXED);
 }
 
 /**

@@ -137,6 +137,7 @@ pid_t uks_damon_kdamond_pid(struct uks_damon_ctx *ctx);
  * @faults:	faults served
  * @refused:	sampled pages the kernel would not move (pinned, shared, ...)
  * @dropped:	taken pages whose mapping went away (munmap) meanwhile
+ * @huge:	of @taken, transparent huge pages taken whole (2 MiB, as a PMD)
  */
 struct uks_damon_self_stats {
 	unsigned long samples;
@@ -145,6 +146,7 @@ struct uks_damon_self_stats {
 	unsigned long faults;
 	unsigned long refused;
 	unsigned long dropped;
+	unsigned long huge;
 };
 
 void uks_damon_self_stats(struct uks_damon_self_stats *out);

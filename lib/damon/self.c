@@ -20,6 +20,16 @@
  *	      access.
  *   check:   pages not touched are moved back, P is unregistered.
  *
+ * Huge pages: when the sampling page lies in a PMD-mapped transparent
+ * huge page (PAGEMAP_SCAN's PAGE_IS_HUGE, asked before the window), the
+ * whole 2 MiB is registered and moved, as one PMD, to a 2 MiB-aligned
+ * slot, and a fault anywhere in it puts all of it back and counts: the
+ * kernel's own granularity for huge pages (it tests the PMD's accessed
+ * bit), and no split.  Other samples in the same huge page share that
+ * answer.  A page split meanwhile is moved piece by piece (held[] in the
+ * entry says which pieces), and one that will not move at all falls back
+ * to the 4 KiB sample.  The copy mode always works per 4 KiB.
+ *
  * A never-populated page (MOVE says -ENOENT) stays registered: a touch
  * faults, is resolved with UFFDIO_ZEROPAGE (what the kernel would have
  * done) and counts.  Where the kernel lacks UFFDIO_MOVE (before 6.8), the
@@ -245,6 +255,56 @@ static bool eligible(struct self_state *st, unsigned long page)
 	return false;
 }
 
+/* [start, end) wholly inside one monitored mapping, nothing excluded in it */
+static bool eligible_range(struct self_state *st, unsigned long start, unsigned long end)
+{
+	for (unsigned int i = 0; i < st->nr_excl; i++)
+		if (start < st->excl[i].end && st->excl[i].start < end)
+			return false;
+	for (unsigned int i = 0; i < st->nr_bss; i++)
+		if (start < st->bss[i].end && st->bss[i].start < end)
+			return false;
+	for (unsigned int i = 0; i < st->nr_elig; i++)
+		if (start >= st->elig[i].start && end <= st->elig[i].end)
+			return true;
+	return false;
+}
+
+/*
+ * The huge slots: 2 MiB-aligned, registered, and never touched but by
+ * 2 MiB moves, so their PMDs stay empty and a huge page moves in whole.
+ * Without PAGEMAP_SCAN (before 6.7) there is none and every sample is
+ * 4 KiB, as in the copy mode.
+ */
+static void self_hslots(struct self_state *st)
+{
+	struct self_pm_scan_arg a = { .size = sizeof(a), .start = (unsigned long)st,
+				      .end = (unsigned long)st + PG };
+	unsigned int nr = st->cap < MAX_HSLOTS ? st->cap : MAX_HSLOTS;
+	size_t len = (size_t)nr * HPG;
+	char *p, *start;
+
+	if (!st->move || getenv("UKS_DAMON_SELF_NOHUGE") ||
+	    ioctl(st->pagemap_fd, SELF_PAGEMAP_SCAN, &a) < 0)
+		return;
+	p = mmap(NULL, len + HPG, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	start = (char *)DAMON_ALIGN((unsigned long)p, HPG);
+	if (start > p)
+		munmap(p, (size_t)(start - p));
+	if (start + len < p + len + HPG)
+		munmap(start + len, (size_t)(p + len + HPG - (start + len)));
+	if (__uks_damon_self_reg(st, (unsigned long)start, len, UFFDIO_REGISTER_MODE_MISSING)) {
+		munmap(start, len);
+		return;
+	}
+	st->hslots = start;
+	st->hslots_len = len;
+	st->nr_hslots = nr;
+}
+
 static void self_free(struct self_state *st)
 {
 	if (st->uffd >= 0)
@@ -258,6 +318,8 @@ static void self_free(struct self_state *st)
 	uks_kfree(st->elig);
 	if (st->slots)
 		munmap(st->slots, st->slots_len);
+	if (st->hslots)
+		munmap(st->hslots, st->hslots_len);
 	munmap(st, st->area_len);
 }
 
@@ -329,6 +391,7 @@ static int self_init(struct uks_damon_ctx *ctx)
 		return -EOPNOTSUPP;
 	}
 	madvise(st->slots, st->slots_len, MADV_NOHUGEPAGE);
+	self_hslots(st);
 	/* the uffd far from the program's fds (a close-all of low fds) */
 	int hi = fcntl(st->uffd, F_DUPFD_CLOEXEC, 512);
 
@@ -338,6 +401,8 @@ static int self_init(struct uks_damon_ctx *ctx)
 	}
 	add_excl(st, (unsigned long)st, (unsigned long)st + len);
 	add_excl(st, (unsigned long)st->slots, (unsigned long)st->slots + st->slots_len);
+	if (st->hslots)
+		add_excl(st, (unsigned long)st->hslots, (unsigned long)st->hslots + st->hslots_len);
 	add_excl(st, (unsigned long)ctx, (unsigned long)ctx + sizeof(*ctx));
 #if defined(SELF_ASAN) && defined(__x86_64__)
 	add_excl(st, 0x7fff0000UL, 0x10007fff9000UL);	/* ASan's shadow and its gap */
@@ -362,7 +427,8 @@ static int self_init(struct uks_damon_ctx *ctx)
 	read_eligible(st);
 	ctx->prim_state = st;
 	__atomic_store_n(&self_active, st, __ATOMIC_RELEASE);
-	pr_info("damon: self primitive, %s mode", st->move ? "UFFDIO_MOVE" : "copy");
+	pr_info("damon: self primitive, %s mode%s", st->move ? "UFFDIO_MOVE" : "copy",
+		st->nr_hslots ? ", huge pages whole" : "");
 	self_regions(ctx, st, true);
 	return __uks_damon_va_init(ctx);	/* the pidfd; regions are set */
 }
@@ -393,20 +459,47 @@ static void self_prepare(struct uks_damon_ctx *ctx)
 	struct self_state *st = ctx->prim_state;
 	struct damon_target *t = st ? self_target(ctx) : NULL;
 	struct damon_region *r;
-	unsigned int n = 0;
+	unsigned int n = 0, owner = 0;
+	unsigned long huge = 0, scanned = 1, prev_end = 0;
+	bool scanned_huge = false;
 
 	if (!t)
 		return;
-	/* pass 1: nothing is taken yet, the regions may be read */
+	/*
+	 * pass 1: nothing is taken yet, the regions may be read.  Regions are
+	 * sorted, so samples inside one huge page are neighbours: the first
+	 * takes it whole, the others share its answer (alias).
+	 */
 	__uks_damon_va_pick_sampling_addrs(ctx, t);
 	damon_for_each_region(r, t) {
 		struct self_entry *e = &st->e[n];
 		unsigned long page = r->sampling_addr & ~(PG - 1);
+		unsigned long base = page & ~(HPG - 1);
 
 		if (n == st->cap)
 			break;
 		memset(e, 0, sizeof(*e));
+		e->len = PG;
+		e->sample = page;
 		e->page = eligible(st, page) ? page : 0;
+		if (e->page && huge && base == huge) {
+			e->alias = owner + 1;
+			e->page = 0;
+		} else if (e->page && n < st->nr_hslots && prev_end <= base) {
+			if (scanned != base) {
+				scanned = base;
+				scanned_huge = eligible_range(st, base, base + HPG) &&
+					       __uks_damon_self_is_huge(st, base);
+			}
+			if (scanned_huge) {
+				e->page = base;
+				e->len = HPG;
+				huge = base;
+				owner = n;
+			}
+		}
+		if (e->page)
+			prev_end = e->page + e->len;
 		n++;
 	}
 	st->nr = n;
@@ -480,7 +573,8 @@ static unsigned int self_check(struct uks_damon_ctx *ctx)
 	if (!t)
 		return 0;
 	damon_for_each_region(r, t) {
-		if (n < st->nr && st->e[n].accessed)
+		if (n < st->nr && (st->e[n].accessed ||
+				   (st->e[n].alias && st->e[st->e[n].alias - 1].accessed)))
 			r->nr_accesses++;
 		if (r->nr_accesses > max)
 			max = r->nr_accesses;
@@ -514,8 +608,9 @@ static void self_cleanup(struct uks_damon_ctx *ctx)
 	/* a fork handler may still look at st: wait for it to leave */
 	while (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST))
 		usleep(1000);
-	pr_debug("damon self: %lu taken, %lu faults, %lu refused, %lu dropped",
-		 st->stats.taken, st->stats.faults, st->stats.refused, st->stats.dropped);
+	pr_debug("damon self: %lu taken (%lu huge), %lu faults, %lu refused, %lu dropped",
+		 st->stats.taken, st->stats.huge, st->stats.faults, st->stats.refused,
+		 st->stats.dropped);
 	self_last = st->stats;
 	ctx->prim_state = NULL;
 	self_free(st);
@@ -523,8 +618,9 @@ static void self_cleanup(struct uks_damon_ctx *ctx)
 
 /**
  * uks_damon_self_stats - what the last self context did
- * @out:	taken pages, faults served, pages the kernel refused to move,
- *		pages dropped with their mapping (munmap while taken)
+ * @out:	taken pages (of them, huge pages taken whole), faults served,
+ *		pages the kernel refused to move, pages dropped with their
+ *		mapping (munmap while taken)
  *
  * Filled when a self context ends (its cleanup).
  */

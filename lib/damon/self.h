@@ -16,6 +16,9 @@
 #include "damon/damon.h"
 
 #define PG		4096UL
+#define HPG		(2UL << 20)	/* a PMD-mapped transparent huge page */
+#define HPG_NR		(HPG / PG)
+#define MAX_HSLOTS	1024U		/* 2 MiB stash slots: 2 GiB of address space */
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SELF_ASAN	1
@@ -25,7 +28,7 @@
 #endif
 #endif
 #define MAX_ENTRIES	10000U
-#define MAX_EXCL	8
+#define MAX_EXCL	10
 #define MAX_BSS		64
 
 /* 6.8+ uapi, absent from older headers */
@@ -37,6 +40,19 @@ struct self_uffdio_move {
 	int64_t move;
 };
 #define SELF_UFFDIO_MOVE	_IOWR(UFFDIO, 0x05, struct self_uffdio_move)
+#define SELF_MOVE_ALLOW_SRC_HOLES	(1ULL << 1)
+
+/* 6.7+ PAGEMAP_SCAN (linux/fs.h), absent from older headers */
+struct self_pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+struct self_page_region {
+	uint64_t start, end, categories;
+};
+#define SELF_PAGEMAP_SCAN	_IOWR('f', 16, struct self_pm_scan_arg)
+#define SELF_PAGE_IS_PFNZERO	(1ULL << 5)
+#define SELF_PAGE_IS_HUGE	(1ULL << 6)
 #ifndef USERFAULTFD_IOC_NEW
 #define USERFAULTFD_IOC_NEW	_IO(0xAA, 0x00)
 #endif
@@ -45,11 +61,16 @@ enum { E_NONE, E_TAKEN, E_HOLE, E_BACK, E_GONE };
 
 struct self_entry {
 	unsigned long page;	/* 0: nothing sampled for this region */
+	unsigned long len;	/* PG, or HPG: a whole huge page (page is its start) */
+	unsigned long sample;	/* the sampling page (a huge entry falls back to it) */
+	unsigned int alias;	/* 1 + the entry whose huge page holds this sample */
 	unsigned char state;
 	bool registered;
 	bool accessed;
 	bool slot_dirty;	/* the slot may hold a page: refresh it */
+	bool hslot_dirty;	/* the huge slot may hold pages or a page table */
 	bool pending;		/* a fault waits: give back when events allow */
+	uint64_t held[HPG_NR / 64];	/* huge: the 4 KiB pages the slot holds */
 };
 
 struct self_range {
@@ -71,6 +92,9 @@ struct self_state {
 	struct self_entry *e;
 	char *slots;
 	size_t area_len, slots_len;
+	char *hslots;		/* MAX_HSLOTS 2 MiB-aligned slots, for huge entries */
+	size_t hslots_len;
+	unsigned int nr_hslots;	/* entries below this may take a huge page */
 	struct self_range excl[MAX_EXCL];
 	struct self_range bss[MAX_BSS];	/* shared objects' .bss: not sampled */
 	unsigned int nr_bss;
@@ -87,6 +111,7 @@ int __uks_damon_self_reg(struct self_state *st, unsigned long a, unsigned long l
 			 uint64_t mode);
 int __uks_damon_self_serve(struct self_state *st);
 void __uks_damon_self_take(struct self_state *st, struct self_entry *e);
+bool __uks_damon_self_is_huge(struct self_state *st, unsigned long base);
 void __uks_damon_self_close_window(struct self_state *st);
 
 #endif

@@ -2,7 +2,9 @@
 /*
  * The self primitive's userfaultfd side: open it, take a sampled page
  * away (UFFDIO_MOVE, or the copy fallback), give it back, serve faults and
- * the remove/remap events, close the sampling window.  Only the monitor
+ * the remove/remap events, close the sampling window; a sample inside a
+ * PMD-mapped transparent huge page takes the whole 2 MiB page (see
+ * take_huge()).  Only the monitor
  * thread runs this code, and only on memory that is never taken (the
  * state area, the slots, its stack): see the window rule in self.c.
  *
@@ -126,14 +128,132 @@ static unsigned long slot(struct self_state *st, unsigned int i)
 	return (unsigned long)st->slots + (unsigned long)i * PG;
 }
 
+static unsigned long hslot(struct self_state *st, unsigned int i)
+{
+	return (unsigned long)st->hslots + (unsigned long)i * HPG;
+}
+
+/*
+ * UFFDIO_MOVE of @len bytes.  Return: the bytes moved (a short move is
+ * progress: the kernel then says -EAGAIN whatever stopped it; asking
+ * again for the rest tells the real error), or -errno when none moved.
+ */
+static long move_range(struct self_state *st, unsigned long dst, unsigned long src,
+		       unsigned long len)
+{
+	struct self_uffdio_move m = { dst, src, len, 0, 0 };
+
+	if (ioctl(st->uffd, SELF_UFFDIO_MOVE, &m) == 0 || m.move > 0)
+		return (long)m.move;
+	return m.move < 0 ? (long)m.move : -errno;
+}
+
+/* The held[] bitmap of a huge entry: which 4 KiB pages its slot holds. */
+static bool is_held(const struct self_entry *e, unsigned long k)
+{
+	return (e->held[k / 64] >> (k % 64)) & 1;
+}
+
+static void set_held(struct self_entry *e, unsigned long k, unsigned long n, bool on)
+{
+	for (; n; k++, n--) {
+		if (on)
+			e->held[k / 64] |= 1ULL << (k % 64);
+		else
+			e->held[k / 64] &= ~(1ULL << (k % 64));
+	}
+}
+
+static bool none_held(const struct self_entry *e)
+{
+	for (unsigned int w = 0; w < HPG_NR / 64; w++)
+		if (e->held[w])
+			return false;
+	return true;
+}
+
+/**
+ * __uks_damon_self_is_huge - is [base, base + 2 MiB) one PMD-mapped THP?
+ * @st:		the state (its pagemap fd)
+ * @base:	2 MiB aligned
+ *
+ * PAGEMAP_SCAN (6.7+) with PAGE_IS_HUGE: one walk of one PMD, no fault,
+ * no write.  The huge zero page is not taken whole (a move of it is not
+ * worth the risk: some kernels built its destination PMD wrongly).  A
+ * wrong answer (the page is split just after) costs only time:
+ * take_huge() holds what the kernel moved, or falls back to 4 KiB.
+ */
+bool __uks_damon_self_is_huge(struct self_state *st, unsigned long base)
+{
+	struct self_page_region r = { 0, 0, 0 };
+	struct self_pm_scan_arg a = {
+		.size = sizeof(a), .start = base, .end = base + HPG,
+		.vec = (uint64_t)(uintptr_t)&r, .vec_len = 1,
+		.category_mask = SELF_PAGE_IS_HUGE,
+		.return_mask = SELF_PAGE_IS_HUGE | SELF_PAGE_IS_PFNZERO,
+	};
+
+	if (st->pagemap_fd < 0 || ioctl(st->pagemap_fd, SELF_PAGEMAP_SCAN, &a) != 1)
+		return false;
+	return r.start == base && r.end == base + HPG && !(r.categories & SELF_PAGE_IS_PFNZERO);
+}
+
 /* ----------------------------------------------------------- the table */
 
 static struct self_entry *find(struct self_state *st, unsigned long page)
 {
 	for (unsigned int i = 0; i < st->nr; i++)
-		if (st->e[i].page == page && st->e[i].registered)
+		if (st->e[i].registered && page >= st->e[i].page &&
+		    page < st->e[i].page + st->e[i].len)
 			return &st->e[i];
 	return NULL;
+}
+
+/*
+ * Put a taken huge page back: every held run in one UFFDIO_MOVE (the
+ * whole 2 MiB as a PMD when nothing split it), page by page where a run
+ * fails (a mapping split by mprotect meanwhile: a 4 KiB move, else a
+ * copy; munmap: the page is dropped).  -EAGAIN: events are pending; what
+ * went back stays back (held[] says what is left).
+ */
+static int give_back_huge(struct self_state *st, struct self_entry *e)
+{
+	unsigned long src = hslot(st, (unsigned int)(e - st->e));
+	unsigned long k = 0;
+
+	while (k < HPG_NR) {
+		unsigned long run = 0;
+		long moved;
+
+		if (!is_held(e, k)) {
+			k++;
+			continue;
+		}
+		while (k + run < HPG_NR && is_held(e, k + run))
+			run++;
+		moved = move_range(st, e->page + k * PG, src + k * PG, run * PG);
+		if (moved == -EAGAIN)
+			return -EAGAIN;
+		if (moved <= 0)
+			moved = move_range(st, e->page + k * PG, src + k * PG, PG);
+		if (moved == -EAGAIN)
+			return -EAGAIN;
+		if (moved <= 0) {
+			/* the slot page is there (held): a copy never faults on it */
+			int err = do_copy(st, e->page + k * PG, src + k * PG);
+
+			if (err == -EAGAIN)
+				return err;
+			if (err)
+				st->stats.dropped++;
+			e->hslot_dirty = true;
+			moved = (long)PG;
+		}
+		set_held(e, k, (unsigned long)moved / PG, false);
+		k += (unsigned long)moved / PG;
+	}
+	e->state = E_BACK;
+	return 0;
 }
 
 /* Put the data of a taken page back.  -EAGAIN: events are pending. */
@@ -142,6 +262,8 @@ static int give_back(struct self_state *st, struct self_entry *e)
 	unsigned int i = (unsigned int)(e - st->e);
 	int err;
 
+	if (e->len == HPG)
+		return give_back_huge(st, e);
 	if (st->move) {
 		err = do_move(st, e->page, slot(st, i));
 		if (!err) {
@@ -193,6 +315,9 @@ static void on_fault(struct self_state *st, const struct uffd_msg *m)
 
 	st->stats.faults++;
 	if (e) {
+		/* a huge entry may not hold the faulting page: a hole, or dropped */
+		bool had = e->len == PG || is_held(e, (page - e->page) / PG);
+
 		e->accessed = true;
 		if (e->state == E_TAKEN) {
 			/*
@@ -206,7 +331,7 @@ static void on_fault(struct self_state *st, const struct uffd_msg *m)
 				e->pending = true;
 				return;
 			}
-			if (e->state == E_BACK)
+			if (e->state == E_BACK && had)
 				return;
 		}
 	}
@@ -225,8 +350,14 @@ static unsigned int retry_pending(struct self_state *st)
 			continue;
 		e->pending = false;
 		st->nr_pending--;
-		if (e->state != E_BACK)
+		if (e->len == HPG) {
+			/* woken on a page not given back, a thread faults again */
+			struct uffdio_range r = { e->page, HPG };
+
+			ioctl(st->uffd, UFFDIO_WAKE, &r);
+		} else if (e->state != E_BACK) {
 			resolve_other(st, e->page, false);	/* dropped by the program */
+		}
 	}
 	return st->nr_pending;
 }
@@ -236,10 +367,23 @@ static void on_remove(struct self_state *st, unsigned long start, unsigned long 
 	for (unsigned int i = 0; i < st->nr; i++) {
 		struct self_entry *e = &st->e[i];
 
-		if (e->registered && e->state == E_TAKEN && e->page >= start && e->page < end) {
+		if (!e->registered || e->state != E_TAKEN || e->page >= end ||
+		    e->page + e->len <= start)
+			continue;
+		if (e->len == PG) {
 			e->state = E_GONE;	/* MADV_DONTNEED: the program drops it */
 			e->slot_dirty = true;
+			continue;
 		}
+		/* the part of a huge page the program drops; the rest goes back */
+		unsigned long s = start > e->page ? start : e->page;
+		unsigned long t = end < e->page + HPG ? end : e->page + HPG;
+
+		set_held(e, (DAMON_ALIGN_DOWN(s, PG) - e->page) / PG,
+			 (DAMON_ALIGN(t, PG) - DAMON_ALIGN_DOWN(s, PG)) / PG, false);
+		e->hslot_dirty = true;
+		if (none_held(e))
+			e->state = E_GONE;
 	}
 }
 
@@ -249,7 +393,8 @@ static void on_remap(struct self_state *st, unsigned long from, unsigned long to
 	for (unsigned int i = 0; i < st->nr; i++) {
 		struct self_entry *e = &st->e[i];
 
-		if (e->registered && e->page >= from && e->page < from + len)
+		/* a huge entry moves when all of it does (see docs/DAMON.md) */
+		if (e->registered && e->page >= from && e->page + e->len <= from + len)
 			e->page = e->page - from + to;
 	}
 }
@@ -300,12 +445,53 @@ static bool page_present(struct self_state *st, unsigned long page)
 	return (v >> 62) & 3;	/* present or swapped */
 }
 
+/*
+ * Take a whole huge page: register its 2 MiB, UFFDIO_MOVE them to the
+ * entry's 2 MiB-aligned slot, whose PMD is empty, so the kernel moves the
+ * PMD itself (no split, one TLB flush).  If the page was split meanwhile,
+ * the kernel moves the pieces one by one, up to a hole: held[] says what
+ * moved and is given back the same way.  Nothing moved: the sample falls
+ * back to its own 4 KiB page.
+ */
+static void take_huge(struct self_state *st, struct self_entry *e)
+{
+	unsigned long dst = hslot(st, (unsigned int)(e - st->e));
+	long moved;
+
+	if (!__uks_damon_self_reg(st, e->page, HPG, UFFDIO_REGISTER_MODE_MISSING)) {
+		e->registered = true;
+		moved = move_range(st, dst, e->page, HPG);
+		if (moved > 0) {
+			set_held(e, 0, (unsigned long)moved / PG, true);
+			e->state = E_TAKEN;
+			st->stats.taken++;
+			/* a split on the way leaves a page table in the slot */
+			if (moved == (long)HPG && __uks_damon_self_is_huge(st, dst))
+				st->stats.huge++;
+			else
+				e->hslot_dirty = true;
+			return;
+		}
+		if (moved == -EEXIST)
+			e->hslot_dirty = true;
+		unreg(st, e->page, HPG);	/* nothing is taken there */
+		e->registered = false;
+	}
+	e->page = e->sample;
+	e->len = PG;
+	__uks_damon_self_take(st, e);
+}
+
 void __uks_damon_self_take(struct self_state *st, struct self_entry *e)
 {
 	unsigned int i = (unsigned int)(e - st->e);
 	int err;
 
 	e->state = E_NONE;
+	if (e->len == HPG) {
+		take_huge(st, e);
+		return;
+	}
 	if (st->move) {
 		if (__uks_damon_self_reg(st, e->page, PG, UFFDIO_REGISTER_MODE_MISSING))
 			return;
@@ -367,6 +553,17 @@ static void refresh_slot(struct self_state *st, unsigned int i)
 	st->e[i].slot_dirty = false;
 }
 
+/* A huge slot empty again, its PMD too (else the next move splits). */
+static void refresh_hslot(struct self_state *st, unsigned int i)
+{
+	void *p = mmap((void *)hslot(st, i), HPG, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+
+	if (p != MAP_FAILED)
+		__uks_damon_self_reg(st, hslot(st, i), HPG, UFFDIO_REGISTER_MODE_MISSING);
+	st->e[i].hslot_dirty = false;
+}
+
 /* Give every page back, unregister, close the window. */
 void __uks_damon_self_close_window(struct self_state *st)
 {
@@ -389,10 +586,12 @@ void __uks_damon_self_close_window(struct self_state *st)
 	for (unsigned int i = 0; i < st->nr; i++) {
 		st->e[i].pending = false;	/* given back above */
 		if (st->e[i].registered)
-			unreg(st, st->e[i].page, PG);	/* wakes late faulters */
+			unreg(st, st->e[i].page, st->e[i].len);	/* wakes late faulters */
 		st->e[i].registered = false;
 		if (st->e[i].slot_dirty)
 			refresh_slot(st, i);
+		if (st->e[i].hslot_dirty)
+			refresh_hslot(st, i);
 	}
 	st->nr_pending = 0;
 	__atomic_store_n(&st->window, 0, __ATOMIC_SEQ_CST);

@@ -20,7 +20,10 @@
  *	      (-r to skip: the copy mode does not see it);
  *   remap:   mremap()s a private buffer back and forth, checking it;
  *   unmap:   mmap, fill, check, munmap (-u to skip).
- * -H: the pool in transparent huge pages (the moves split them).
+ * -H: the pool, and the remove and unmap threads' buffers, in transparent
+ * huge pages (2 MiB aligned, MADV_HUGEPAGE): the agent takes them whole,
+ * and the remove thread drops a part of a maybe-taken huge page (the part
+ * must read zeros, the rest its data).
  * Readers read random pages of the pool (faults only).  A 1 ms SIGALRM
  * handler reads random pages too; every thread of ours but the readers
  * blocks it, so the kernel may pick the monitor thread, where a handler
@@ -65,6 +68,28 @@ static uint64_t mix(uint64_t idx, uint64_t seq, uint64_t j)
 	x ^= x >> 31;
 	x *= 0x94d049bb133111ebULL;
 	return x ^ (x >> 29);
+}
+
+#define HPG		(2UL << 20)
+
+/* Anonymous memory; with -H 2 MiB aligned and in huge pages if it can. */
+static void *map_buf(size_t len)
+{
+	char *p = mmap(NULL, len + (thp ? HPG : 0), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (!thp) {
+		madvise(p, len, MADV_NOHUGEPAGE);
+		return p;
+	}
+	a = (char *)(((uintptr_t)p + HPG - 1) & ~(HPG - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	munmap(a + len, HPG - (size_t)(a - p));
+	madvise(a, len, MADV_HUGEPAGE);
+	return a;
 }
 
 static uint64_t *page(unsigned long i)
@@ -252,34 +277,48 @@ static void *forker(void *arg)
 	return NULL;
 }
 
-/* MADV_DONTNEED of a private page: the program must read zeros after. */
+/*
+ * MADV_DONTNEED of private pages: the program must read zeros after.
+ * With -H, of 64 pages in the middle of a 2 MiB huge page (the other
+ * pages keep their data), a new one every round (the first MADV_DONTNEED
+ * splits it).
+ */
 static void *remover(void *arg)
 {
-	uint64_t *b = mmap(NULL, 64 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			   -1, 0);
+	unsigned long n = thp ? HPG / PG : 64, lo = thp ? 200 : 0, hi = thp ? 264 : 64;
+	uint64_t *b = map_buf(n * PG);
 	uint64_t seq = 0;
 
 	(void)arg;
-	if (b == MAP_FAILED)
+	if (!b)
 		return NULL;
-	madvise(b, 64 * PG, MADV_NOHUGEPAGE);
 	while (!atomic_load(&stop_all)) {
 		seq++;
-		for (unsigned long i = 0; i < 64; i++)
+		for (unsigned long i = 0; i < n; i++)
 			fill(b + i * WORDS, 100000 + i, seq);
 		usleep(2000);
-		for (unsigned long i = 0; i < 64; i++)
+		for (unsigned long i = 0; i < n; i++)
 			verify("remove: before", b + i * WORDS, 100000 + i, seq);
-		madvise(b, 64 * PG, MADV_DONTNEED);
+		madvise(b + lo * WORDS, (hi - lo) * PG, MADV_DONTNEED);
 		usleep(1000);
-		for (unsigned long i = 0; i < 64 * WORDS; i++)
+		for (unsigned long i = lo * WORDS; i < hi * WORDS; i++)
 			if (((volatile uint64_t *)b)[i]) {
 				fail("remove: not zero after MADV_DONTNEED", i / WORDS, i % WORDS,
 				     b[i], 0);
 				break;
 			}
+		for (unsigned long i = 0; i < n; i++)
+			if (i < lo || i >= hi)
+				verify("remove: kept after MADV_DONTNEED", b + i * WORDS,
+				       100000 + i, seq);
+		if (thp) {
+			munmap(b, n * PG);
+			b = map_buf(n * PG);
+			if (!b)
+				return NULL;
+		}
 	}
-	munmap(b, 64 * PG);
+	munmap(b, n * PG);
 	return NULL;
 }
 
@@ -319,21 +358,23 @@ static void *remapper(void *arg)
 	return NULL;
 }
 
+/* mmap, fill, check, munmap (with -H: a 2 MiB huge page) */
 static void *unmapper(void *arg)
 {
+	unsigned long n = thp ? HPG / PG : 16;
+
 	(void)arg;
 	while (!atomic_load(&stop_all)) {
-		uint64_t *b = mmap(NULL, 16 * PG, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint64_t *b = map_buf(n * PG);
 
-		if (b == MAP_FAILED)
+		if (!b)
 			break;
-		for (unsigned long i = 0; i < 16; i++)
+		for (unsigned long i = 0; i < n; i++)
 			fill(b + i * WORDS, 300000 + i, 7);
 		usleep(4000);
-		for (unsigned long i = 0; i < 16; i++)
+		for (unsigned long i = 0; i < n; i++)
 			verify("unmap: before munmap", b + i * WORDS, 300000 + i, 7);
-		munmap(b, 16 * PG);
+		munmap(b, n * PG);
 	}
 	return NULL;
 }
@@ -357,10 +398,9 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	pool = mmap(NULL, NPAGES * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (pool == MAP_FAILED)
+	pool = map_buf(NPAGES * PG);
+	if (!pool)
 		return 2;
-	madvise(pool, NPAGES * PG, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	unsigned long per = (NPAGES - NFORK - NPIPE) / NWRITERS;
 
 	for (int i = 0; i < NWRITERS; i++)

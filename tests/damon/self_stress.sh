@@ -7,7 +7,10 @@
 # last.  UFFDIO_MOVE mode with everything; the copy fallback
 # (UKS_DAMON_SELF_MODE=copy) without the MADV_DONTNEED and munmap threads
 # (what it does not survive: docs/DAMON.md).  The agent's counts must show
-# pages taken and faults served, so the run is not vacuous.  Last, the
+# pages taken and faults served, so the run is not vacuous.  With -H (the
+# pool and the remove/unmap buffers in transparent huge pages, where THP
+# is not "never") the counts must also show huge pages taken whole (not
+# under a sanitizer).  Last, the
 # `uks damon record --primitive self` path end to end.
 set -u
 . "$(dirname "$0")/../tap.bash"
@@ -46,7 +49,16 @@ stress() {	# stress NAME MODE ARGS...
 	taken=$(sed -n 's/.* \([0-9]*\) taken.*/\1/p' "$tmp/$name.out")
 	faults=$(sed -n 's/.* \([0-9]*\) faults.*/\1/p' "$tmp/$name.out")
 	[ "${taken:-0}" -gt 100 ] && [ "${faults:-0}" -gt 20 ] || { echo "too few pages taken"; return 1; }
+	if [ -n "${WANT_HUGE:-}" ]; then
+		local huge
+		huge=$(sed -n 's/.* \([0-9]*\) huge$/\1/p' "$tmp/$name.out")
+		[ "${huge:-0}" -gt 10 ] || { echo "too few huge pages taken whole"; return 1; }
+	fi
 }
+# under a sanitizer the regions span the shadow's terabytes and rarely
+# sample the pool: the data checks run, the huge count is not required
+stress_huge() { if [ -n "$rt" ]; then stress "$@"; else WANT_HUGE=1 stress "$@"; fi; }
+thp_mode=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
 
 mode=$(UKS_DAMON_AGENT_VERBOSE=1 UKS_DAMON_AGENT_OUT=$tmp/probe.data LD_PRELOAD=$A /bin/true 2>&1 |
        sed -n 's/uks-damon-agent: \([a-z]*\) mode.*/\1/p')
@@ -54,9 +66,16 @@ if [ "$mode" = move ]; then
 	ok "UFFDIO_MOVE mode: no byte lost (writers, pipe read/write, fork, DONTNEED, mremap, munmap)" -- \
 		stress move move
 	ok "UFFDIO_MOVE mode, second run" -- stress move2 move
+	if [ -n "$thp_mode" ] && [ "${thp_mode#*\[never\]}" = "$thp_mode" ]; then
+		ok "UFFDIO_MOVE mode, THP pool: huge pages taken whole, no byte lost" -- \
+			stress_huge thp move -H
+	else
+		skip "UFFDIO_MOVE mode, THP pool" "transparent huge pages are off ($thp_mode)"
+	fi
 else
 	skip "UFFDIO_MOVE mode" "the kernel has no UFFDIO_MOVE (6.8+)"
 	skip "UFFDIO_MOVE mode, second run" "no UFFDIO_MOVE"
+	skip "UFFDIO_MOVE mode, THP pool" "no UFFDIO_MOVE"
 fi
 ok "copy mode: no byte lost (writers, pipe read/write, fork, mremap)" -- stress copy copy -r -u
 ok "the record of a stress run reads back" -- \

@@ -6,7 +6,9 @@
  * and when monitoring stops every byte must be what was written, every
  * page back in place, and the mappings whole again (mremap of the whole
  * buffer works); kernel-side accesses (read(2)/write(2) on a taken page)
- * fault and wait instead of failing.
+ * fault and wait instead of failing; a sample inside a transparent huge
+ * page takes the whole 2 MiB page (a write to one 4 KiB page of it makes
+ * its region hot, and the huge page is still whole after).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -344,6 +346,140 @@ TEST_TIMEOUT(self_kernel_accesses_fault_and_wait, 60)
 	EXPECT_GT(st.taken, 50);
 	EXPECT_GT(st.faults, 20);
 	munmap(k.page - PG, 3 * PG);
+	uks_damon_ctx_destroy(ctx);
+}
+
+/*
+ * Two regions, each one 2 MiB transparent huge page; a thread writes one
+ * word of one 4 KiB page of the first only.  Taken whole, the first huge
+ * page sees that write every sample (4 KiB samples would see it once in
+ * 512) and the second none; every byte stays, and both are still huge
+ * pages (not split) when monitoring stops.
+ */
+struct hp {
+	char *buf;
+	atomic_int stop;
+	int aggregations;
+	unsigned long acc[2];
+};
+
+static void *huge_writer(void *arg)
+{
+	struct hp *h = arg;
+
+	for (uint64_t v = 1; !atomic_load(&h->stop); v++) {
+		((volatile uint64_t *)(h->buf + 300 * PG))[3] = v;
+		usleep(200);
+	}
+	return NULL;
+}
+
+static int huge_regions(struct uks_damon_target *t, void *arg)
+{
+	struct hp *h = arg;
+	struct uks_damon_region_info r[4];
+	int nr = uks_damon_target_regions(t, r, 4);
+
+	for (int i = 0; i < nr && i < 4; i++)
+		for (int k = 0; k < 2; k++)
+			if (r[i].start == (unsigned long)h->buf + (unsigned long)k * 2 * MB)
+				h->acc[k] += r[i].nr_accesses;
+	return 0;
+}
+
+static int huge_after_aggregation(struct uks_damon_ctx *ctx)
+{
+	struct hp *h = uks_damon_callback_private(ctx);
+
+	uks_damon_for_each_target(ctx, huge_regions, h);
+	return ++h->aggregations >= 40;
+}
+
+/* kB of AnonHugePages in the mappings inside [p, p + len) */
+static unsigned long anon_huge_kb(const char *p, unsigned long len)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[256];
+	unsigned long kb = 0, v;
+	bool in = false;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e;
+
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = s >= (unsigned long)p && e <= (unsigned long)p + len;
+		else if (in && sscanf(line, "AnonHugePages: %lu kB", &v) == 1)
+			kb += v;
+	}
+	fclose(f);
+	return kb;
+}
+
+TEST_TIMEOUT(self_takes_huge_pages_whole, 60)
+{
+	struct hp h = { 0 };
+	struct uks_damon_callback cb = { .priv = &h, .after_aggregation = huge_after_aggregation };
+	struct uks_damon_self_stats st;
+	struct uks_damon_ctx *ctx;
+	struct damon_target *t;
+	unsigned long id = (unsigned long)getpid(), len = 4 * MB;
+	char why[300], *p;
+	pthread_t th;
+
+	if (uks_damon_primitive_available("self", why, sizeof(why)))
+		SKIP(return, "self: %.200s", why);
+	if (strcmp(uks_damon_self_mode(), "move"))
+		SKIP(return, "huge pages are taken whole in the UFFDIO_MOVE mode only");
+	p = mmap(NULL, len + 2 * MB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	h.buf = (char *)(((uintptr_t)p + 2 * MB - 1) & ~(2 * MB - 1));
+	if (h.buf > p)
+		munmap(p, (size_t)(h.buf - p));
+	munmap(h.buf + len, 2 * MB - (size_t)(h.buf - p));
+	madvise(h.buf, len, MADV_HUGEPAGE);
+	for (unsigned long i = 0; i < len; i += 8)
+		*(uint64_t *)(h.buf + i) = i ^ 0x7a7a7a;
+	if (anon_huge_kb(h.buf, len) < 4096) {
+		munmap(h.buf, len);
+		SKIP(return, "no transparent huge pages here (THP off, or none free)");
+	}
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "self"));
+	/* 2 ms sampling, 20 ms aggregation, no update: the two regions stay */
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 2000, 20000, 1000000000, 3, 3));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	uks_damon_set_callback(ctx, &cb);
+	t = list_first_entry(&ctx->adaptive_targets, struct damon_target, list);
+	for (int k = 0; k < 2; k++)
+		__uks_damon_add_region(__uks_damon_new_region((unsigned long)h.buf + k * 2 * MB,
+							      (unsigned long)h.buf + (k + 1) * 2 * MB),
+				       t);
+	ASSERT_EQ(0, pthread_create(&th, NULL, huge_writer, &h));
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	for (int i = 0; i < 200 && uks_damon_is_running(ctx); i++)
+		usleep(50000);
+	uks_damon_stop(&ctx, 1);
+	atomic_store(&h.stop, 1);
+	pthread_join(th, NULL);
+	uks_damon_self_stats(&st);
+	TH_LOG("%d aggregations, accesses %lu (written page's huge page) and %lu (untouched); "
+	       "%lu samples, %lu taken, %lu huge, %lu faults, %lu refused; %lu kB AnonHugePages",
+	       h.aggregations, h.acc[0], h.acc[1], st.samples, st.taken, st.huge, st.faults,
+	       st.refused, anon_huge_kb(h.buf, len));
+	EXPECT_GE(h.aggregations, 40);
+	EXPECT_GT(st.huge, 100);
+	/* 10 samples an aggregation: the written one is seen in most */
+	EXPECT_GE(h.acc[0], (unsigned long)h.aggregations * 5);
+	EXPECT_LE(h.acc[1], (unsigned long)h.aggregations / 2);
+	for (unsigned long i = 0; i < len; i += 8)
+		if (i != 300 * PG + 24 && *(uint64_t *)(h.buf + i) != (i ^ 0x7a7a7a)) {
+			TH_LOG("byte %lu changed", i);
+			ASSERT_TRUE(false);
+		}
+	EXPECT_EQ(4096, anon_huge_kb(h.buf, len));
+	munmap(h.buf, len);
 	uks_damon_ctx_destroy(ctx);
 }
 

@@ -2,8 +2,10 @@
 /*
  * A multithreaded malloc workload for the preload test (built by
  * tests/slab/preload.sh): threads allocate, hand blocks to each other,
- * realloc, fork a child that allocates, and check every byte.
+ * realloc, fork a child that allocates, and check every byte.  First,
+ * realloc() shrinking: the bytes kept, and the slack given back.
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,11 +45,33 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* A block shrunk below half its size moves to a smaller slot; a little less stays. */
+static int shrink_ok(void)
+{
+	unsigned char *p = malloc(4000), *q, *r;
+	int bad = 0;
+
+	if (!p)
+		return 0;
+	for (int i = 0; i < 4000; i++)
+		p[i] = (unsigned char)(i * 7);
+	q = realloc(p, 100);
+	if (!q || malloc_usable_size(q) >= 2000)
+		bad = 1;
+	for (int i = 0; q && i < 100; i++)
+		bad |= q[i] != (unsigned char)(i * 7);
+	r = q ? realloc(q, 90) : NULL;
+	if (!r || r != q)
+		bad = 1;
+	free(r ? r : q);
+	return !bad;
+}
+
 int main(void)
 {
 	pthread_t t[THREADS];
 	void *ret;
-	int status, bad = 0;
+	int status, bad = !shrink_ok();
 	pid_t pid;
 
 	for (long i = 0; i < THREADS; i++)

@@ -30,6 +30,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
+#include "damon/record.h"
 
 struct region_vec {
 	struct uks_damon_rec_region *r;
@@ -115,32 +116,6 @@ static int fold(struct region_vec *g, const struct uks_damon_rec_snapshot *s, ui
 	return 0;
 }
 
-static int append(struct uks_damon_record *out, const struct uks_damon_rec_snapshot *s)
-{
-	struct uks_damon_rec_snapshot *d;
-
-	if (out->nr_snapshots == out->cap) {
-		size_t ncap = out->cap ? 2 * out->cap : 16;
-		void *p = uks_krealloc(out->snapshots, ncap * sizeof(*out->snapshots));
-
-		if (!p)
-			return -ENOMEM;
-		out->snapshots = p;
-		out->cap = ncap;
-	}
-	d = &out->snapshots[out->nr_snapshots];
-	*d = *s;
-	d->regions = NULL;
-	if (s->nr_regions) {
-		d->regions = uks_kmalloc((size_t)s->nr_regions * sizeof(*d->regions));
-		if (!d->regions)
-			return -ENOMEM;
-		memcpy(d->regions, s->regions, (size_t)s->nr_regions * sizeof(*d->regions));
-	}
-	out->nr_snapshots++;
-	return 0;
-}
-
 /* Merge the snapshots of @tid after the first @skip, @unit at a time, into @out. */
 static int group_target(const struct uks_damon_record *rec, uint64_t tid, size_t skip,
 			size_t unit, struct uks_damon_record *out)
@@ -177,14 +152,14 @@ static int group_target(const struct uks_damon_record *rec, uint64_t tid, size_t
 		if (!ret && ++in_group == unit) {
 			acc.nr_regions = g.n;
 			acc.regions = g.r;
-			ret = append(out, &acc);
+			ret = __uks_damon_rec_append(out, &acc);
 			in_group = 0;
 		}
 	}
 	if (!ret && in_group) {
 		acc.nr_regions = g.n;
 		acc.regions = g.r;
-		ret = append(out, &acc);
+		ret = __uks_damon_rec_append(out, &acc);
 	}
 	uks_kfree(g.r);
 	uks_kfree(fresh.r);
@@ -263,7 +238,7 @@ UKS_EXPORT int uks_damon_record_adjust(const struct uks_damon_record *rec, uint6
 		}
 		for (size_t i = 0; i < rec->nr_snapshots && !ret; i++)
 			if (rec->snapshots[i].target_id == ids[t])
-				ret = append(adj, &rec->snapshots[i]);
+				ret = __uks_damon_rec_append(adj, &rec->snapshots[i]);
 	}
 	if (ret) {
 		uks_damon_record_free(adj);

@@ -38,5 +38,6 @@ struct rec_asm {
 int __uks_damon_rec_asm_event(struct rec_asm *a, const struct uks_damon_agg_event *ev);
 int __uks_damon_rec_asm_text(struct rec_asm *a, const char *text, size_t len, size_t *used);
 void __uks_damon_rec_asm_finish(struct rec_asm *a);
+int __uks_damon_rec_append(void *rec, const struct uks_damon_rec_snapshot *s);
 
 #endif

@@ -29,7 +29,8 @@
 #include "core/compiler.h"
 #include "damon/record.h"
 
-static int add_snapshot(void *arg, const struct uks_damon_rec_snapshot *s)
+/* Append a copy of @s (its regions too) to record @arg; shared with adjust.c. */
+int __uks_damon_rec_append(void *arg, const struct uks_damon_rec_snapshot *s)
 {
 	struct uks_damon_record *rec = arg;
 	struct uks_damon_rec_snapshot *d;
@@ -106,7 +107,7 @@ static int parse_binary(struct uks_damon_record *rec, struct cursor *c)
 			s.start_ns = s.end_ns = end;
 			s.nr_regions = 0;
 			s.regions = NULL;
-			ret = add_snapshot(rec, &s);
+			ret = __uks_damon_rec_append(rec, &s);
 			if (ret)
 				return ret;
 			if (!nr)
@@ -230,7 +231,7 @@ UKS_EXPORT int uks_damon_record_parse(const void *buf, size_t len, struct uks_da
 		rec->version = v;
 		ret = parse_binary(rec, &c);
 	} else if (looks_like_text(buf, len)) {
-		struct rec_asm as = { .emit = add_snapshot, .arg = rec };
+		struct rec_asm as = { .emit = __uks_damon_rec_append, .arg = rec };
 		size_t used = 0;
 
 		rec->version = -1;

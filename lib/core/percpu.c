@@ -16,6 +16,7 @@
 #include "core/percpu.h"
 
 int __uks_rseq_usable;
+ptrdiff_t __uks_rseq_off;
 
 /*
  * Also called by the slab allocator's first use, which as a preloaded
@@ -24,8 +25,10 @@ int __uks_rseq_usable;
 __attribute__((constructor)) void __uks_percpu_detect_rseq(void)
 {
 	/* Weak: absent with glibc < 2.35; size 0 when the tunable disabled it. */
-	if (&__rseq_size && &__rseq_offset && __rseq_size >= 8)
+	if (&__rseq_size && &__rseq_offset && __rseq_size >= 8) {
+		__uks_rseq_off = __rseq_offset;
 		__uks_rseq_usable = uks_rseq_area()->cpu_id >= 0;
+	}
 }
 
 static unsigned int nr_cpu_ids;

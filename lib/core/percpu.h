@@ -47,6 +47,16 @@ static inline void *uks_thread_pointer(void)
 #endif
 }
 
+/* Set once at start-up to __rseq_offset: a hidden copy is one load, the
+ * weak libc symbol two (through the GOT). */
+extern ptrdiff_t __uks_rseq_off;
+
+/* The rseq area's offset from the thread pointer (valid if rseq is usable). */
+static inline ptrdiff_t uks_rseq_off(void)
+{
+	return __uks_rseq_off;
+}
+
 static inline struct uks_rseq_abi *uks_rseq_area(void)
 {
 	return (struct uks_rseq_abi *)((char *)uks_thread_pointer() + __rseq_offset);

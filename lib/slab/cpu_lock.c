@@ -109,7 +109,7 @@ struct kmem_cache_cpu *__uks_cpu_slab_lock(struct uks_kmem_cache *s, unsigned in
 
 #if UKS_HAVE_RSEQ_ASM
 		if (rseq_locking && s->fastpath != FASTPATH_CMPXCHG)
-			got = rseq_trylock(s, c, here, uks_rseq_area());
+			got = rseq_trylock(s, c, here, uks_rseq_off());
 		else
 #endif
 			got = cas_lock(c, TID_LOCKED);

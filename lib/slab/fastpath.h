@@ -9,6 +9,8 @@
  *   cmpxchg16()      LOCK cmpxchg16b, for {freelist, tid} and for a
  *                    slab's {freelist, counters}
  *
+ * The rseq area is addressed as %fs:__rseq_offset, glibc's place for it
+ * in the thread control block: one load of the offset, no thread pointer.
  * An rseq section publishes its descriptor in rseq->rseq_cs, reads cpu_id
  * and indexes the per-CPU slot with it, and ends with a single committing
  * store.  If the kernel preempts, migrates or signals the thread inside
@@ -19,6 +21,11 @@
  *
  * Each section also diverts to the slow path when the slot's tid has the
  * lock bit set: a slow path on this CPU holds the local lock.
+ *
+ * The sections of the exported fast paths are asm goto, jumping straight
+ * to the caller's slow path instead of returning a status to test.  They
+ * are marked volatile explicitly: GCC 12 deletes an asm goto whose
+ * outputs are unused (the free path's are scratch registers).
  */
 #ifndef UKS_LIB_SLAB_FASTPATH_H
 #define UKS_LIB_SLAB_FASTPATH_H
@@ -77,7 +84,7 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 /*
  * The descriptor, the abort handler (signature first; it counts the abort
  * in s->rseq_aborts and restarts) and the section start.  Every section
- * has operands [s] (the cache), [rs] (the rseq area), [tmp] (scratch) and
+ * has operands [s] (the cache), [rs] (the rseq area's %fs offset), [tmp] (scratch) and
  * the constant offsets [abo], [rndo], [offo] into the cache.  The
  * fields a section needs from the cache are read inside it, from memory,
  * to leave registers to the compiler: the fast paths then need no stack
@@ -99,15 +106,16 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 	".popsection\n\t"						\
 	"1:\n\t"							\
 	"leaq 3b(%%rip), %[tmp]\n\t"					\
-	"movq %[tmp], 8(%[rs])\n\t"
+	"movq %[tmp], %%fs:8(%[rs])\n\t"
 
-/* c = this CPU's kmem_cache_cpu; off to 5f if rseq is not registered. */
-#define RSEQ_LOAD_CPU_SLOT						\
-	"movslq 4(%[rs]), %[c]\n\t"					\
+/* c = this CPU's kmem_cache_cpu; off to @fail if rseq is not registered. */
+#define RSEQ_LOAD_CPU_SLOT_OR(fail)					\
+	"movslq %%fs:4(%[rs]), %[c]\n\t"					\
 	"testq %[c], %[c]\n\t"						\
-	"js 5f\n\t"							\
+	"js " fail "\n\t"							\
 	"imulq 8(%[s]), %[c]\n\t"					\
 	"addq (%[s]), %[c]\n\t"
+#define RSEQ_LOAD_CPU_SLOT RSEQ_LOAD_CPU_SLOT_OR("5f")
 
 #define RSEQ_CONSTS(s)							\
 	[s] "r"(s),							\
@@ -146,7 +154,7 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 /**
  * rseq_pop - take the first object of this CPU's freelist
  * @s: cache
- * @rs: this thread's rseq area
+ * @rs: the rseq area's offset from the thread pointer (uks_rseq_off())
  *
  * The ALLOC_FASTPATH count is bumped before the commit, so an abort may
  * count twice: as racy as the kernel's raw_cpu_inc(), and free.
@@ -154,39 +162,38 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
  * no CPU slab, slot locked, or rseq not registered).
  */
 static __attribute__((always_inline)) inline void *
-rseq_pop(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs)
+rseq_pop(const struct uks_kmem_cache *s, ptrdiff_t rs)
 {
 	uintptr_t obj, c, tmp, next;
 
-	__asm__ __volatile__(
+	__asm__ __volatile__ goto(
 		RSEQ_SECTION_HEAD
-		RSEQ_LOAD_CPU_SLOT
+		RSEQ_LOAD_CPU_SLOT_OR("%l[slow]")
 		"testb $1, 8(%[c])\n\t"
-		"jnz 5f\n\t"
+		"jnz %l[slow]\n\t"
 		"cmpq $0, 16(%[c])\n\t"
-		"je 5f\n\t"
+		"je %l[slow]\n\t"
 		"movq (%[c]), %[obj]\n\t"
 		"testq %[obj], %[obj]\n\t"
-		"jz 5f\n\t"
+		"jz %l[slow]\n\t"
 		RSEQ_GET_FREEPOINTER("next", "obj")
 		"addq $1, %c[fast](%[c])\n\t"
 		"movq %[next], (%[c])\n\t"
 		"2:\n\t"
-		"jmp 6f\n\t"
-		"5:\n\t"
-		"xorl %k[obj], %k[obj]\n\t"
-		"6:\n\t"
 		: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [next] "=&r"(next)
 		: [rs] "r"(rs), RSEQ_CONSTS(s),
 		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_alloc_fast))
-		: "memory", "cc");
+		: "memory", "cc"
+		: slow);
 	return (void *)obj;
+slow:
+	return NULL;
 }
 
 /**
  * rseq_push - put head..tail on this CPU's freelist if @page is its slab
  * @s: cache
- * @rs: this thread's rseq area
+ * @rs: the rseq area's offset from the thread pointer (uks_rseq_off())
  * @page: slab of the objects
  * @head: first object of the chain (already linked up to @tail)
  * @tail: last object; its free pointer is set to the old freelist
@@ -195,7 +202,7 @@ rseq_pop(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs)
  * the first free object (a double free, the kernel's BUG_ON(object == fp)).
  */
 static __attribute__((always_inline)) inline int
-rseq_push(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct uks_page *page,
+rseq_push(const struct uks_kmem_cache *s, ptrdiff_t rs, struct uks_page *page,
 	  void *head, void *tail)
 {
 	uintptr_t c, tmp, enc;
@@ -233,7 +240,7 @@ rseq_push(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct uks_pa
 /**
  * rseq_free_cpu_slab - free @obj onto this CPU's freelist if it lies in the CPU slab
  * @s: cache
- * @rs: this thread's rseq area
+ * @rs: the rseq area's offset from the thread pointer (uks_rseq_off())
  * @obj: the object
  *
  * The kmem_cache_free() fast path: an address-range check against the CPU
@@ -241,50 +248,45 @@ rseq_push(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, struct uks_pa
  * Return: 1 freed, 0 the general path must run, 2 a naive double free.
  */
 static __attribute__((always_inline)) inline int
-rseq_free_cpu_slab(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void *obj)
+rseq_free_cpu_slab(const struct uks_kmem_cache *s, ptrdiff_t rs, void *obj)
 {
 	uintptr_t c, tmp, page, enc;
-	unsigned char done;
 
-	__asm__ __volatile__(
+	__asm__ __volatile__ goto(
 		RSEQ_SECTION_HEAD
-		RSEQ_LOAD_CPU_SLOT
+		RSEQ_LOAD_CPU_SLOT_OR("%l[slow]")
 		"testb $1, 8(%[c])\n\t"
-		"jnz 5f\n\t"
+		"jnz %l[slow]\n\t"
 		"movq 16(%[c]), %[page]\n\t"
 		"testq %[page], %[page]\n\t"
-		"jz 5f\n\t"
+		"jz %l[slow]\n\t"
 		"movq %[obj], %[tmp]\n\t"
 		"subq 40(%[page]), %[tmp]\n\t"
 		"cmpq 56(%[page]), %[tmp]\n\t"
-		"jae 5f\n\t"
+		"jae %l[slow]\n\t"
 		"movq (%[c]), %[enc]\n\t"
 		"cmpq %[enc], %[obj]\n\t"
-		"je 9f\n\t"
+		"je %l[double_free]\n\t"
 		RSEQ_SET_FREEPOINTER("obj", "enc")
 		"addq $1, %c[fast](%[c])\n\t"
 		"movq %[obj], (%[c])\n\t"
 		"2:\n\t"
-		"movb $1, %b[done]\n\t"
-		"jmp 6f\n\t"
-		"9:\n\t"
-		"movb $2, %b[done]\n\t"
-		"jmp 6f\n\t"
-		"5:\n\t"
-		"movb $0, %b[done]\n\t"
-		"6:\n\t"
-		: [c] "=&r"(c), [tmp] "=&r"(tmp), [page] "=&r"(page), [enc] "=&r"(enc),
-		  [done] "=&r"(done)
+		: [c] "=&r"(c), [tmp] "=&r"(tmp), [page] "=&r"(page), [enc] "=&r"(enc)
 		: [rs] "r"(rs), RSEQ_CONSTS(s), [obj] "r"(obj),
 		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_free_fast))
-		: "memory", "cc");
-	return done;
+		: "memory", "cc"
+		: slow, double_free);
+	return 1;
+slow:
+	return 0;
+double_free:
+	return 2;
 }
 
 /**
  * rseq_sheaf_pop - allocate from this CPU's sheaf, else from its freelist
  * @s: cache with sheaves
- * @rs: this thread's rseq area
+ * @rs: the rseq area's offset from the thread pointer (uks_rseq_off())
  *
  * One section for both, so that an empty sheaf costs no second restart
  * point: each branch leaves the committing store in [val] -> ([addr])
@@ -293,15 +295,15 @@ rseq_free_cpu_slab(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void
  * Return: the object, or NULL if the slow path must run.
  */
 static __attribute__((always_inline)) inline void *
-rseq_sheaf_pop(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs)
+rseq_sheaf_pop(const struct uks_kmem_cache *s, ptrdiff_t rs)
 {
 	uintptr_t obj, c, tmp, val, addr;
 
-	__asm__ __volatile__(
+	__asm__ __volatile__ goto(
 		RSEQ_SECTION_HEAD
-		RSEQ_LOAD_CPU_SLOT
+		RSEQ_LOAD_CPU_SLOT_OR("%l[slow]")
 		"testb $1, 8(%[c])\n\t"
-		"jnz 5f\n\t"
+		"jnz %l[slow]\n\t"
 		"movq 48(%[c]), %[addr]\n\t"
 		"movq (%[addr]), %[val]\n\t"
 		"testq %[val], %[val]\n\t"
@@ -311,32 +313,31 @@ rseq_sheaf_pop(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs)
 		"jmp 9f\n\t"
 		"8:\n\t"
 		"cmpq $0, 16(%[c])\n\t"
-		"je 5f\n\t"
+		"je %l[slow]\n\t"
 		"movq (%[c]), %[obj]\n\t"
 		"testq %[obj], %[obj]\n\t"
-		"jz 5f\n\t"
+		"jz %l[slow]\n\t"
 		RSEQ_GET_FREEPOINTER("val", "obj")
 		"movq %[c], %[addr]\n\t"
 		"9:\n\t"
 		"addq $1, %c[fast](%[c])\n\t"
 		"movq %[val], (%[addr])\n\t"
 		"2:\n\t"
-		"jmp 6f\n\t"
-		"5:\n\t"
-		"xorl %k[obj], %k[obj]\n\t"
-		"6:\n\t"
 		: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [val] "=&r"(val),
 		  [addr] "=&r"(addr)
 		: [rs] "r"(rs), RSEQ_CONSTS(s),
 		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_alloc_fast))
-		: "memory", "cc");
+		: "memory", "cc"
+		: slow);
 	return (void *)obj;
+slow:
+	return NULL;
 }
 
 /**
  * rseq_sheaf_push - push @obj onto this CPU's sheaf
  * @s: cache with sheaves
- * @rs: this thread's rseq area
+ * @rs: the rseq area's offset from the thread pointer (uks_rseq_off())
  * @obj: the object
  *
  * The object itself is not written: no free pointer, no cache miss.  The
@@ -346,57 +347,52 @@ rseq_sheaf_pop(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs)
  * 2 if @obj already is the top of the sheaf (a naive double free).
  */
 static __attribute__((always_inline)) inline int
-rseq_sheaf_push(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void *obj)
+rseq_sheaf_push(const struct uks_kmem_cache *s, ptrdiff_t rs, void *obj)
 {
 	uintptr_t c, tmp, sh, n;
-	unsigned char done;
 
-	__asm__ __volatile__(
+	__asm__ __volatile__ goto(
 		RSEQ_SECTION_HEAD
-		RSEQ_LOAD_CPU_SLOT
+		RSEQ_LOAD_CPU_SLOT_OR("%l[slow]")
 		"testb $1, 8(%[c])\n\t"
-		"jnz 5f\n\t"
+		"jnz %l[slow]\n\t"
 		"movq 48(%[c]), %[sh]\n\t"
 		"movq (%[sh]), %[n]\n\t"
 		"cmpq 8(%[sh]), %[n]\n\t"
-		"jae 5f\n\t"
+		"jae %l[slow]\n\t"
 		"testq %[n], %[n]\n\t"
 		"jz 8f\n\t"
 		"cmpq %[obj], 8(%[sh], %[n], 8)\n\t"
-		"je 9f\n\t"
+		"je %l[double_free]\n\t"
 		"8:\n\t"
 		"movq %[obj], 16(%[sh], %[n], 8)\n\t"
 		"addq $1, %[n]\n\t"
 		"addq $1, %c[fast](%[c])\n\t"
 		"movq %[n], (%[sh])\n\t"
 		"2:\n\t"
-		"movb $1, %b[done]\n\t"
-		"jmp 6f\n\t"
-		"9:\n\t"
-		"movb $2, %b[done]\n\t"
-		"jmp 6f\n\t"
-		"5:\n\t"
-		"movb $0, %b[done]\n\t"
-		"6:\n\t"
-		: [c] "=&r"(c), [tmp] "=&r"(tmp), [sh] "=&r"(sh), [n] "=&r"(n),
-		  [done] "=&r"(done)
+		: [c] "=&r"(c), [tmp] "=&r"(tmp), [sh] "=&r"(sh), [n] "=&r"(n)
 		: [rs] "r"(rs), RSEQ_CONSTS(s), [obj] "r"(obj),
 		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_free_fast))
-		: "memory", "cc");
-	return done;
+		: "memory", "cc"
+		: slow, double_free);
+	return 1;
+slow:
+	return 0;
+double_free:
+	return 2;
 }
 
 /**
  * rseq_pop_many - pop up to @n objects into @p in one critical section
  * @s: cache
- * @rs: this thread's rseq area
+ * @rs: the rseq area's offset from the thread pointer (uks_rseq_off())
  * @p: output array (written before the commit; rewritten on restart)
  * @n: at most this many
  *
  * Return: objects popped (0 if the slow path must run).
  */
 static __attribute__((always_inline)) inline size_t
-rseq_pop_many(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void **p, size_t n)
+rseq_pop_many(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, size_t n)
 {
 	uintptr_t obj, c, tmp;
 	size_t cnt;
@@ -439,12 +435,12 @@ rseq_pop_many(const struct uks_kmem_cache *s, struct uks_rseq_abi *rs, void **p,
  * @s: cache
  * @c: the slot
  * @cpu: its CPU
- * @rs: this thread's rseq area
+ * @rs: the rseq area's offset from the thread pointer (uks_rseq_off())
  *
  * Return: 1 locked, 0 the slot is already locked, -1 not running on @cpu.
  */
 static inline int rseq_trylock(const struct uks_kmem_cache *s, struct kmem_cache_cpu *c,
-			       unsigned int cpu, struct uks_rseq_abi *rs)
+			       unsigned int cpu, ptrdiff_t rs)
 {
 	uintptr_t tmp;
 	int ret;
@@ -452,7 +448,7 @@ static inline int rseq_trylock(const struct uks_kmem_cache *s, struct kmem_cache
 	__asm__ __volatile__(
 		RSEQ_SECTION_HEAD
 		"movl $-1, %[ret]\n\t"
-		"cmpl 4(%[rs]), %[cpu]\n\t"
+		"cmpl %%fs:4(%[rs]), %[cpu]\n\t"
 		"jne 6f\n\t"
 		"movl $0, %[ret]\n\t"
 		"movq 8(%[c]), %[tmp]\n\t"

@@ -67,13 +67,12 @@ static inline struct kmem_cache_cpu *rt_lock(struct uks_kmem_cache *s)
 {
 	unsigned int cpu;
 #if UKS_HAVE_RSEQ_ASM
-	struct uks_rseq_abi *rs = uks_rseq_area();
-	int here = READ_ONCE(rs->cpu_id);
+	int here = READ_ONCE(uks_rseq_area()->cpu_id);
 
 	if (likely(__uks_slab_rseq_locking() && here >= 0 && (unsigned int)here < s->nr_cpus)) {
 		struct kmem_cache_cpu *c = cpu_slab(s, (unsigned int)here);
 
-		if (likely(rseq_trylock(s, c, (unsigned int)here, rs) > 0))
+		if (likely(rseq_trylock(s, c, (unsigned int)here, uks_rseq_off()) > 0))
 			return c;
 	}
 #endif
@@ -109,9 +108,9 @@ static __attribute__((always_inline)) inline void *slab_alloc(struct uks_kmem_ca
 	if (likely(s->fastpath == FASTPATH_RSEQ)) {
 		/* Sheaf first: its objects are the most recently freed ones. */
 		if (s->sheaf_capacity)
-			object = rseq_sheaf_pop(s, uks_rseq_area());
+			object = rseq_sheaf_pop(s, uks_rseq_off());
 		else
-			object = rseq_pop(s, uks_rseq_area());
+			object = rseq_pop(s, uks_rseq_off());
 		if (likely(object))
 			return object;
 	} else
@@ -175,7 +174,7 @@ do_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *
 	}
 #if UKS_HAVE_RSEQ_ASM
 	if (likely(s->fastpath == FASTPATH_RSEQ)) {
-		int ret = rseq_push(s, uks_rseq_area(), page, head, tail_obj);
+		int ret = rseq_push(s, uks_rseq_off(), page, head, tail_obj);
 
 		if (likely(ret == 1))
 			return;
@@ -210,7 +209,7 @@ slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *object, unsigne
 {
 #if UKS_HAVE_RSEQ_ASM
 	if (s->sheaf_capacity) {
-		int ret = rseq_sheaf_push(s, uks_rseq_area(), object);
+		int ret = rseq_sheaf_push(s, uks_rseq_off(), object);
 
 		if (likely(ret == 1))
 			return;

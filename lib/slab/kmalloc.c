@@ -266,7 +266,7 @@ void *__uks_malloc(size_t size)
 			__atomic_load_n(&kmalloc_caches[kmalloc_index(size)], __ATOMIC_ACQUIRE);
 
 		if (likely(s && s->sheaf_capacity && !uks_trace_kmem_kmalloc_enabled())) {
-			void *p = rseq_sheaf_pop(s, uks_rseq_area());
+			void *p = rseq_sheaf_pop(s, uks_rseq_off());
 
 			if (likely(p))
 				return p;
@@ -291,7 +291,7 @@ void __uks_free(void *p)
 	struct uks_kmem_cache *s = __uks_virt_to_cache(p);
 
 	if (likely(s && s->sheaf_capacity && !uks_trace_kmem_kfree_enabled()) &&
-	    likely(rseq_sheaf_push(s, uks_rseq_area(), p) == 1))
+	    likely(rseq_sheaf_push(s, uks_rseq_off(), p) == 1))
 		return;
 #endif
 	__uks_kfree_if_ours(p);

@@ -17,19 +17,43 @@
 
 #define CALLER ((unsigned long)__builtin_return_address(0))
 
+/* Everything but the entry fast path: slab_alloc(), then the event. */
+static __attribute__((noinline)) void *kmem_cache_alloc_full(struct uks_kmem_cache *s,
+							     unsigned long caller)
+{
+	void *p = slab_alloc(s, caller);
+
+	uks_trace_kmem_kmem_cache_alloc(caller, p, s->object_size, s->size, 0);
+	return p;
+}
+
 /**
  * uks_kmem_cache_alloc - allocate an object
  * @s: cache
  *
+ * The common case is one rseq section and no stack frame: the cache's
+ * entry allows it, no kmem event is enabled, and this CPU's sheaf or
+ * freelist has an object.  Anything else tail-calls the full path.
  * Return: the object (constructed by the cache's ctor when its slab was
  * made), or NULL without memory.
  */
 UKS_EXPORT void *uks_kmem_cache_alloc(struct uks_kmem_cache *s)
 {
-	void *p = slab_alloc(s, CALLER);
+#if UKS_HAVE_RSEQ_ASM
+	if (likely(s->entry == ENTRY_RSEQ_FREELIST && !uks_trace_kmem_kmem_cache_alloc_enabled())) {
+		void *p = rseq_pop(s, uks_rseq_off());
 
-	uks_trace_kmem_kmem_cache_alloc(CALLER, p, s->object_size, s->size, 0);
-	return p;
+		if (likely(p))
+			return p;
+	} else if (likely(s->entry == ENTRY_RSEQ_SHEAF &&
+			  !uks_trace_kmem_kmem_cache_alloc_enabled())) {
+		void *p = rseq_sheaf_pop(s, uks_rseq_off());
+
+		if (likely(p))
+			return p;
+	}
+#endif
+	return kmem_cache_alloc_full(s, CALLER);
 }
 
 /** uks_kmem_cache_zalloc - allocate a zeroed object (Return: it, or NULL) */
@@ -61,21 +85,18 @@ static struct uks_kmem_cache *cache_from_obj(struct uks_kmem_cache *s, struct uk
 	return page->slab_cache;
 }
 
-/**
- * uks_kmem_cache_free - free an object to its cache
- * @s: the cache it came from
- * @x: the object (NULL is a no-op)
- */
-UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
+/* Everything but the entry fast path: the event, the page, slab_free(). */
+static __attribute__((noinline)) void kmem_cache_free_full(struct uks_kmem_cache *s, void *x,
+							   unsigned long caller)
 {
 	struct uks_page *page;
 
 	if (unlikely(!x))
 		return;
-	uks_trace_kmem_kmem_cache_free(CALLER, x, s->name);
+	uks_trace_kmem_kmem_cache_free(caller, x, s->name);
 #if UKS_HAVE_RSEQ_ASM
-	if (likely(s->fastpath == FASTPATH_RSEQ && !kmem_cache_debug(s) && !s->sheaf_capacity)) {
-		int ret = rseq_free_cpu_slab(s, uks_rseq_area(), x);
+	if (s->entry == ENTRY_RSEQ_FREELIST) {
+		int ret = rseq_free_cpu_slab(s, uks_rseq_off(), x);
 
 		if (likely(ret == 1))
 			return;
@@ -85,12 +106,40 @@ UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
 #endif
 	page = __uks_virt_to_head_page(x);
 	if (likely(page && page->kind == PAGE_SLAB && page->slab_cache == s)) {
-		slab_free(s, page, x, CALLER);
+		slab_free(s, page, x, caller);
 		return;
 	}
 	s = cache_from_obj(s, page, x);
 	if (s)
-		slab_free(s, page, x, CALLER);
+		slab_free(s, page, x, caller);
+}
+
+/**
+ * uks_kmem_cache_free - free an object to its cache
+ * @s: the cache it came from
+ * @x: the object (NULL is a no-op)
+ *
+ * The common case is one rseq section and no stack frame: an object of the
+ * CPU slab goes onto the CPU freelist (5.15's slab == c->slab test, as an
+ * address range), or, for a cache with sheaves, an object the cache map
+ * says is @s's goes onto the sheaf.  NULL, a full sheaf, another slab, a
+ * double free to report, a wrong cache, an enabled event or a debug cache
+ * tail-call the full path.
+ */
+UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
+{
+#if UKS_HAVE_RSEQ_ASM
+	if (likely(s->entry == ENTRY_RSEQ_FREELIST && !uks_trace_kmem_kmem_cache_free_enabled())) {
+		/* NULL is outside any CPU slab: the full path returns. */
+		if (likely(rseq_free_cpu_slab(s, uks_rseq_off(), x) == 1))
+			return;
+	} else if (likely(s->entry == ENTRY_RSEQ_SHEAF &&
+			  !uks_trace_kmem_kmem_cache_free_enabled())) {
+		if (likely(__uks_virt_to_cache(x) == s && rseq_sheaf_push(s, uks_rseq_off(), x) == 1))
+			return;
+	}
+#endif
+	kmem_cache_free_full(s, x, CALLER);
 }
 
 /* Pop under the local lock until @nr are taken or the freelist runs dry. */
@@ -130,7 +179,7 @@ UKS_EXPORT int uks_kmem_cache_alloc_bulk(struct uks_kmem_cache *s, size_t nr, vo
 		if (!kmem_cache_debug(s)) {
 #if UKS_HAVE_RSEQ_ASM
 			if (s->fastpath == FASTPATH_RSEQ) {
-				got = rseq_pop_many(s, uks_rseq_area(), p + i, nr - i);
+				got = rseq_pop_many(s, uks_rseq_off(), p + i, nr - i);
 			} else
 #endif
 				got = locked_pop_many(s, p + i, nr - i);

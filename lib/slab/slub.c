@@ -271,6 +271,10 @@ static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int 
 		__uks_meta_free(s->cpu_base, s->cpu_stride * nr_cpus);
 		return err;
 	}
+	if (s->fastpath == FASTPATH_RSEQ && !kmem_cache_debug(s))
+		s->entry = s->sheaf_capacity ? ENTRY_RSEQ_SHEAF : ENTRY_RSEQ_FREELIST;
+	else
+		s->entry = ENTRY_FULL;
 
 	pthread_mutex_init(&s->node[0].list_lock, NULL);
 	INIT_LIST_HEAD(&s->node[0].partial);

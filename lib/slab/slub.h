@@ -105,6 +105,14 @@ enum stat_item {
 
 enum slub_fastpath { FASTPATH_RSEQ, FASTPATH_CMPXCHG, FASTPATH_RT };
 
+/*
+ * What uks_kmem_cache_alloc()/free() may do before calling anything, set
+ * once a cache is made: one load and compare instead of testing the fast
+ * path, debug flags and sheaves on every call.  ENTRY_FULL caches (debug,
+ * cmpxchg16b, RT) always take the full functions.
+ */
+enum slub_entry { ENTRY_FULL, ENTRY_RSEQ_FREELIST, ENTRY_RSEQ_SHEAF };
+
 /* tid: bit 0 = local lock held, bit 1 = taken remotely, CPU from bit 2. */
 #define TID_LOCKED	1UL
 #define TID_REMOTE	2UL
@@ -182,6 +190,7 @@ struct uks_kmem_cache {
 	unsigned long rseq_aborts;	/* rseq sections aborted and retried (racy) */
 	unsigned long flags;
 	enum slub_fastpath fastpath;
+	enum slub_entry entry;		/* what the exported fast paths may do */
 	unsigned int cpu_partial;	/* objects kept in per-CPU partials */
 	unsigned int cpu_partial_slabs;	/* the same as slabs (5.16), for the shim */
 	unsigned int sheaf_capacity;	/* objects per sheaf, 0 without sheaves */

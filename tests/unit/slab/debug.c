@@ -251,9 +251,9 @@ TEST_TIMEOUT(destroy_survives_a_cyclic_freelist, 20)
 	EXPECT_TRUE(logged("Objects remaining in t_cycle"));
 }
 
-static void double_free_child(void)
+static void double_free_child(unsigned long flags)
 {
-	struct uks_kmem_cache *s = uks_kmem_cache_create("t_df", 64, 0, 0, NULL);
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_df", 64, 0, flags, NULL);
 	void *p = uks_kmem_cache_alloc(s);
 
 	uks_set_log_fn(NULL, NULL);
@@ -262,17 +262,64 @@ static void double_free_child(void)
 	exit(0);
 }
 
-TEST(naive_double_free_aborts)
+static void expect_double_free_aborts(struct th_result *_th_r, unsigned long flags)
 {
 	pid_t pid = fork();
 	int status;
 
 	ASSERT_GE(pid, 0);
 	if (!pid)
-		double_free_child();
+		double_free_child(flags);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
 	EXPECT_EQ(SIGABRT, WTERMSIG(status));
+}
+
+TEST(naive_double_free_aborts)
+{
+	expect_double_free_aborts(_th_r, 0);
+}
+
+/* The sheaf's top, checked on the exported fast path too. */
+TEST(naive_double_free_aborts_with_sheaves)
+{
+	expect_double_free_aborts(_th_r, UKS_SLAB_SHEAVES);
+}
+
+/*
+ * kmem_cache_free() to a cache the object is not from: reported as the
+ * kernel's cache_from_obj() does, and the object goes back to its own
+ * cache, on the exported fast paths as on the full ones.
+ */
+static void check_wrong_cache(struct th_result *_th_r, unsigned long flags)
+{
+	struct uks_kmem_cache *a = uks_kmem_cache_create("t_wrong_a", 64, 0, flags, NULL);
+	struct uks_kmem_cache *b = uks_kmem_cache_create("t_wrong_b", 64, 0, flags, NULL);
+	void *pa, *pb;
+
+	ASSERT_NONNULL(a);
+	ASSERT_NONNULL(b);
+	pa = uks_kmem_cache_alloc(a);
+	pb = uks_kmem_cache_alloc(b);	/* b's CPU slab exists: the fast path runs */
+	ASSERT_NONNULL(pa);
+	ASSERT_NONNULL(pb);
+	log_reset();
+	uks_kmem_cache_free(b, pa);
+	EXPECT_TRUE(logged("Wrong slab cache. t_wrong_b but object is from t_wrong_a"));
+	uks_kmem_cache_free(b, pb);
+	EXPECT_EQ(0, uks_kmem_cache_validate(a));
+	EXPECT_EQ(0, uks_kmem_cache_destroy(a));	/* pa was returned to a */
+	EXPECT_EQ(0, uks_kmem_cache_destroy(b));
+}
+
+TEST(free_to_the_wrong_cache_is_reported)
+{
+	check_wrong_cache(_th_r, 0);
+}
+
+TEST(free_to_the_wrong_cache_is_reported_with_sheaves)
+{
+	check_wrong_cache(_th_r, UKS_SLAB_SHEAVES);
 }
 
 TEST_HARNESS_MAIN

@@ -57,6 +57,20 @@ static inline ptrdiff_t uks_rseq_off(void)
 	return __uks_rseq_off;
 }
 
+/* This thread's rseq cpu_id, read as %fs:off where the fast paths use it. */
+static inline int uks_rseq_cpu_id(void)
+{
+#if defined(__x86_64__)
+	int cpu;
+
+	__asm__ __volatile__("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(__uks_rseq_off));
+	return cpu;
+#else
+	return READ_ONCE(((struct uks_rseq_abi *)((char *)__builtin_thread_pointer() +
+						  __uks_rseq_off))->cpu_id);
+#endif
+}
+
 static inline struct uks_rseq_abi *uks_rseq_area(void)
 {
 	return (struct uks_rseq_abi *)((char *)uks_thread_pointer() + __rseq_offset);

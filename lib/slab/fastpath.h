@@ -185,6 +185,8 @@ rseq_pop(const struct uks_kmem_cache *s, ptrdiff_t rs)
 		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_alloc_fast))
 		: "memory", "cc"
 		: slow);
+	if (!obj)
+		__builtin_unreachable();	/* the section jumped to slow: no test */
 	return (void *)obj;
 slow:
 	return NULL;
@@ -329,6 +331,8 @@ rseq_sheaf_pop(const struct uks_kmem_cache *s, ptrdiff_t rs)
 		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_alloc_fast))
 		: "memory", "cc"
 		: slow);
+	if (!obj)
+		__builtin_unreachable();	/* the section jumped to slow: no test */
 	return (void *)obj;
 slow:
 	return NULL;

@@ -59,20 +59,36 @@ static inline void *cmpxchg_pop(struct uks_kmem_cache *s)
 	}
 }
 
+#if UKS_HAVE_RSEQ_ASM
 /*
- * PREEMPT_RT: take this CPU's local lock (one rseq section when the thread
- * is on that CPU and the lock is free; the general lock otherwise).
+ * PREEMPT_RT: this CPU's slot, locked, if one rseq section could take its
+ * local lock at once (the thread is on that CPU and nobody holds it).
+ * Only with rseq locking.  Return: the locked slot, or NULL.
  */
+static __attribute__((always_inline)) inline struct kmem_cache_cpu *
+rt_trylock_here(struct uks_kmem_cache *s)
+{
+	int here = uks_rseq_cpu_id();
+
+	if (likely(here >= 0 && (unsigned int)here < s->nr_cpus)) {
+		struct kmem_cache_cpu *c = cpu_slab(s, (unsigned int)here);
+
+		if (likely(rseq_trylock(s, c, (unsigned int)here, uks_rseq_off()) > 0))
+			return c;
+	}
+	return NULL;
+}
+#endif
+
+/* PREEMPT_RT: take this CPU's local lock (rseq when free; else the general lock). */
 static inline struct kmem_cache_cpu *rt_lock(struct uks_kmem_cache *s)
 {
 	unsigned int cpu;
 #if UKS_HAVE_RSEQ_ASM
-	int here = READ_ONCE(uks_rseq_area()->cpu_id);
+	if (likely(__uks_slab_rseq_locking())) {
+		struct kmem_cache_cpu *c = rt_trylock_here(s);
 
-	if (likely(__uks_slab_rseq_locking() && here >= 0 && (unsigned int)here < s->nr_cpus)) {
-		struct kmem_cache_cpu *c = cpu_slab(s, (unsigned int)here);
-
-		if (likely(rseq_trylock(s, c, (unsigned int)here, uks_rseq_off()) > 0))
+		if (likely(c))
 			return c;
 	}
 #endif
@@ -80,23 +96,30 @@ static inline struct kmem_cache_cpu *rt_lock(struct uks_kmem_cache *s)
 }
 
 /*
- * The RT allocation: what ___slab_alloc() does first, under the local lock,
+ * rt_pop_locked - what ___slab_alloc() does first, under the local lock,
  * when the CPU slab has objects (counted as the kernel's RT counts it, a
- * slow-path allocation).  Everything else goes to the full slow path.
+ * slow-path allocation).  Return: the object, or NULL.
  */
-static inline void *rt_alloc(struct uks_kmem_cache *s, unsigned long addr)
+static __attribute__((always_inline)) inline void *rt_pop_locked(struct uks_kmem_cache *s,
+								 struct kmem_cache_cpu *c)
 {
-	struct kmem_cache_cpu *c = rt_lock(s);
 	void *object = c->page ? c->freelist : NULL;
 
 	if (likely(object)) {
 		c->freelist = get_freepointer(s, object);
 		c->stat[ALLOC_SLOWPATH]++;
-		__uks_cpu_slab_unlock(s, c);
-		return object;
 	}
+	return object;
+}
+
+/* The RT allocation: rt_pop_locked(), else the full slow path. */
+static inline void *rt_alloc(struct uks_kmem_cache *s, unsigned long addr)
+{
+	struct kmem_cache_cpu *c = rt_lock(s);
+	void *object = rt_pop_locked(s, c);
+
 	__uks_cpu_slab_unlock(s, c);
-	return __uks_slab_alloc(s, addr);
+	return likely(object) ? object : __uks_slab_alloc(s, addr);
 }
 
 static __attribute__((always_inline)) inline void *slab_alloc(struct uks_kmem_cache *s,
@@ -124,6 +147,70 @@ static __attribute__((always_inline)) inline void *slab_alloc(struct uks_kmem_ca
 		return rt_alloc(s, addr);
 	/* The fast path failed: the slow path, under the lock. */
 	return __uks_slab_alloc(s, addr);
+}
+
+/*
+ * slab_entry_alloc - the exported allocators' fast path (no stack frame)
+ *
+ * One rseq section on this CPU's freelist or sheaf, for caches whose entry
+ * mode allows it.  Return: the object, or NULL to take the full path.
+ */
+static __attribute__((always_inline)) inline void *slab_entry_alloc(struct uks_kmem_cache *s)
+{
+#if UKS_HAVE_RSEQ_ASM
+	if (likely(s->entry == ENTRY_RSEQ_FREELIST))
+		return rseq_pop(s, uks_rseq_off());
+	if (likely(s->entry == ENTRY_RSEQ_SHEAF))
+		return rseq_sheaf_pop(s, uks_rseq_off());
+	if (s->entry == ENTRY_RT) {
+		struct kmem_cache_cpu *c = rt_trylock_here(s);
+		void *object;
+
+		if (unlikely(!c))
+			return NULL;
+		object = rt_pop_locked(s, c);
+		__uks_cpu_slab_unlock(s, c);
+		return object;
+	}
+#endif
+	return NULL;
+}
+
+/*
+ * slab_entry_free - the exported frees' fast path for @x, known to be in a
+ * slab of @s (the cache map said so): onto the CPU freelist if @x is in
+ * the CPU slab, or onto the sheaf.  Return: true if done; false to take
+ * the full path (which also reports a double free).
+ */
+static __attribute__((always_inline)) inline bool slab_entry_free(struct uks_kmem_cache *s,
+								   void *x)
+{
+#if UKS_HAVE_RSEQ_ASM
+	if (likely(s->entry == ENTRY_RSEQ_FREELIST))
+		return rseq_free_cpu_slab(s, uks_rseq_off(), x) == 1;
+	if (likely(s->entry == ENTRY_RSEQ_SHEAF))
+		return rseq_sheaf_push(s, uks_rseq_off(), x) == 1;
+	if (s->entry == ENTRY_RT) {
+		/* 5.15's locked do_slab_free() push, when @x is in the CPU slab. */
+		struct kmem_cache_cpu *c = rt_trylock_here(s);
+		struct uks_page *page;
+		bool pushed = false;
+
+		if (unlikely(!c))
+			return false;
+		page = c->page;
+		if (likely(page && (uintptr_t)x - (uintptr_t)page->addr < page->map_size &&
+			   x != c->freelist)) {
+			set_freepointer(s, x, c->freelist);
+			c->freelist = x;
+			c->nr_free_fast++;
+			pushed = true;
+		}
+		__uks_cpu_slab_unlock(s, c);
+		return pushed;
+	}
+#endif
+	return false;
 }
 
 static inline void slab_double_free(struct uks_kmem_cache *s, void *object)

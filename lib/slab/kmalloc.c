@@ -238,14 +238,28 @@ static __attribute__((always_inline)) inline void *__kmalloc(size_t size, unsign
  * Return: memory aligned to at least 8 bytes (naturally aligned for
  * power-of-two sizes without debugging), or NULL.
  */
-UKS_EXPORT void *uks_kmalloc(size_t size)
+static __attribute__((noinline)) void *kmalloc_full(size_t size, unsigned long caller)
 {
-	void *p = __kmalloc(size, CALLER);
+	void *p = __kmalloc(size, caller);
 
 	/* Only an enabled event pays for ksize(). */
 	if (unlikely(uks_trace_kmem_kmalloc_enabled()))
-		__uks_tp_emit_kmem_kmalloc(CALLER, p, size, uks_ksize(p), 0);
+		__uks_tp_emit_kmem_kmalloc(caller, p, size, uks_ksize(p), 0);
 	return p;
+}
+
+UKS_EXPORT void *uks_kmalloc(size_t size)
+{
+	/* A class made already, no event: one rseq section, no frame. */
+	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE && !uks_trace_kmem_kmalloc_enabled())) {
+		struct uks_kmem_cache *s =
+			__atomic_load_n(&kmalloc_caches[kmalloc_index(size)], __ATOMIC_ACQUIRE);
+		void *p = s ? slab_entry_alloc(s) : NULL;
+
+		if (likely(p))
+			return p;
+	}
+	return kmalloc_full(size, CALLER);
 }
 
 #ifdef UKS_MALLOC_SHIM
@@ -415,10 +429,20 @@ static __attribute__((always_inline)) inline void __kfree(const void *x, unsigne
 }
 
 /** uks_kfree - free memory from uks_kmalloc() and friends (NULL is a no-op) */
+static __attribute__((noinline)) void kfree_full(const void *p, unsigned long caller)
+{
+	uks_trace_kmem_kfree(caller, p);
+	__kfree(p, caller);
+}
+
 UKS_EXPORT void uks_kfree(const void *p)
 {
-	uks_trace_kmem_kfree(CALLER, p);
-	__kfree(p, CALLER);
+	/* The cache map names the slab's cache without the page descriptor. */
+	struct uks_kmem_cache *s = __uks_virt_to_cache(p);
+
+	if (likely(s && !uks_trace_kmem_kfree_enabled() && slab_entry_free(s, (void *)p)))
+		return;
+	kfree_full(p, CALLER);
 }
 
 /**

@@ -39,20 +39,12 @@ static __attribute__((noinline)) void *kmem_cache_alloc_full(struct uks_kmem_cac
  */
 UKS_EXPORT void *uks_kmem_cache_alloc(struct uks_kmem_cache *s)
 {
-#if UKS_HAVE_RSEQ_ASM
-	if (likely(s->entry == ENTRY_RSEQ_FREELIST && !uks_trace_kmem_kmem_cache_alloc_enabled())) {
-		void *p = rseq_pop(s, uks_rseq_off());
-
-		if (likely(p))
-			return p;
-	} else if (likely(s->entry == ENTRY_RSEQ_SHEAF &&
-			  !uks_trace_kmem_kmem_cache_alloc_enabled())) {
-		void *p = rseq_sheaf_pop(s, uks_rseq_off());
+	if (likely(!uks_trace_kmem_kmem_cache_alloc_enabled())) {
+		void *p = slab_entry_alloc(s);
 
 		if (likely(p))
 			return p;
 	}
-#endif
 	return kmem_cache_alloc_full(s, CALLER);
 }
 
@@ -128,17 +120,14 @@ static __attribute__((noinline)) void kmem_cache_free_full(struct uks_kmem_cache
  */
 UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
 {
-#if UKS_HAVE_RSEQ_ASM
-	if (likely(s->entry == ENTRY_RSEQ_FREELIST && !uks_trace_kmem_kmem_cache_free_enabled())) {
-		/* NULL is outside any CPU slab: the full path returns. */
-		if (likely(rseq_free_cpu_slab(s, uks_rseq_off(), x) == 1))
-			return;
-	} else if (likely(s->entry == ENTRY_RSEQ_SHEAF &&
-			  !uks_trace_kmem_kmem_cache_free_enabled())) {
-		if (likely(__uks_virt_to_cache(x) == s && rseq_sheaf_push(s, uks_rseq_off(), x) == 1))
-			return;
-	}
-#endif
+	/*
+	 * The freelist test is an address range (NULL and other slabs fail
+	 * it); a sheaf takes only what the cache map says is @s's.
+	 */
+	if (likely(!uks_trace_kmem_kmem_cache_free_enabled()) &&
+	    (s->entry != ENTRY_RSEQ_SHEAF || __uks_virt_to_cache(x) == s) &&
+	    likely(slab_entry_free(s, x)))
+		return;
 	kmem_cache_free_full(s, x, CALLER);
 }
 

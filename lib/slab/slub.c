@@ -271,8 +271,12 @@ static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int 
 		__uks_meta_free(s->cpu_base, s->cpu_stride * nr_cpus);
 		return err;
 	}
-	if (s->fastpath == FASTPATH_RSEQ && !kmem_cache_debug(s))
+	if (kmem_cache_debug(s))
+		s->entry = ENTRY_FULL;
+	else if (s->fastpath == FASTPATH_RSEQ)
 		s->entry = s->sheaf_capacity ? ENTRY_RSEQ_SHEAF : ENTRY_RSEQ_FREELIST;
+	else if (s->fastpath == FASTPATH_RT && UKS_HAVE_RSEQ_ASM && __uks_slab_rseq_locking())
+		s->entry = ENTRY_RT;
 	else
 		s->entry = ENTRY_FULL;
 

@@ -108,10 +108,11 @@ enum slub_fastpath { FASTPATH_RSEQ, FASTPATH_CMPXCHG, FASTPATH_RT };
 /*
  * What uks_kmem_cache_alloc()/free() may do before calling anything, set
  * once a cache is made: one load and compare instead of testing the fast
- * path, debug flags and sheaves on every call.  ENTRY_FULL caches (debug,
- * cmpxchg16b, RT) always take the full functions.
+ * path, debug flags and sheaves on every call.  ENTRY_RT caches (PREEMPT_RT
+ * mode with rseq locking) take the local lock there; ENTRY_FULL caches
+ * (debug, cmpxchg16b, RT without rseq) always take the full functions.
  */
-enum slub_entry { ENTRY_FULL, ENTRY_RSEQ_FREELIST, ENTRY_RSEQ_SHEAF };
+enum slub_entry { ENTRY_FULL, ENTRY_RSEQ_FREELIST, ENTRY_RSEQ_SHEAF, ENTRY_RT };
 
 /* tid: bit 0 = local lock held, bit 1 = taken remotely, CPU from bit 2. */
 #define TID_LOCKED	1UL

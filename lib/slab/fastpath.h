@@ -158,8 +158,9 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
  *
  * The ALLOC_FASTPATH count is bumped before the commit, so an abort may
  * count twice: as racy as the kernel's raw_cpu_inc(), and free.
+ * No CPU slab means an empty freelist (struct kmem_cache_cpu).
  * Return: the object, or NULL if the slow path must run (empty freelist,
- * no CPU slab, slot locked, or rseq not registered).
+ * slot locked, or rseq not registered).
  */
 static __attribute__((always_inline)) inline void *
 rseq_pop(const struct uks_kmem_cache *s, ptrdiff_t rs)
@@ -171,8 +172,6 @@ rseq_pop(const struct uks_kmem_cache *s, ptrdiff_t rs)
 		RSEQ_LOAD_CPU_SLOT_OR("%l[slow]")
 		"testb $1, 8(%[c])\n\t"
 		"jnz %l[slow]\n\t"
-		"cmpq $0, 16(%[c])\n\t"
-		"je %l[slow]\n\t"
 		"movq (%[c]), %[obj]\n\t"
 		"testq %[obj], %[obj]\n\t"
 		"jz %l[slow]\n\t"
@@ -314,8 +313,6 @@ rseq_sheaf_pop(const struct uks_kmem_cache *s, ptrdiff_t rs)
 		"movq 16(%[addr], %[val], 8), %[obj]\n\t"
 		"jmp 9f\n\t"
 		"8:\n\t"
-		"cmpq $0, 16(%[c])\n\t"
-		"je %l[slow]\n\t"
 		"movq (%[c]), %[obj]\n\t"
 		"testq %[obj], %[obj]\n\t"
 		"jz %l[slow]\n\t"

@@ -139,7 +139,12 @@ struct slub_sheaf {
  * two fast-path stat counters and the sheaf (NULL without sheaves).
  */
 struct kmem_cache_cpu {
-	void **freelist;		/* first free object of page */
+	/*
+	 * First free object of page.  NULL whenever page is, at every moment
+	 * the lock is free (they are cleared together, under the lock), so an
+	 * rseq pop that finds the lock free needs to test only the freelist.
+	 */
+	void **freelist;
 	unsigned long tid;		/* transaction id; bit 0 = local lock held */
 	struct uks_page *page;		/* the frozen CPU slab */
 	struct uks_page *partial;	/* frozen partial slabs, via page->next */

@@ -125,7 +125,9 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 
 /*
  * %[out] = the free pointer of object %[obj], decoded when the cache is
- * hardened (ptr ^ random ^ bswap(slot address)).  Clobbers %[tmp].
+ * hardened (ptr ^ random ^ bswap(slot address)).  The key is made while
+ * the load is in flight, so a freelist walk pays one xor per object on
+ * its chain of dependent loads.  Clobbers %[tmp].
  */
 #define RSEQ_GET_FREEPOINTER(out, obj)					\
 	"movl %c[offo](%[s]), %k[tmp]\n\t"				\
@@ -134,8 +136,8 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 	"cmpq $0, %c[rndo](%[s])\n\t"					\
 	"je 7f\n\t"							\
 	"bswapq %[tmp]\n\t"						\
+	"xorq %c[rndo](%[s]), %[tmp]\n\t"				\
 	"xorq %[tmp], %[" out "]\n\t"					\
-	"xorq %c[rndo](%[s]), %[" out "]\n\t"				\
 	"7:\n\t"
 
 /* Store %[val] as the free pointer of object %[obj]; clobbers %[tmp], %[val]. */
@@ -388,47 +390,136 @@ double_free:
  * @s: cache
  * @rs: the rseq area's offset from the thread pointer (uks_rseq_off())
  * @p: output array (written before the commit; rewritten on restart)
- * @n: at most this many
+ * @n: at most this many (at least 1)
  *
  * Return: objects popped (0 if the slow path must run).
  */
 static __attribute__((always_inline)) inline size_t
 rseq_pop_many(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, size_t n)
 {
-	uintptr_t obj, c, tmp;
+	uintptr_t obj, c, tmp, off;
 	size_t cnt;
 
-	__asm__ __volatile__(
+	/*
+	 * The walk is a chain of dependent loads: each object's free pointer
+	 * is loaded straight from (obj + offset), with the hardening key
+	 * (bswap of that address ^ random) made beside it.
+	 */
+	__asm__ __volatile__ goto(
 		RSEQ_SECTION_HEAD
-		RSEQ_LOAD_CPU_SLOT
+		RSEQ_LOAD_CPU_SLOT_OR("%l[slow]")
 		"testb $1, 8(%[c])\n\t"
-		"jnz 5f\n\t"
-		"cmpq $0, 16(%[c])\n\t"
-		"je 5f\n\t"
+		"jnz %l[slow]\n\t"
 		"movq (%[c]), %[obj]\n\t"
+		"testq %[obj], %[obj]\n\t"
+		"jz %l[slow]\n\t"
+		"movl %c[offo](%[s]), %k[off]\n\t"
 		"xorl %k[cnt], %k[cnt]\n\t"
 		"8:\n\t"
-		"testq %[obj], %[obj]\n\t"
-		"jz 10f\n\t"
-		"cmpq %[n], %[cnt]\n\t"
-		"je 10f\n\t"
 		"movq %[obj], (%[p], %[cnt], 8)\n\t"
 		"addq $1, %[cnt]\n\t"
-		RSEQ_GET_FREEPOINTER("obj", "obj")
-		"jmp 8b\n\t"
+		"leaq (%[obj], %[off]), %[tmp]\n\t"
+		"movq (%[obj], %[off]), %[obj]\n\t"
+		"cmpq $0, %c[rndo](%[s])\n\t"
+		"je 7f\n\t"
+		"bswapq %[tmp]\n\t"
+		"xorq %c[rndo](%[s]), %[tmp]\n\t"
+		"xorq %[tmp], %[obj]\n\t"
+		"7:\n\t"
+		"cmpq %[n], %[cnt]\n\t"
+		"je 10f\n\t"
+		"testq %[obj], %[obj]\n\t"
+		"jnz 8b\n\t"
 		"10:\n\t"
-		"testq %[cnt], %[cnt]\n\t"
-		"jz 5f\n\t"
 		"movq %[obj], (%[c])\n\t"
 		"2:\n\t"
-		"jmp 6f\n\t"
-		"5:\n\t"
-		"xorl %k[cnt], %k[cnt]\n\t"
-		"6:\n\t"
-		: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [cnt] "=&r"(cnt)
+		: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [cnt] "=&r"(cnt),
+		  [off] "=&r"(off)
 		: [rs] "r"(rs), RSEQ_CONSTS(s), [p] "r"(p), [n] "r"(n)
-		: "memory", "cc");
+		: "memory", "cc"
+		: slow);
 	return cnt;
+slow:
+	return 0;
+}
+
+/**
+ * rseq_free_many_cpu_slab - free the last objects of @p onto this CPU's freelist
+ * @s: cache
+ * @rs: the rseq area's offset from the thread pointer (uks_rseq_off())
+ * @p: the objects
+ * @n: how many (at least 1)
+ * @bad: set to the object if a double free is seen
+ *
+ * The kmem_cache_free_bulk() fast path: from p[n - 1] down, every object
+ * inside the CPU slab is linked onto the CPU freelist, and one store
+ * commits them all.  Free pointers written before an abort are in objects
+ * being freed, which nobody else reads; the restart writes them again.
+ * Each link checks the object against the pointer stored in it, as the
+ * hardened set_freepointer() does.
+ * Return: objects freed (0: the first was not in the CPU slab, the slot
+ * was locked, or rseq is not registered), or -1 for a double free (*@bad).
+ */
+static __attribute__((always_inline)) inline long
+rseq_free_many_cpu_slab(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, size_t n,
+			void **bad)
+{
+	uintptr_t c, tmp, page, enc, obj, left, off;
+
+	__asm__ __volatile__ goto(
+		RSEQ_SECTION_HEAD
+		RSEQ_LOAD_CPU_SLOT_OR("%l[slow]")
+		"testb $1, 8(%[c])\n\t"
+		"jnz %l[slow]\n\t"
+		"movq 16(%[c]), %[page]\n\t"
+		"testq %[page], %[page]\n\t"
+		"jz %l[slow]\n\t"
+		"movq (%[c]), %[enc]\n\t"
+		"movq %[n], %[left]\n\t"
+		"movl %c[offo](%[s]), %k[off]\n\t"
+		"8:\n\t"
+		"movq -8(%[p], %[left], 8), %[obj]\n\t"
+		"movq %[obj], %[tmp]\n\t"
+		"subq 40(%[page]), %[tmp]\n\t"
+		"cmpq 56(%[page]), %[tmp]\n\t"
+		"jae 9f\n\t"
+		"cmpq %[enc], %[obj]\n\t"
+		"je 10f\n\t"
+		"cmpq $0, %c[rndo](%[s])\n\t"
+		"je 7f\n\t"
+		"leaq (%[obj], %[off]), %[tmp]\n\t"
+		"bswapq %[tmp]\n\t"
+		"xorq %[tmp], %[enc]\n\t"
+		"xorq %c[rndo](%[s]), %[enc]\n\t"
+		"7:\n\t"
+		"movq %[enc], (%[obj], %[off])\n\t"
+		"movq %[obj], %[enc]\n\t"
+		"subq $1, %[left]\n\t"
+		"jnz 8b\n\t"
+		"9:\n\t"
+		"cmpq %[n], %[left]\n\t"
+		"je %l[slow]\n\t"
+		"movq %[n], %[tmp]\n\t"
+		"subq %[left], %[tmp]\n\t"
+		"addq %[tmp], %c[fast](%[c])\n\t"
+		"movq %[enc], (%[c])\n\t"
+		"2:\n\t"
+		"jmp 11f\n\t"
+		"10:\n\t"
+		"movq %[obj], (%[bad])\n\t"
+		"jmp %l[double_free]\n\t"
+		"11:\n\t"
+		: [c] "=&r"(c), [tmp] "=&r"(tmp), [page] "=&r"(page), [enc] "=&r"(enc),
+		  [obj] "=&r"(obj), [left] "=&r"(left), [off] "=&r"(off)
+		: [rs] "r"(rs), RSEQ_CONSTS(s), [p] "r"(p), [n] "r"(n), [bad] "r"(bad),
+		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_free_fast))
+		: "memory", "cc"
+		: slow, double_free);
+	return (long)(n - left);
+slow:
+	return 0;
+double_free:
+	return -1;
 }
 
 /**

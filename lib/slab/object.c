@@ -167,7 +167,7 @@ UKS_EXPORT int uks_kmem_cache_alloc_bulk(struct uks_kmem_cache *s, size_t nr, vo
 
 		if (!kmem_cache_debug(s)) {
 #if UKS_HAVE_RSEQ_ASM
-			if (s->fastpath == FASTPATH_RSEQ) {
+			if (s->entry == ENTRY_RSEQ_FREELIST || s->entry == ENTRY_RSEQ_SHEAF) {
 				got = rseq_pop_many(s, uks_rseq_off(), p + i, nr - i);
 			} else
 #endif
@@ -267,6 +267,18 @@ static size_t build_detached_freelist(struct uks_kmem_cache *s, size_t size, voi
  */
 UKS_EXPORT void uks_kmem_cache_free_bulk(struct uks_kmem_cache *s, size_t nr, void **p)
 {
+#if UKS_HAVE_RSEQ_ASM
+	/* The objects of the CPU slab at the end of p[] go in one section. */
+	if (s && s->entry == ENTRY_RSEQ_FREELIST && nr) {
+		void *bad = NULL;
+		long done = rseq_free_many_cpu_slab(s, uks_rseq_off(), p, nr, &bad);
+
+		if (unlikely(done < 0))
+			slab_double_free(s, bad);
+		nr -= (size_t)done;
+		memset(p + nr, 0, (size_t)done * sizeof(*p));
+	}
+#endif
 	while (nr) {
 		struct detached_freelist df;
 

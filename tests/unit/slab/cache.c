@@ -105,6 +105,7 @@ TEST(bulk_alloc_and_free)
 {
 	static const unsigned long flag_sets[] = {
 		0, UKS_SLAB_CMPXCHG_FASTPATH, UKS_SLAB_RT, UKS_SLAB_RED_ZONE | UKS_SLAB_POISON,
+		UKS_SLAB_SHEAVES, UKS_SLAB_NO_HARDENING,
 	};
 
 	for (size_t f = 0; f < sizeof(flag_sets) / sizeof(flag_sets[0]); f++) {

@@ -262,14 +262,31 @@ static void double_free_child(unsigned long flags)
 	exit(0);
 }
 
+/* The bulk free's section checks each link as set_freepointer() does. */
+static void bulk_double_free_child(void)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_df_bulk", 64, 0, 0, NULL);
+	void *p[3];
+
+	p[0] = uks_kmem_cache_alloc(s);
+	p[1] = uks_kmem_cache_alloc(s);
+	p[2] = p[1];
+	uks_set_log_fn(NULL, NULL);
+	uks_kmem_cache_free_bulk(s, 3, p);	/* p[1] twice in a row: abort() */
+	exit(0);
+}
+
 static void expect_double_free_aborts(struct th_result *_th_r, unsigned long flags)
 {
 	pid_t pid = fork();
 	int status;
 
 	ASSERT_GE(pid, 0);
-	if (!pid)
+	if (!pid) {
+		if (flags == ~0UL)
+			bulk_double_free_child();
 		double_free_child(flags);
+	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
 	EXPECT_EQ(SIGABRT, WTERMSIG(status));
@@ -278,6 +295,11 @@ static void expect_double_free_aborts(struct th_result *_th_r, unsigned long fla
 TEST(naive_double_free_aborts)
 {
 	expect_double_free_aborts(_th_r, 0);
+}
+
+TEST(naive_double_free_in_a_bulk_free_aborts)
+{
+	expect_double_free_aborts(_th_r, ~0UL);
 }
 
 /* The sheaf's top, checked on the exported fast path too. */

@@ -201,7 +201,7 @@ redo:
 
 	freelist = get_freelist(s, page);
 	if (!freelist) {
-		c->page = NULL;
+		set_cpu_slab(c, NULL);
 		__uks_cpu_slab_unlock(s, c);
 		stat(s, DEACTIVATE_BYPASS);
 		goto new_slab;
@@ -225,7 +225,8 @@ new_slab:
 			__uks_cpu_slab_unlock(s, c);
 			goto new_objects;
 		}
-		page = c->page = c->partial;
+		page = c->partial;
+		set_cpu_slab(c, page);
 		c->partial = page->next;
 		__uks_cpu_slab_unlock(s, c);
 		stat(s, CPU_PARTIAL_ALLOC);
@@ -262,14 +263,14 @@ retry_load_page:
 		void *flush_freelist = c->freelist;
 		struct uks_page *flush_page = c->page;
 
-		c->page = NULL;
+		set_cpu_slab(c, NULL);
 		c->freelist = NULL;
 		__uks_cpu_slab_unlock(s, c);
 		__uks_deactivate_slab(s, flush_page, flush_freelist);
 		stat(s, CPUSLAB_FLUSH);
 		goto retry_load_page;
 	}
-	c->page = page;
+	set_cpu_slab(c, page);
 	goto load_freelist;
 
 return_single:

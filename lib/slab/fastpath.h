@@ -50,10 +50,10 @@ _Static_assert(offsetof(struct uks_kmem_cache, cpu_base) == 0, "asm offset");
 _Static_assert(sizeof(((struct uks_kmem_cache *)0)->offset) == 4, "asm size");
 _Static_assert(offsetof(struct uks_kmem_cache, cpu_stride) == 8, "asm offset");
 _Static_assert(offsetof(struct uks_rseq_abi, cpu_id) == 4, "asm offset");
-_Static_assert(offsetof(struct uks_page, addr) == 40, "asm offset");
-_Static_assert(offsetof(struct uks_page, map_size) == 56, "asm offset");
 _Static_assert(offsetof(struct uks_rseq_abi, rseq_cs) == 8, "asm offset");
 _Static_assert(offsetof(struct kmem_cache_cpu, sheaf) == 48, "asm offset");
+_Static_assert(offsetof(struct kmem_cache_cpu, slab_start) == 24, "asm offset");
+_Static_assert(offsetof(struct kmem_cache_cpu, slab_bytes) == 56, "asm offset");
 _Static_assert(offsetof(struct slub_sheaf, size) == 0, "asm offset");
 _Static_assert(offsetof(struct slub_sheaf, capacity) == 8, "asm offset");
 _Static_assert(offsetof(struct slub_sheaf, objects) == 16, "asm offset");
@@ -247,25 +247,23 @@ rseq_push(const struct uks_kmem_cache *s, ptrdiff_t rs, struct uks_page *page,
  * @obj: the object
  *
  * The kmem_cache_free() fast path: an address-range check against the CPU
- * slab replaces the page lookup, since an object inside it is of this cache.
+ * slab (c->slab_start, c->slab_bytes; {0, 0} without one) replaces the
+ * page lookup, since an object inside it is of this cache.
  * Return: 1 freed, 0 the general path must run, 2 a naive double free.
  */
 static __attribute__((always_inline)) inline int
 rseq_free_cpu_slab(const struct uks_kmem_cache *s, ptrdiff_t rs, void *obj)
 {
-	uintptr_t c, tmp, page, enc;
+	uintptr_t c, tmp, enc;
 
 	__asm__ __volatile__ goto(
 		RSEQ_SECTION_HEAD
 		RSEQ_LOAD_CPU_SLOT_OR("%l[slow]")
 		"testb $1, 8(%[c])\n\t"
 		"jnz %l[slow]\n\t"
-		"movq 16(%[c]), %[page]\n\t"
-		"testq %[page], %[page]\n\t"
-		"jz %l[slow]\n\t"
 		"movq %[obj], %[tmp]\n\t"
-		"subq 40(%[page]), %[tmp]\n\t"
-		"cmpq 56(%[page]), %[tmp]\n\t"
+		"subq 24(%[c]), %[tmp]\n\t"
+		"cmpq 56(%[c]), %[tmp]\n\t"
 		"jae %l[slow]\n\t"
 		"movq (%[c]), %[enc]\n\t"
 		"cmpq %[enc], %[obj]\n\t"
@@ -274,7 +272,7 @@ rseq_free_cpu_slab(const struct uks_kmem_cache *s, ptrdiff_t rs, void *obj)
 		"addq $1, %c[fast](%[c])\n\t"
 		"movq %[obj], (%[c])\n\t"
 		"2:\n\t"
-		: [c] "=&r"(c), [tmp] "=&r"(tmp), [page] "=&r"(page), [enc] "=&r"(enc)
+		: [c] "=&r"(c), [tmp] "=&r"(tmp), [enc] "=&r"(enc)
 		: [rs] "r"(rs), RSEQ_CONSTS(s), [obj] "r"(obj),
 		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_free_fast))
 		: "memory", "cc"
@@ -464,24 +462,21 @@ static __attribute__((always_inline)) inline long
 rseq_free_many_cpu_slab(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, size_t n,
 			void **bad)
 {
-	uintptr_t c, tmp, page, enc, obj, left, off;
+	uintptr_t c, tmp, enc, obj, left, off;
 
 	__asm__ __volatile__ goto(
 		RSEQ_SECTION_HEAD
 		RSEQ_LOAD_CPU_SLOT_OR("%l[slow]")
 		"testb $1, 8(%[c])\n\t"
 		"jnz %l[slow]\n\t"
-		"movq 16(%[c]), %[page]\n\t"
-		"testq %[page], %[page]\n\t"
-		"jz %l[slow]\n\t"
 		"movq (%[c]), %[enc]\n\t"
 		"movq %[n], %[left]\n\t"
 		"movl %c[offo](%[s]), %k[off]\n\t"
 		"8:\n\t"
 		"movq -8(%[p], %[left], 8), %[obj]\n\t"
 		"movq %[obj], %[tmp]\n\t"
-		"subq 40(%[page]), %[tmp]\n\t"
-		"cmpq 56(%[page]), %[tmp]\n\t"
+		"subq 24(%[c]), %[tmp]\n\t"
+		"cmpq 56(%[c]), %[tmp]\n\t"
 		"jae 9f\n\t"
 		"cmpq %[enc], %[obj]\n\t"
 		"je 10f\n\t"
@@ -509,7 +504,7 @@ rseq_free_many_cpu_slab(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, 
 		"movq %[obj], (%[bad])\n\t"
 		"jmp %l[double_free]\n\t"
 		"11:\n\t"
-		: [c] "=&r"(c), [tmp] "=&r"(tmp), [page] "=&r"(page), [enc] "=&r"(enc),
+		: [c] "=&r"(c), [tmp] "=&r"(tmp), [enc] "=&r"(enc),
 		  [obj] "=&r"(obj), [left] "=&r"(left), [off] "=&r"(off)
 		: [rs] "r"(rs), RSEQ_CONSTS(s), [p] "r"(p), [n] "r"(n), [bad] "r"(bad),
 		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_free_fast))

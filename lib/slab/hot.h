@@ -193,14 +193,11 @@ static __attribute__((always_inline)) inline bool slab_entry_free(struct uks_kme
 	if (s->entry == ENTRY_RT) {
 		/* 5.15's locked do_slab_free() push, when @x is in the CPU slab. */
 		struct kmem_cache_cpu *c = rt_trylock_here(s);
-		struct uks_page *page;
 		bool pushed = false;
 
 		if (unlikely(!c))
 			return false;
-		page = c->page;
-		if (likely(page && (uintptr_t)x - (uintptr_t)page->addr < page->map_size &&
-			   x != c->freelist)) {
+		if (likely((uintptr_t)x - c->slab_start < c->slab_bytes && x != c->freelist)) {
 			set_freepointer(s, x, c->freelist);
 			c->freelist = x;
 			c->nr_free_fast++;

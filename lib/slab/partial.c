@@ -293,7 +293,7 @@ void __uks_flush_cpu(struct uks_kmem_cache *s, unsigned int cpu)
 	page = c->page;
 	freelist = c->freelist;
 	partial = c->partial;
-	c->page = NULL;
+	set_cpu_slab(c, NULL);
 	c->freelist = NULL;
 	c->partial = NULL;
 	__uks_cpu_slab_unlock(s, c);

@@ -147,13 +147,27 @@ struct kmem_cache_cpu {
 	void **freelist;
 	unsigned long tid;		/* transaction id; bit 0 = local lock held */
 	struct uks_page *page;		/* the frozen CPU slab */
-	struct uks_page *partial;	/* frozen partial slabs, via page->next */
+	/*
+	 * page's object area, {0, 0} without one (set_cpu_slab()): the free
+	 * fast paths test "object in the CPU slab" without loading page.
+	 */
+	uintptr_t slab_start;
 	unsigned long nr_alloc_fast;	/* ALLOC_FASTPATH */
 	unsigned long nr_free_fast;	/* FREE_FASTPATH */
 	struct slub_sheaf *sheaf;	/* UKS_SLAB_SHEAVES caches, else NULL */
-	/* The local lock is bit 0 of tid (cpu_lock.c). */
-	unsigned int stat[NR_SLUB_STAT_ITEMS] __cacheline_aligned;	/* other items */
+	size_t slab_bytes;
+	/* The slow paths' fields; the local lock is bit 0 of tid (cpu_lock.c). */
+	struct uks_page *partial;	/* frozen partial slabs, via page->next */
+	unsigned int stat[NR_SLUB_STAT_ITEMS];	/* other items */
 } __attribute__((aligned(UKS_CACHELINE)));
+
+/* Make @page (or none) the CPU slab of @c, which the caller holds locked. */
+static inline void set_cpu_slab(struct kmem_cache_cpu *c, struct uks_page *page)
+{
+	c->page = page;
+	c->slab_start = page ? (uintptr_t)page->addr : 0;
+	c->slab_bytes = page ? page->map_size : 0;
+}
 
 /*
  * A slab's counters word on its own.  The slow paths compute the new

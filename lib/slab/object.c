@@ -120,14 +120,17 @@ static __attribute__((noinline)) void kmem_cache_free_full(struct uks_kmem_cache
  */
 UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
 {
-	/*
-	 * The freelist test is an address range (NULL and other slabs fail
-	 * it); a sheaf takes only what the cache map says is @s's.
-	 */
-	if (likely(!uks_trace_kmem_kmem_cache_free_enabled()) &&
-	    (s->entry != ENTRY_RSEQ_SHEAF || __uks_virt_to_cache(x) == s) &&
-	    likely(slab_entry_free(s, x)))
-		return;
+	if (likely(!uks_trace_kmem_kmem_cache_free_enabled())) {
+		/* An address range test: NULL and other slabs fail it. */
+		if (likely(s->entry == ENTRY_RSEQ_FREELIST)) {
+			if (likely(slab_entry_free(s, x)))
+				return;
+		/* A sheaf takes only what the cache map says is @s's. */
+		} else if (s->entry != ENTRY_RSEQ_SHEAF || __uks_virt_to_cache(x) == s) {
+			if (likely(slab_entry_free(s, x)))
+				return;
+		}
+	}
 	kmem_cache_free_full(s, x, CALLER);
 }
 

@@ -47,9 +47,12 @@ static inline void *uks_thread_pointer(void)
 #endif
 }
 
-/* Set once at start-up to __rseq_offset: a hidden copy is one load, the
- * weak libc symbol two (through the GOT). */
-extern ptrdiff_t __uks_rseq_off;
+/*
+ * Set once at start-up to __rseq_offset: a hidden copy is one load, the
+ * weak libc symbol two (through the GOT); hidden in the declaration too,
+ * so PIC code loads it directly.
+ */
+extern ptrdiff_t __uks_rseq_off __attribute__((visibility("hidden")));
 
 /* The rseq area's offset from the thread pointer (valid if rseq is usable). */
 static inline ptrdiff_t uks_rseq_off(void)

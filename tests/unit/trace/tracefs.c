@@ -637,4 +637,30 @@ TEST_F(tfs, kmem_events_fire)
 	ASSERT_NE(NULL, strstr(out, expect));
 }
 
+/* An enabled event takes the entry fast paths' objects to the full path. */
+TEST_F(tfs, kmem_cache_events_fire)
+{
+	struct uks_trace *tr = self->tr;
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_events", 72, 0, 0, NULL);
+	char expect[160];
+	void *warm, *p;
+
+	ASSERT_NONNULL(s);
+	warm = uks_kmem_cache_alloc(s);	/* a CPU slab: the fast paths are live */
+	ASSERT_EQ(0, wr(tr, "set_event", "kmem:kmem_cache_alloc kmem:kmem_cache_free"));
+	p = uks_kmem_cache_alloc(s);
+	uks_kmem_cache_free(s, p);
+	ASSERT_EQ(0, wr(tr, "set_event", "!kmem:kmem_cache_alloc"));
+	ASSERT_EQ(0, wr(tr, "set_event", "!kmem:kmem_cache_free"));
+	uks_kmem_cache_free(s, warm);	/* not traced */
+	snprintf(expect, sizeof(expect), "ptr=%016lx bytes_req=72 bytes_alloc=72 gfp_flags=0x0\n",
+		 (unsigned long)p);
+	ASSERT_NE(NULL, strstr(rd(tr, "trace"), expect));
+	snprintf(expect, sizeof(expect), "ptr=%016lx name=t_events\n", (unsigned long)p);
+	EXPECT_NE(NULL, strstr(out, expect));
+	snprintf(expect, sizeof(expect), "ptr=%016lx name=t_events\n", (unsigned long)warm);
+	EXPECT_EQ(NULL, strstr(out, expect));
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+}
+
 TEST_HARNESS_MAIN

@@ -151,17 +151,12 @@ static size_t locked_pop_many(struct uks_kmem_cache *s, void **p, size_t nr)
 	return i;
 }
 
-/**
- * uks_kmem_cache_alloc_bulk - allocate @nr objects into @p
- * @s: cache
- * @nr: how many
- * @p: array of at least @nr pointers
- *
- * Return: @nr, or 0 if memory ran out (nothing is then left allocated).
- */
-UKS_EXPORT int uks_kmem_cache_alloc_bulk(struct uks_kmem_cache *s, size_t nr, void **p)
+/* Objects p[done..nr) of a bulk allocation, the first @done being taken. */
+static __attribute__((noinline)) int kmem_cache_alloc_bulk_full(struct uks_kmem_cache *s,
+								size_t nr, void **p, size_t done,
+								unsigned long caller)
 {
-	size_t i = 0;
+	size_t i = done;
 
 	if (nr > INT32_MAX)
 		return 0;
@@ -179,7 +174,7 @@ UKS_EXPORT int uks_kmem_cache_alloc_bulk(struct uks_kmem_cache *s, size_t nr, vo
 		i += got;
 		if (i < nr && !got) {
 			/* Freelist empty: one object from the slow path refills it. */
-			p[i] = __uks_slab_alloc(s, CALLER);
+			p[i] = __uks_slab_alloc(s, caller);
 			if (unlikely(!p[i])) {
 				uks_kmem_cache_free_bulk(s, i, p);
 				return 0;
@@ -188,6 +183,31 @@ UKS_EXPORT int uks_kmem_cache_alloc_bulk(struct uks_kmem_cache *s, size_t nr, vo
 		}
 	}
 	return (int)nr;
+}
+
+/**
+ * uks_kmem_cache_alloc_bulk - allocate @nr objects into @p
+ * @s: cache
+ * @nr: how many
+ * @p: array of at least @nr pointers
+ *
+ * The common case, a CPU freelist holding all @nr, is one rseq section
+ * with no stack frame; the rest continues where it stopped.
+ * Return: @nr, or 0 if memory ran out (nothing is then left allocated).
+ */
+UKS_EXPORT int uks_kmem_cache_alloc_bulk(struct uks_kmem_cache *s, size_t nr, void **p)
+{
+	size_t done = 0;
+
+#if UKS_HAVE_RSEQ_ASM
+	if (likely(nr - 1 < INT32_MAX &&
+		   (s->entry == ENTRY_RSEQ_FREELIST || s->entry == ENTRY_RSEQ_SHEAF))) {
+		done = rseq_pop_many(s, uks_rseq_off(), p, nr);
+		if (likely(done == nr))
+			return (int)nr;
+	}
+#endif
+	return kmem_cache_alloc_bulk_full(s, nr, p, done, CALLER);
 }
 
 struct detached_freelist {
@@ -262,16 +282,33 @@ static size_t build_detached_freelist(struct uks_kmem_cache *s, size_t size, voi
 	return first_skipped_index;
 }
 
+/* The detached-freelist loop of 5.15's kmem_cache_free_bulk(). */
+static __attribute__((noinline)) void kmem_cache_free_bulk_full(struct uks_kmem_cache *s,
+								size_t nr, void **p,
+								unsigned long caller)
+{
+	while (nr) {
+		struct detached_freelist df;
+
+		nr = build_detached_freelist(s, nr, p, &df);
+		if (!df.page)
+			continue;
+		do_slab_free(df.s, df.page, df.freelist, df.tail, df.cnt, caller);
+	}
+}
+
 /**
  * uks_kmem_cache_free_bulk - free @nr objects of @p
  * @s: their cache (NULL: each object's own, as kfree_bulk())
  * @nr: how many
  * @p: the objects; entries are set to NULL as they are freed
+ *
+ * The objects of the CPU slab at the end of p[] go onto the CPU freelist
+ * in one rseq section; the rest is 5.15's detached-freelist loop.
  */
 UKS_EXPORT void uks_kmem_cache_free_bulk(struct uks_kmem_cache *s, size_t nr, void **p)
 {
 #if UKS_HAVE_RSEQ_ASM
-	/* The objects of the CPU slab at the end of p[] go in one section. */
 	if (s && s->entry == ENTRY_RSEQ_FREELIST && nr) {
 		void *bad = NULL;
 		long done = rseq_free_many_cpu_slab(s, uks_rseq_off(), p, nr, &bad);
@@ -279,17 +316,14 @@ UKS_EXPORT void uks_kmem_cache_free_bulk(struct uks_kmem_cache *s, size_t nr, vo
 		if (unlikely(done < 0))
 			slab_double_free(s, bad);
 		nr -= (size_t)done;
-		memset(p + nr, 0, (size_t)done * sizeof(*p));
+		/* Stores, not a memset() call: a bulk is a few objects. */
+		for (size_t i = nr; i < nr + (size_t)done; i++)
+			WRITE_ONCE(p[i], NULL);
+		if (likely(!nr))
+			return;
 	}
 #endif
-	while (nr) {
-		struct detached_freelist df;
-
-		nr = build_detached_freelist(s, nr, p, &df);
-		if (!df.page)
-			continue;
-		do_slab_free(df.s, df.page, df.freelist, df.tail, df.cnt, CALLER);
-	}
+	kmem_cache_free_bulk_full(s, nr, p, CALLER);
 }
 
 /** uks_kfree_bulk - uks_kfree() each of @nr pointers in @p */

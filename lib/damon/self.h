@@ -109,6 +109,7 @@ int __uks_damon_self_available(char *why, size_t len);
 uint64_t __uks_damon_self_features(bool *move);
 int __uks_damon_self_reg(struct self_state *st, unsigned long a, unsigned long len,
 			 uint64_t mode);
+void __uks_damon_self_unreg(struct self_state *st, unsigned long a, unsigned long len);
 int __uks_damon_self_serve(struct self_state *st);
 void __uks_damon_self_take(struct self_state *st, struct self_entry *e);
 bool __uks_damon_self_is_huge(struct self_state *st, unsigned long base);

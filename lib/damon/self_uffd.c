@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "damon/self.h"
@@ -364,13 +365,69 @@ static unsigned int retry_pending(struct self_state *st)
 	return st->nr_pending;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Reading UFFD_EVENT_REMOVE lets the madvising thread go on, but its zap
+ * comes later: a page we take from the range before the zap escapes it
+ * and would come back with its old data.  So a sample that overlaps a
+ * range removed in the last second is not taken while that part of the
+ * range still holds a page (not zapped yet, or written again since:
+ * we cannot tell which).
+ */
+static bool zap_pending(struct self_state *st, unsigned long a, unsigned long len)
+{
+	uint64_t now = now_ns();
+
+	for (unsigned int i = 0; i < MAX_ZAPS; i++) {
+		struct self_zap *z = &st->zaps[i];
+		unsigned long s = z->start > a ? z->start : a;
+		unsigned long t = z->end < a + len ? z->end : a + len;
+		struct self_page_region r;
+		struct self_pm_scan_arg q = {
+			.size = sizeof(q), .start = s, .end = t,
+			.vec = (uint64_t)(uintptr_t)&r, .vec_len = 1, .max_pages = 1,
+			.category_inverted = SELF_PAGE_IS_PFNZERO,
+			.category_mask = SELF_PAGE_IS_PFNZERO,
+			.category_anyof_mask = SELF_PAGE_IS_PRESENT | SELF_PAGE_IS_SWAPPED,
+			.return_mask = SELF_PAGE_IS_PRESENT,
+		};
+
+		if (z->end <= z->start || s >= t)
+			continue;
+		if (now - z->ns > 1000000000ULL) {
+			z->end = z->start;	/* expired */
+			continue;
+		}
+		if (ioctl(st->pagemap_fd, SELF_PAGEMAP_SCAN, &q) != 0)
+			return true;	/* a page there, or no answer */
+	}
+	return false;
+}
+
 static void on_remove(struct self_state *st, unsigned long start, unsigned long end)
 {
+	struct self_zap *z = &st->zaps[st->zap_next++ % MAX_ZAPS];
+
+	z->start = start;
+	z->end = end;
+	z->ns = now_ns();
 	for (unsigned int i = 0; i < st->nr; i++) {
 		struct self_entry *e = &st->e[i];
 
-		if (!e->registered || e->state != E_TAKEN || e->page >= end ||
-		    e->page + e->len <= start)
+		if (!e->registered || e->page >= end || e->page + e->len <= start)
+			continue;
+		if (e->state == E_NONE) {
+			e->state = E_GONE;	/* mid-take: see zap_pending() */
+			continue;
+		}
+		if (e->state != E_TAKEN)
 			continue;
 		if (e->len == PG) {
 			e->state = E_GONE;	/* MADV_DONTNEED: the program drops it */
@@ -398,6 +455,10 @@ static void on_remove(struct self_state *st, unsigned long start, unsigned long 
  */
 static void on_unmap(struct self_state *st, unsigned long start, unsigned long end)
 {
+	/* a removed range unmapped since: what comes there is not zapped */
+	for (unsigned int i = 0; i < MAX_ZAPS; i++)
+		if (st->zaps[i].start >= start && st->zaps[i].end <= end)
+			st->zaps[i].end = st->zaps[i].start;
 	for (unsigned int i = 0; i < st->nr; i++) {
 		struct self_entry *e = &st->e[i];
 
@@ -533,6 +594,10 @@ static void take_huge(struct self_state *st, struct self_entry *e)
 	unsigned long dst = hslot(st, (unsigned int)(e - st->e));
 	long moved;
 
+	if (zap_pending(st, e->page, HPG)) {
+		st->stats.refused++;
+		return;
+	}
 	if (!__uks_damon_self_reg(st, e->page, HPG, UFFDIO_REGISTER_MODE_MISSING)) {
 		e->registered = true;
 		moved = take_move(st, e, dst, HPG);
@@ -570,6 +635,10 @@ void __uks_damon_self_take(struct self_state *st, struct self_entry *e)
 		return;
 	}
 	if (st->move) {
+		if (zap_pending(st, e->page, PG)) {
+			st->stats.refused++;
+			return;
+		}
 		if (__uks_damon_self_reg(st, e->page, PG, UFFDIO_REGISTER_MODE_MISSING))
 			return;
 		e->registered = true;

@@ -285,11 +285,12 @@ static void self_hslots(struct self_state *st)
 	struct self_pm_scan_arg a = { .size = sizeof(a), .start = (unsigned long)st,
 				      .end = (unsigned long)st + PG };
 	unsigned int nr = st->cap < MAX_HSLOTS ? st->cap : MAX_HSLOTS;
+	const char *huge = getenv("UKS_DAMON_SELF_HUGE");
 	size_t len = (size_t)nr * HPG;
 	char *p, *start;
 
-	/* opt-in until the data loss described in docs/DAMON.md is found */
-	if (!st->move || !getenv("UKS_DAMON_SELF_HUGE") ||
+	/* UKS_DAMON_SELF_HUGE=0: every sample 4 KiB, as without PAGEMAP_SCAN */
+	if (!st->move || (huge && !strcmp(huge, "0")) ||
 	    ioctl(st->pagemap_fd, SELF_PAGEMAP_SCAN, &a) < 0)
 		return;
 	p = mmap(NULL, len + HPG, PROT_READ | PROT_WRITE,

@@ -104,7 +104,6 @@ struct self_state {
 	size_t hslots_len;
 	unsigned int nr_hslots;	/* entries below this may take a huge page */
 	struct self_zap zaps[MAX_ZAPS];
-	unsigned int zap_next;
 	struct self_range excl[MAX_EXCL];
 	struct self_range bss[MAX_BSS];	/* shared objects' .bss: not sampled */
 	unsigned int nr_bss;

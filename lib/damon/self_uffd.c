@@ -413,8 +413,12 @@ static bool zap_pending(struct self_state *st, unsigned long a, unsigned long le
 
 static void on_remove(struct self_state *st, unsigned long start, unsigned long end)
 {
-	struct self_zap *z = &st->zaps[st->zap_next++ % MAX_ZAPS];
+	struct self_zap *z = &st->zaps[0];
 
+	/* a free record, else the oldest (most likely zapped long ago) */
+	for (unsigned int i = 0; i < MAX_ZAPS && z->end > z->start; i++)
+		if (st->zaps[i].end <= st->zaps[i].start || st->zaps[i].ns < z->ns)
+			z = &st->zaps[i];
 	z->start = start;
 	z->end = end;
 	z->ns = now_ns();

@@ -17,8 +17,8 @@
  *
  * -s: small pages only (MADV_NOHUGEPAGE); -H: the buffer asks for
  * transparent huge pages (MADV_HUGEPAGE: THP in "always" or "madvise"
- * mode).  The default is -H when the agent takes huge pages whole (the
- * opt-in UKS_DAMON_SELF_HUGE=1, 2 MiB moves), else -s: sampling a huge
+ * mode).  The default is -H when the agent takes huge pages whole (2 MiB
+ * moves, its default), else -s (UKS_DAMON_SELF_HUGE=0): sampling a huge
  * page 4 KiB at a time splits it, 5x slower than anything worth timing.
  */
 #include <errno.h>
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	struct uks_damon_self_stats st = { 0 };
 	uint64_t *buf, ref = 0;
 	char why[300];
-	bool small = !getenv("UKS_DAMON_SELF_HUGE");
+	bool small = getenv("UKS_DAMON_SELF_HUGE") && !strcmp(getenv("UKS_DAMON_SELF_HUGE"), "0");
 	int opt;
 
 	while ((opt = getopt(argc, argv, "n:r:a:sH")) != -1) {

@@ -53,9 +53,13 @@
  *
  * Events: UFFD_EVENT_REMOVE (the program's MADV_DONTNEED/FREE of a taken
  * page: its data is dropped, as the program asked; the next touch gets
- * zeros) and UFFD_EVENT_REMAP (mremap() of a taken page: the entry
- * follows it).  munmap needs no event: the move back fails and the data
- * is dropped with the mapping.  fork(): the child's copy of a taken page
+ * zeros), UFFD_EVENT_REMAP (mremap() of a taken page: the entry follows
+ * it) and UFFD_EVENT_UNMAP (munmap, or a mapping over it: a taken page is
+ * dropped with the mapping, a page not taken yet is not taken; without
+ * it a munmap + mmap at the same address between our register and move
+ * let us take a page of the new, unwatched mapping, whose next touch
+ * read zeros).  Events are handled before the faults read with them.
+ * fork(): the child's copy of a taken page
  * would be empty, so a fork handler (pthread_atfork) raises `forking`
  * and waits until the monitor has put every page back and closed the
  * window; no page is taken while a fork runs.  The handshake is atomics
@@ -281,11 +285,12 @@ static void self_hslots(struct self_state *st)
 	struct self_pm_scan_arg a = { .size = sizeof(a), .start = (unsigned long)st,
 				      .end = (unsigned long)st + PG };
 	unsigned int nr = st->cap < MAX_HSLOTS ? st->cap : MAX_HSLOTS;
+	const char *huge = getenv("UKS_DAMON_SELF_HUGE");
 	size_t len = (size_t)nr * HPG;
 	char *p, *start;
 
-	/* opt-in until the data loss described in docs/DAMON.md is found */
-	if (!st->move || !getenv("UKS_DAMON_SELF_HUGE") ||
+	/* UKS_DAMON_SELF_HUGE=0: every sample 4 KiB, as without PAGEMAP_SCAN */
+	if (!st->move || (huge && !strcmp(huge, "0")) ||
 	    ioctl(st->pagemap_fd, SELF_PAGEMAP_SCAN, &a) < 0)
 		return;
 	p = mmap(NULL, len + HPG, PROT_READ | PROT_WRITE,
@@ -308,6 +313,13 @@ static void self_hslots(struct self_state *st)
 
 static void self_free(struct self_state *st)
 {
+	if (st->uffd >= 0 && st->move) {
+		/* munmap of a registered slot would raise an UNMAP event for us */
+		if (st->slots)
+			__uks_damon_self_unreg(st, (unsigned long)st->slots, st->slots_len);
+		if (st->hslots)
+			__uks_damon_self_unreg(st, (unsigned long)st->hslots, st->hslots_len);
+	}
 	if (st->uffd >= 0)
 		close(st->uffd);
 	if (st->evfd >= 0)

@@ -51,6 +51,8 @@ struct self_page_region {
 	uint64_t start, end, categories;
 };
 #define SELF_PAGEMAP_SCAN	_IOWR('f', 16, struct self_pm_scan_arg)
+#define SELF_PAGE_IS_PRESENT	(1ULL << 3)
+#define SELF_PAGE_IS_SWAPPED	(1ULL << 4)
 #define SELF_PAGE_IS_PFNZERO	(1ULL << 5)
 #define SELF_PAGE_IS_HUGE	(1ULL << 6)
 #ifndef USERFAULTFD_IOC_NEW
@@ -77,6 +79,12 @@ struct self_range {
 	unsigned long start, end;
 };
 
+#define MAX_ZAPS	32
+struct self_zap {		/* a range whose MADV_DONTNEED may not have run */
+	unsigned long start, end;
+	uint64_t ns;		/* when its UFFD_EVENT_REMOVE was read */
+};
+
 struct self_state {
 	int uffd;
 	int evfd;
@@ -95,6 +103,7 @@ struct self_state {
 	char *hslots;		/* MAX_HSLOTS 2 MiB-aligned slots, for huge entries */
 	size_t hslots_len;
 	unsigned int nr_hslots;	/* entries below this may take a huge page */
+	struct self_zap zaps[MAX_ZAPS];
 	struct self_range excl[MAX_EXCL];
 	struct self_range bss[MAX_BSS];	/* shared objects' .bss: not sampled */
 	unsigned int nr_bss;
@@ -109,6 +118,7 @@ int __uks_damon_self_available(char *why, size_t len);
 uint64_t __uks_damon_self_features(bool *move);
 int __uks_damon_self_reg(struct self_state *st, unsigned long a, unsigned long len,
 			 uint64_t mode);
+void __uks_damon_self_unreg(struct self_state *st, unsigned long a, unsigned long len);
 int __uks_damon_self_serve(struct self_state *st);
 void __uks_damon_self_take(struct self_state *st, struct self_entry *e);
 bool __uks_damon_self_is_huge(struct self_state *st, unsigned long base);

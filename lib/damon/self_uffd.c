@@ -2,7 +2,7 @@
 /*
  * The self primitive's userfaultfd side: open it, take a sampled page
  * away (UFFDIO_MOVE, or the copy fallback), give it back, serve faults and
- * the remove/remap events, close the sampling window; a sample inside a
+ * the remove/remap/unmap events, close the sampling window; a sample inside a
  * PMD-mapped transparent huge page takes the whole 2 MiB page (see
  * take_huge()).  Only the monitor
  * thread runs this code, and only on memory that is never taken (the
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "damon/self.h"
@@ -68,7 +69,9 @@ uint64_t __uks_damon_self_features(bool *move)
 	*move = probed == 1;
 	if (getenv("UKS_DAMON_SELF_MODE") && !strcmp(getenv("UKS_DAMON_SELF_MODE"), "copy"))
 		*move = false;
-	return *move ? (UFFD_FEATURE_MOVE | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP)
+	/* UNMAP: see take_move(), the move mode's guard against munmap + mmap */
+	return *move ? (UFFD_FEATURE_MOVE | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP |
+			UFFD_FEATURE_EVENT_UNMAP)
 		     : (UFFD_FEATURE_PAGEFAULT_FLAG_WP | UFFD_FEATURE_EVENT_REMAP);
 }
 
@@ -98,7 +101,7 @@ int __uks_damon_self_reg(struct self_state *st, unsigned long a, unsigned long l
 	return ioctl(st->uffd, UFFDIO_REGISTER, &r) ? -errno : 0;
 }
 
-static void unreg(struct self_state *st, unsigned long a, unsigned long len)
+void __uks_damon_self_unreg(struct self_state *st, unsigned long a, unsigned long len)
 {
 	struct uffdio_range r = { a, len };
 
@@ -362,13 +365,73 @@ static unsigned int retry_pending(struct self_state *st)
 	return st->nr_pending;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Reading UFFD_EVENT_REMOVE lets the madvising thread go on, but its zap
+ * comes later: a page we take from the range before the zap escapes it
+ * and would come back with its old data.  So a sample that overlaps a
+ * range removed in the last second is not taken while that part of the
+ * range still holds a page (not zapped yet, or written again since:
+ * we cannot tell which).
+ */
+static bool zap_pending(struct self_state *st, unsigned long a, unsigned long len)
+{
+	uint64_t now = now_ns();
+
+	for (unsigned int i = 0; i < MAX_ZAPS; i++) {
+		struct self_zap *z = &st->zaps[i];
+		unsigned long s = z->start > a ? z->start : a;
+		unsigned long t = z->end < a + len ? z->end : a + len;
+		struct self_page_region r;
+		struct self_pm_scan_arg q = {
+			.size = sizeof(q), .start = s, .end = t,
+			.vec = (uint64_t)(uintptr_t)&r, .vec_len = 1, .max_pages = 1,
+			.category_inverted = SELF_PAGE_IS_PFNZERO,
+			.category_mask = SELF_PAGE_IS_PFNZERO,
+			.category_anyof_mask = SELF_PAGE_IS_PRESENT | SELF_PAGE_IS_SWAPPED,
+			.return_mask = SELF_PAGE_IS_PRESENT,
+		};
+
+		if (z->end <= z->start || s >= t)
+			continue;
+		if (now - z->ns > 1000000000ULL) {
+			z->end = z->start;	/* expired */
+			continue;
+		}
+		if (ioctl(st->pagemap_fd, SELF_PAGEMAP_SCAN, &q) != 0)
+			return true;	/* a page there, or no answer */
+	}
+	return false;
+}
+
 static void on_remove(struct self_state *st, unsigned long start, unsigned long end)
 {
+	struct self_zap *z = &st->zaps[0];
+
+	/* a free record, else the oldest (most likely zapped long ago) */
+	for (unsigned int i = 0; i < MAX_ZAPS && z->end > z->start; i++)
+		if (st->zaps[i].end <= st->zaps[i].start || st->zaps[i].ns < z->ns)
+			z = &st->zaps[i];
+	z->start = start;
+	z->end = end;
+	z->ns = now_ns();
 	for (unsigned int i = 0; i < st->nr; i++) {
 		struct self_entry *e = &st->e[i];
 
-		if (!e->registered || e->state != E_TAKEN || e->page >= end ||
-		    e->page + e->len <= start)
+		if (!e->registered || e->page >= end || e->page + e->len <= start)
+			continue;
+		if (e->state == E_NONE) {
+			e->state = E_GONE;	/* mid-take: see zap_pending() */
+			continue;
+		}
+		if (e->state != E_TAKEN)
 			continue;
 		if (e->len == PG) {
 			e->state = E_GONE;	/* MADV_DONTNEED: the program drops it */
@@ -384,6 +447,47 @@ static void on_remove(struct self_state *st, unsigned long start, unsigned long 
 		e->hslot_dirty = true;
 		if (none_held(e))
 			e->state = E_GONE;
+	}
+}
+
+/*
+ * UFFD_EVENT_UNMAP: the program unmapped [start, end) (munmap, an mmap or
+ * mremap over it, brk).  A taken page there goes with its mapping, as the
+ * program asked (counted as dropped); a sample not taken yet is not taken
+ * (take_move() sees E_GONE).  Of a taken huge page only the unmapped
+ * pieces go; the rest goes back.
+ */
+static void on_unmap(struct self_state *st, unsigned long start, unsigned long end)
+{
+	/* a removed range unmapped since: what comes there is not zapped */
+	for (unsigned int i = 0; i < MAX_ZAPS; i++)
+		if (st->zaps[i].start >= start && st->zaps[i].end <= end)
+			st->zaps[i].end = st->zaps[i].start;
+	for (unsigned int i = 0; i < st->nr; i++) {
+		struct self_entry *e = &st->e[i];
+
+		if (!e->registered || e->state == E_BACK || e->state == E_GONE ||
+		    e->page >= end || e->page + e->len <= start)
+			continue;
+		if (e->state == E_TAKEN && e->len == HPG) {
+			unsigned long s = start > e->page ? start : e->page;
+			unsigned long t = end < e->page + HPG ? end : e->page + HPG;
+			unsigned long k0 = (DAMON_ALIGN_DOWN(s, PG) - e->page) / PG;
+			unsigned long n = (DAMON_ALIGN(t, PG) - DAMON_ALIGN_DOWN(s, PG)) / PG;
+
+			for (unsigned long k = k0; k < k0 + n; k++)
+				st->stats.dropped += is_held(e, k);
+			set_held(e, k0, n, false);
+			e->hslot_dirty = true;
+			if (none_held(e))
+				e->state = E_GONE;
+			continue;
+		}
+		if (e->state == E_TAKEN) {
+			st->stats.dropped++;
+			e->slot_dirty = true;
+		}
+		e->state = E_GONE;
 	}
 }
 
@@ -414,20 +518,31 @@ int __uks_damon_self_serve(struct self_state *st)
 			sched_yield();	/* an event's sender has yet to go on */
 			continue;
 		}
+		/*
+		 * Events first: the kernel hands out pending faults before
+		 * events, and reading an event lets its sender go on (zap the
+		 * range it removes, map something new where it unmapped).
+		 * Serving a fault of the same batch first could put back a
+		 * page that the program has just dropped.
+		 */
 		for (size_t k = 0; k < (size_t)n / sizeof(msgs[0]); k++) {
 			const struct uffd_msg *m = &msgs[k];
 
 			total++;
-			if (m->event == UFFD_EVENT_PAGEFAULT)
-				on_fault(st, m);
-			else if (m->event == UFFD_EVENT_REMOVE)
+			if (m->event == UFFD_EVENT_REMOVE)
 				on_remove(st, (unsigned long)m->arg.remove.start,
 					  (unsigned long)m->arg.remove.end);
+			else if (m->event == UFFD_EVENT_UNMAP)
+				on_unmap(st, (unsigned long)m->arg.remove.start,
+					 (unsigned long)m->arg.remove.end);
 			else if (m->event == UFFD_EVENT_REMAP)
 				on_remap(st, (unsigned long)m->arg.remap.from,
 					 (unsigned long)m->arg.remap.to,
 					 (unsigned long)m->arg.remap.len);
 		}
+		for (size_t k = 0; k < (size_t)n / sizeof(msgs[0]); k++)
+			if (msgs[k].event == UFFD_EVENT_PAGEFAULT)
+				on_fault(st, &msgs[k]);
 		if (st->nr_pending)
 			retry_pending(st);
 	}
@@ -446,6 +561,31 @@ static bool page_present(struct self_state *st, unsigned long page)
 }
 
 /*
+ * UFFDIO_MOVE a sample out of the program, after UFFDIO_REGISTER.  The
+ * kernel checks that the destination (our slot) is registered, not the
+ * source: had the program unmapped the sample since the register and
+ * mapped something new there, we would take a page from a mapping nobody
+ * watches, whose next touch finds a fresh zero page.  That unmap raises
+ * UFFD_EVENT_UNMAP, and every move fails with -EAGAIN until we read it:
+ * so on -EAGAIN read the events and try again unless on_unmap() marked
+ * the sample gone.  Return: as move_range(); -ENOENT when gone.
+ */
+static long take_move(struct self_state *st, struct self_entry *e, unsigned long dst,
+		      unsigned long len)
+{
+	long moved = -EAGAIN;
+
+	for (int tries = 0; moved == -EAGAIN && tries < 4; tries++) {
+		if (tries)
+			__uks_damon_self_serve(st);
+		if (e->state == E_GONE)
+			return -ENOENT;
+		moved = move_range(st, dst, e->page, len);
+	}
+	return moved;
+}
+
+/*
  * Take a whole huge page: register its 2 MiB, UFFDIO_MOVE them to the
  * entry's 2 MiB-aligned slot, whose PMD is empty, so the kernel moves the
  * PMD itself (no split, one TLB flush).  If the page was split meanwhile,
@@ -458,9 +598,13 @@ static void take_huge(struct self_state *st, struct self_entry *e)
 	unsigned long dst = hslot(st, (unsigned int)(e - st->e));
 	long moved;
 
+	if (zap_pending(st, e->page, HPG)) {
+		st->stats.refused++;
+		return;
+	}
 	if (!__uks_damon_self_reg(st, e->page, HPG, UFFDIO_REGISTER_MODE_MISSING)) {
 		e->registered = true;
-		moved = move_range(st, dst, e->page, HPG);
+		moved = take_move(st, e, dst, HPG);
 		if (moved > 0) {
 			set_held(e, 0, (unsigned long)moved / PG, true);
 			e->state = E_TAKEN;
@@ -474,8 +618,10 @@ static void take_huge(struct self_state *st, struct self_entry *e)
 		}
 		if (moved == -EEXIST)
 			e->hslot_dirty = true;
-		unreg(st, e->page, HPG);	/* nothing is taken there */
+		__uks_damon_self_unreg(st, e->page, HPG);	/* nothing is taken there */
 		e->registered = false;
+		if (e->state == E_GONE)
+			return;		/* unmapped meanwhile: no sample this time */
 	}
 	e->page = e->sample;
 	e->len = PG;
@@ -485,7 +631,7 @@ static void take_huge(struct self_state *st, struct self_entry *e)
 void __uks_damon_self_take(struct self_state *st, struct self_entry *e)
 {
 	unsigned int i = (unsigned int)(e - st->e);
-	int err;
+	long moved;
 
 	e->state = E_NONE;
 	if (e->len == HPG) {
@@ -493,21 +639,26 @@ void __uks_damon_self_take(struct self_state *st, struct self_entry *e)
 		return;
 	}
 	if (st->move) {
+		if (zap_pending(st, e->page, PG)) {
+			st->stats.refused++;
+			return;
+		}
 		if (__uks_damon_self_reg(st, e->page, PG, UFFDIO_REGISTER_MODE_MISSING))
 			return;
 		e->registered = true;
-		err = do_move(st, slot(st, i), e->page);
-		if (!err) {
+		moved = take_move(st, e, slot(st, i), PG);
+		if (moved == (long)PG) {
 			e->state = E_TAKEN;
 			st->stats.taken++;
-		} else if (err == -ENOENT) {
+		} else if (moved == -ENOENT && e->state != E_GONE) {
 			e->state = E_HOLE;	/* never populated: watch the first touch */
 		} else {
-			if (err == -EEXIST)
+			if (moved == -EEXIST)
 				e->slot_dirty = true;
-			unreg(st, e->page, PG);
+			__uks_damon_self_unreg(st, e->page, PG);
 			e->registered = false;
-			st->stats.refused++;
+			if (e->state != E_GONE)
+				st->stats.refused++;
 		}
 		return;
 	}
@@ -522,7 +673,7 @@ void __uks_damon_self_take(struct self_state *st, struct self_entry *e)
 	struct uffdio_writeprotect w = { .range = { e->page, PG },
 					 .mode = UFFDIO_WRITEPROTECT_MODE_WP };
 	if (ioctl(st->uffd, UFFDIO_WRITEPROTECT, &w)) {
-		unreg(st, e->page, PG);
+		__uks_damon_self_unreg(st, e->page, PG);
 		e->registered = false;
 		st->stats.refused++;
 		return;
@@ -545,8 +696,13 @@ void __uks_damon_self_take(struct self_state *st, struct self_entry *e)
 /* A slot that may hold a page becomes empty (and registered) again. */
 static void refresh_slot(struct self_state *st, unsigned int i)
 {
-	void *p = mmap((void *)slot(st, i), PG, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	void *p;
+
+	/* unregistered first: unmapping it would raise an UNMAP event for us */
+	if (st->move)
+		__uks_damon_self_unreg(st, slot(st, i), PG);
+	p = mmap((void *)slot(st, i), PG, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 
 	if (p != MAP_FAILED && st->move)
 		__uks_damon_self_reg(st, slot(st, i), PG, UFFDIO_REGISTER_MODE_MISSING);
@@ -556,8 +712,11 @@ static void refresh_slot(struct self_state *st, unsigned int i)
 /* A huge slot empty again, its PMD too (else the next move splits). */
 static void refresh_hslot(struct self_state *st, unsigned int i)
 {
-	void *p = mmap((void *)hslot(st, i), HPG, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	void *p;
+
+	__uks_damon_self_unreg(st, hslot(st, i), HPG);	/* as refresh_slot() */
+	p = mmap((void *)hslot(st, i), HPG, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 
 	if (p != MAP_FAILED)
 		__uks_damon_self_reg(st, hslot(st, i), HPG, UFFDIO_REGISTER_MODE_MISSING);
@@ -586,7 +745,7 @@ void __uks_damon_self_close_window(struct self_state *st)
 	for (unsigned int i = 0; i < st->nr; i++) {
 		st->e[i].pending = false;	/* given back above */
 		if (st->e[i].registered)
-			unreg(st, st->e[i].page, st->e[i].len);	/* wakes late faulters */
+			__uks_damon_self_unreg(st, st->e[i].page, st->e[i].len);	/* wakes late faulters */
 		st->e[i].registered = false;
 		if (st->e[i].slot_dirty)
 			refresh_slot(st, i);

@@ -432,7 +432,7 @@ TEST_TIMEOUT(self_takes_huge_pages_whole, 60)
 		SKIP(return, "self: %.200s", why);
 	if (strcmp(uks_damon_self_mode(), "move"))
 		SKIP(return, "huge pages are taken whole in the UFFDIO_MOVE mode only");
-	setenv("UKS_DAMON_SELF_HUGE", "1", 1);	/* opt-in: see docs/DAMON.md */
+	unsetenv("UKS_DAMON_SELF_HUGE");	/* the default: huge pages whole */
 	p = mmap(NULL, len + 2 * MB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, p);
 	h.buf = (char *)(((uintptr_t)p + 2 * MB - 1) & ~(2 * MB - 1));
@@ -482,7 +482,6 @@ TEST_TIMEOUT(self_takes_huge_pages_whole, 60)
 	EXPECT_EQ(4096, anon_huge_kb(h.buf, len));
 	munmap(h.buf, len);
 	uks_damon_ctx_destroy(ctx);
-	unsetenv("UKS_DAMON_SELF_HUGE");
 }
 
 TEST_HARNESS_MAIN

@@ -316,9 +316,7 @@ UKS_EXPORT void uks_kmem_cache_free_bulk(struct uks_kmem_cache *s, size_t nr, vo
 		if (unlikely(done < 0))
 			slab_double_free(s, bad);
 		nr -= (size_t)done;
-		/* Stores, not a memset() call: a bulk is a few objects. */
-		for (size_t i = nr; i < nr + (size_t)done; i++)
-			WRITE_ONCE(p[i], NULL);
+		memset(p + nr, 0, (size_t)done * sizeof(*p));
 		if (likely(!nr))
 			return;
 	}

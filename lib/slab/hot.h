@@ -177,9 +177,10 @@ static __attribute__((always_inline)) inline void *slab_entry_alloc(struct uks_k
 }
 
 /*
- * slab_entry_free - the exported frees' fast path for @x, known to be in a
- * slab of @s (the cache map said so): onto the CPU freelist if @x is in
- * the CPU slab, or onto the sheaf.  Return: true if done; false to take
+ * slab_entry_free - the exported frees' fast path: @x onto the CPU
+ * freelist if it lies in the CPU slab (an address-range test, so @x may
+ * be any pointer), or onto the sheaf (@x must be one of @s's objects:
+ * the caller asks the cache map).  Return: true if done; false to take
  * the full path (which also reports a double free).
  */
 static __attribute__((always_inline)) inline bool slab_entry_free(struct uks_kmem_cache *s,

@@ -269,7 +269,7 @@ UKS_EXPORT void *uks_kmalloc(size_t size)
  *
  * The common case in a few instructions and no stack frame: a class that
  * exists, with sheaves, no kmalloc event enabled, and an object on this
- * CPU's sheaf.  Everything else is uks_kmalloc()'s.
+ * CPU's sheaf.  Everything else is kmalloc_full()'s.
  * Return: the memory, or NULL.
  */
 void *__uks_malloc(size_t size)
@@ -287,7 +287,7 @@ void *__uks_malloc(size_t size)
 		}
 	}
 #endif
-	return uks_kmalloc(size ? size : 1);
+	return kmalloc_full(size ? size : 1, CALLER);	/* its fast path just failed */
 }
 
 /**

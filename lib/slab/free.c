@@ -4,6 +4,8 @@
  * the PREEMPT_RT locked free fast path, deactivate_slab() (returning a CPU
  * slab to the node), and the slab-level {freelist, counters} update.
  */
+#include <limits.h>
+
 #include "slab/hot.h"
 #include "slab/slub.h"
 
@@ -188,6 +190,10 @@ void __uks_deactivate_slab(struct uks_kmem_cache *s, struct uks_page *page, void
 	union slab_counters new;
 	void *old_freelist, *new_freelist;
 	bool lock = false;
+
+	/* Objects allocate_slab() left unlinked go back with the CPU freelist. */
+	if (page->fresh_offset)
+		freelist = __uks_link_fresh_objects(s, page, UINT_MAX, freelist);
 
 	if (page->freelist) {
 		stat(s, DEACTIVATE_REMOTE_FREES);

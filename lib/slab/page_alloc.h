@@ -66,7 +66,15 @@ struct uks_page {
 	uint8_t order;
 	atomic_uchar locked;		/* slab_lock() bit */
 	uint8_t pad;
-	uint32_t nr_dirty;		/* free block: pages maybe resident */
+	union {
+		uint32_t nr_dirty;	/* free block: pages maybe resident */
+		/*
+		 * PAGE_SLAB frozen as a CPU slab: byte offset of the first
+		 * object never yet linked into a freelist, 0 when there is
+		 * none (see allocate_slab()).
+		 */
+		uint32_t fresh_offset;
+	};
 	union {
 		size_t map_size;	/* PAGE_HUGE: bytes mapped; PAGE_SLAB: slab bytes */
 		uint64_t dirty_since_ms; /* PAGE_BUDDY with nr_dirty: when it was freed */

@@ -369,6 +369,8 @@ void *__uks_slab_alloc(struct uks_kmem_cache *s, unsigned long addr);
 void __uks_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *tail,
 		     int cnt, unsigned long addr);
 void __uks_deactivate_slab(struct uks_kmem_cache *s, struct uks_page *page, void *freelist);
+void *__uks_link_fresh_objects(struct uks_kmem_cache *s, struct uks_page *page, unsigned int max,
+			       void *tail);
 void __uks_put_cpu_partial(struct uks_kmem_cache *s, struct uks_page *page, int drain);
 void __uks_set_cpu_partial(struct uks_kmem_cache *s, unsigned int nr_objects);
 void __uks_unfreeze_partials(struct uks_kmem_cache *s, struct uks_page *partial_page);

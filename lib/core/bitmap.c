@@ -11,7 +11,6 @@
  * group, -ERANGE for a bit at or past @nbits, -EOVERFLOW for a number that
  * does not fit in 32 bits.  On error the map is left cleared.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +64,22 @@ struct region {
 	unsigned int start, end, used, group;
 };
 
+/*
+ * ASCII classes, as the kernel's lib/ctype.c has them.  Not <ctype.h>:
+ * this parser runs inside the first malloc() of a preloaded allocator,
+ * and glibc's class table would pull 100 KiB of its read-only data into
+ * every process (fault-around maps 64 KiB of a file at a time).
+ */
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
 static int parse_num(const char **p, unsigned int nbits, unsigned int *out)
 {
 	const char *s = *p;
@@ -77,9 +92,9 @@ static int parse_num(const char **p, unsigned int nbits, unsigned int *out)
 		*p = s + 1;
 		return 0;
 	}
-	if (!isdigit((unsigned char)*s))
+	if (!is_digit(*s))
 		return -EINVAL;
-	while (isdigit((unsigned char)*s)) {
+	while (is_digit(*s)) {
 		v = v * 10 + (uint64_t)(*s++ - '0');
 		if (v > UINT32_MAX)
 			return -EOVERFLOW;
@@ -140,7 +155,7 @@ int bitmap_parselist(const char *text, unsigned long *map, unsigned int nbits)
 	int ret;
 
 	bitmap_zero(map, nbits);
-	while (isspace((unsigned char)*p))
+	while (is_space(*p))
 		p++;
 	if (!*p)
 		return 0;
@@ -157,7 +172,7 @@ int bitmap_parselist(const char *text, unsigned long *map, unsigned int nbits)
 			break;
 		p++;
 	}
-	while (isspace((unsigned char)*p))
+	while (is_space(*p))
 		p++;
 	if (!*p)
 		return 0;

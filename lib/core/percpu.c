@@ -34,28 +34,58 @@ __attribute__((constructor)) void __uks_percpu_detect_rseq(void)
 static unsigned int nr_cpu_ids;
 static pthread_once_t nr_cpu_once = PTHREAD_ONCE_INIT;
 
-/* No stdio: this runs inside the first malloc() of a preloaded allocator. */
+/*
+ * Read a sysfs CPU list ("0-3,8") into @mask: 0, or -1 if it cannot be
+ * read.  No stdio, no sysconf(): this runs inside the first malloc() of a
+ * preloaded allocator, and glibc's CPU counting pulls 64 KiB of its text
+ * into every process that calls it.
+ */
+static int read_cpu_list(const char *path, struct uks_cpumask *mask)
+{
+	char text[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	if (n > 0) {
+		text[n] = 0;
+		text[strcspn(text, "\n")] = 0;
+		if (uks_cpumask_parse_list(mask, text, 0) == 0 && !uks_cpumask_empty(mask))
+			ret = 0;
+	}
+	close(fd);
+	return ret;
+}
+
 static void read_possible_cpus(void)
 {
 	struct uks_cpumask mask;
-	char text[4096];
-	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC), last = -1, cpu;
+	int last = -1, cpu;
 
-	if (fd >= 0) {
-		ssize_t n = read(fd, text, sizeof(text) - 1);
-
-		if (n > 0) {
-			text[n] = 0;
-			text[strcspn(text, "\n")] = 0;
-			if (uks_cpumask_parse_list(&mask, text, 0) == 0)
-				uks_for_each_cpu(cpu, &mask)
-					last = cpu;
-		}
-		close(fd);
-	}
+	if (read_cpu_list("/sys/devices/system/cpu/possible", &mask) == 0)
+		uks_for_each_cpu(cpu, &mask)
+			last = cpu;
 	if (last < 0)
 		last = (int)sysconf(_SC_NPROCESSORS_CONF) - 1;
 	nr_cpu_ids = last < 0 ? 1 : (unsigned int)last + 1;
+}
+
+/**
+ * __uks_nr_present_cpus - num_present_cpus(): the CPUs the machine has
+ *
+ * Return: their number, at least 1.
+ */
+unsigned int __uks_nr_present_cpus(void)
+{
+	struct uks_cpumask mask;
+	long n;
+
+	if (read_cpu_list("/sys/devices/system/cpu/present", &mask) == 0)
+		return uks_cpumask_weight(&mask);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned int)n : 1;
 }
 
 /** uks_nr_cpu_ids - Return: highest possible CPU + 1 (sizes per-CPU data). */

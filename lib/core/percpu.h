@@ -80,6 +80,7 @@ static inline struct uks_rseq_abi *uks_rseq_area(void)
 }
 
 int __uks_cpu_slow(void);
+unsigned int __uks_nr_present_cpus(void);
 void __uks_percpu_detect_rseq(void);
 
 /* The CPU this thread runs on now (a hint: it may migrate right after). */

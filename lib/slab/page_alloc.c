@@ -93,7 +93,11 @@ void __uks_page_alloc_init(void)
 	pthread_mutex_lock(&zone.lock);
 	if (zone.ready)
 		goto out;
-	ps = sysconf(_SC_PAGESIZE);
+	/*
+	 * getpagesize(), not sysconf(): sysconf's jump table would pull 64 KiB
+	 * of glibc's read-only data into every process that preloads us.
+	 */
+	ps = getpagesize();
 	/* below 4 KiB a chunk's pages would not fit its cache map */
 	if (ps >= 4096 && (ps & (ps - 1)) == 0 && (unsigned long)ps <= UKS_CHUNK_SIZE / 2) {
 		__uks_page_size = (unsigned int)ps;

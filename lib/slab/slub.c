@@ -152,7 +152,6 @@ static void atfork_child(void);
 
 static void slab_init_once(void)
 {
-	long present = sysconf(_SC_NPROCESSORS_ONLN);
 	const char *debug = getenv("UKS_SLUB_DEBUG");
 
 	__uks_percpu_detect_rseq();
@@ -160,7 +159,7 @@ static void slab_init_once(void)
 	__uks_slab_fastpath_init();
 	/* The kernel's boot parameters slub_min_order= etc., as variables. */
 	tunables.page_size = __uks_page_size;
-	tunables.nr_cpus = present > 0 ? (unsigned int)present : 1;
+	tunables.nr_cpus = __uks_nr_present_cpus();	/* 5.15 sizes slabs by it */
 	tunables.min_order = env_uint("UKS_SLUB_MIN_ORDER", 0, UKS_MAX_PAGE_ORDER);
 	tunables.max_order = env_uint("UKS_SLUB_MAX_ORDER", 3, UKS_MAX_PAGE_ORDER);
 	tunables.min_objects = env_uint("UKS_SLUB_MIN_OBJECTS", 0, SLUB_MAX_OBJS_PER_PAGE);

@@ -138,6 +138,10 @@ pid_t uks_damon_kdamond_pid(struct uks_damon_ctx *ctx);
  * @refused:	sampled pages the kernel would not move (pinned, shared, ...)
  * @dropped:	taken pages whose mapping went away (munmap) meanwhile
  * @huge:	of @taken, transparent huge pages taken whole (2 MiB, as a PMD)
+ * @cut:	of @huge, pages an mremap() of part of them moved while taken
+ *		(their moved pages go back where they went)
+ * @lost:	pages whose data could not be kept: a huge page cut into more
+ *		than eight pieces within one sampling interval (0 expected)
  */
 struct uks_damon_self_stats {
 	unsigned long samples;
@@ -147,6 +151,8 @@ struct uks_damon_self_stats {
 	unsigned long refused;
 	unsigned long dropped;
 	unsigned long huge;
+	unsigned long cut;
+	unsigned long lost;
 };
 
 void uks_damon_self_stats(struct uks_damon_self_stats *out);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The self primitive's state, shared by lib/damon/self.c (the ops table,
- * mappings, fork handshake) and lib/damon/self_uffd.c (the userfaultfd
- * side: take, give back, serve faults and events).  See self.c's top.
+ * mappings, fork handshake), lib/damon/self_uffd.c (the userfaultfd
+ * side: take, give back, serve faults and events) and self_pieces.c (the
+ * addresses of a huge page that mremap() cut).  See self.c's top.
  */
 #ifndef UKS_LIB_DAMON_SELF_H
 #define UKS_LIB_DAMON_SELF_H
@@ -61,6 +62,12 @@ struct self_page_region {
 
 enum { E_NONE, E_TAKEN, E_HOLE, E_BACK, E_GONE };
 
+#define SELF_MAX_PIECES	8
+struct self_piece {		/* pages [k0, k1) of an entry, at page + k * PG + delta */
+	uint16_t k0, k1;
+	long delta;
+};
+
 struct self_entry {
 	unsigned long page;	/* 0: nothing sampled for this region */
 	unsigned long len;	/* PG, or HPG: a whole huge page (page is its start) */
@@ -73,6 +80,8 @@ struct self_entry {
 	bool hslot_dirty;	/* the huge slot may hold pages or a page table */
 	bool pending;		/* a fault waits: give back when events allow */
 	uint64_t held[HPG_NR / 64];	/* huge: the 4 KiB pages the slot holds */
+	unsigned char nr_pieces;	/* cut by mremap(): see self_pieces.c */
+	struct self_piece piece[SELF_MAX_PIECES];
 };
 
 struct self_range {
@@ -123,5 +132,12 @@ int __uks_damon_self_serve(struct self_state *st);
 void __uks_damon_self_take(struct self_state *st, struct self_entry *e);
 bool __uks_damon_self_is_huge(struct self_state *st, unsigned long base);
 void __uks_damon_self_close_window(struct self_state *st);
+unsigned long __uks_damon_self_page_addr(const struct self_entry *e, unsigned long k);
+long __uks_damon_self_page_index(const struct self_entry *e, unsigned long addr);
+bool __uks_damon_self_meets(const struct self_entry *e, unsigned long start, unsigned long end);
+unsigned long __uks_damon_self_piece_range(const struct self_entry *e, unsigned int i,
+					   unsigned long *start);
+int __uks_damon_self_remap(struct self_entry *e, unsigned long from, unsigned long to,
+			   unsigned long len);
 
 #endif

@@ -203,11 +203,12 @@ bool __uks_damon_self_is_huge(struct self_state *st, unsigned long base)
 
 /* ----------------------------------------------------------- the table */
 
-static struct self_entry *find(struct self_state *st, unsigned long page)
+/* The entry with a page at @page (*@k: which of its pages), or NULL. */
+static struct self_entry *find(struct self_state *st, unsigned long page, long *k)
 {
 	for (unsigned int i = 0; i < st->nr; i++)
-		if (st->e[i].registered && page >= st->e[i].page &&
-		    page < st->e[i].page + st->e[i].len)
+		if (st->e[i].registered &&
+		    (*k = __uks_damon_self_page_index(&st->e[i], page)) >= 0)
 			return &st->e[i];
 	return NULL;
 }
@@ -216,8 +217,10 @@ static struct self_entry *find(struct self_state *st, unsigned long page)
  * Put a taken huge page back: every held run in one UFFDIO_MOVE (the
  * whole 2 MiB as a PMD when nothing split it), page by page where a run
  * fails (a mapping split by mprotect meanwhile: a 4 KiB move, else a
- * copy; munmap: the page is dropped).  -EAGAIN: events are pending; what
- * went back stays back (held[] says what is left).
+ * copy; munmap: the page is dropped).  A run ends where an mremap() cut
+ * the page (self_pieces.c): each piece goes back where it is now.
+ * -EAGAIN: events are pending; what went back stays back (held[] says
+ * what is left).
  */
 static int give_back_huge(struct self_state *st, struct self_entry *e)
 {
@@ -225,25 +228,27 @@ static int give_back_huge(struct self_state *st, struct self_entry *e)
 	unsigned long k = 0;
 
 	while (k < HPG_NR) {
-		unsigned long run = 0;
+		unsigned long run = 0, dst;
 		long moved;
 
 		if (!is_held(e, k)) {
 			k++;
 			continue;
 		}
-		while (k + run < HPG_NR && is_held(e, k + run))
+		dst = __uks_damon_self_page_addr(e, k);
+		while (k + run < HPG_NR && is_held(e, k + run) &&
+		       __uks_damon_self_page_addr(e, k + run) == dst + run * PG)
 			run++;
-		moved = move_range(st, e->page + k * PG, src + k * PG, run * PG);
+		moved = move_range(st, dst, src + k * PG, run * PG);
 		if (moved == -EAGAIN)
 			return -EAGAIN;
 		if (moved <= 0)
-			moved = move_range(st, e->page + k * PG, src + k * PG, PG);
+			moved = move_range(st, dst, src + k * PG, PG);
 		if (moved == -EAGAIN)
 			return -EAGAIN;
 		if (moved <= 0) {
 			/* the slot page is there (held): a copy never faults on it */
-			int err = do_copy(st, e->page + k * PG, src + k * PG);
+			int err = do_copy(st, dst, src + k * PG);
 
 			if (err == -EAGAIN)
 				return err;
@@ -314,12 +319,13 @@ static void on_fault(struct self_state *st, const struct uffd_msg *m)
 {
 	unsigned long page = (unsigned long)m->arg.pagefault.address & ~(PG - 1);
 	bool wp = m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP;
-	struct self_entry *e = find(st, page);
+	long k = 0;
+	struct self_entry *e = find(st, page, &k);
 
 	st->stats.faults++;
 	if (e) {
 		/* a huge entry may not hold the faulting page: a hole, or dropped */
-		bool had = e->len == PG || is_held(e, (page - e->page) / PG);
+		bool had = e->len == PG || is_held(e, (unsigned long)k);
 
 		e->accessed = true;
 		if (e->state == E_TAKEN) {
@@ -355,9 +361,13 @@ static unsigned int retry_pending(struct self_state *st)
 		st->nr_pending--;
 		if (e->len == HPG) {
 			/* woken on a page not given back, a thread faults again */
-			struct uffdio_range r = { e->page, HPG };
+			unsigned long a, len;
 
-			ioctl(st->uffd, UFFDIO_WAKE, &r);
+			for (unsigned int j = 0; (len = __uks_damon_self_piece_range(e, j, &a)); j++) {
+				struct uffdio_range r = { a, len };
+
+				ioctl(st->uffd, UFFDIO_WAKE, &r);
+			}
 		} else if (e->state != E_BACK) {
 			resolve_other(st, e->page, false);	/* dropped by the program */
 		}
@@ -411,6 +421,23 @@ static bool zap_pending(struct self_state *st, unsigned long a, unsigned long le
 	return false;
 }
 
+/* Let go of a taken huge page's pages in [start, end).  Return: how many. */
+static unsigned long drop_pages(struct self_entry *e, unsigned long start, unsigned long end)
+{
+	unsigned long n = 0;
+
+	for (unsigned long k = 0; k < HPG_NR; k++) {
+		unsigned long a = __uks_damon_self_page_addr(e, k);
+
+		if (is_held(e, k) && a < end && a + PG > start) {
+			set_held(e, k, 1, false);
+			n++;
+		}
+	}
+	e->hslot_dirty = true;
+	return n;
+}
+
 static void on_remove(struct self_state *st, unsigned long start, unsigned long end)
 {
 	struct self_zap *z = &st->zaps[0];
@@ -425,7 +452,7 @@ static void on_remove(struct self_state *st, unsigned long start, unsigned long 
 	for (unsigned int i = 0; i < st->nr; i++) {
 		struct self_entry *e = &st->e[i];
 
-		if (!e->registered || e->page >= end || e->page + e->len <= start)
+		if (!e->registered || !__uks_damon_self_meets(e, start, end))
 			continue;
 		if (e->state == E_NONE) {
 			e->state = E_GONE;	/* mid-take: see zap_pending() */
@@ -439,12 +466,7 @@ static void on_remove(struct self_state *st, unsigned long start, unsigned long 
 			continue;
 		}
 		/* the part of a huge page the program drops; the rest goes back */
-		unsigned long s = start > e->page ? start : e->page;
-		unsigned long t = end < e->page + HPG ? end : e->page + HPG;
-
-		set_held(e, (DAMON_ALIGN_DOWN(s, PG) - e->page) / PG,
-			 (DAMON_ALIGN(t, PG) - DAMON_ALIGN_DOWN(s, PG)) / PG, false);
-		e->hslot_dirty = true;
+		drop_pages(e, start, end);
 		if (none_held(e))
 			e->state = E_GONE;
 	}
@@ -467,18 +489,10 @@ static void on_unmap(struct self_state *st, unsigned long start, unsigned long e
 		struct self_entry *e = &st->e[i];
 
 		if (!e->registered || e->state == E_BACK || e->state == E_GONE ||
-		    e->page >= end || e->page + e->len <= start)
+		    !__uks_damon_self_meets(e, start, end))
 			continue;
 		if (e->state == E_TAKEN && e->len == HPG) {
-			unsigned long s = start > e->page ? start : e->page;
-			unsigned long t = end < e->page + HPG ? end : e->page + HPG;
-			unsigned long k0 = (DAMON_ALIGN_DOWN(s, PG) - e->page) / PG;
-			unsigned long n = (DAMON_ALIGN(t, PG) - DAMON_ALIGN_DOWN(s, PG)) / PG;
-
-			for (unsigned long k = k0; k < k0 + n; k++)
-				st->stats.dropped += is_held(e, k);
-			set_held(e, k0, n, false);
-			e->hslot_dirty = true;
+			st->stats.dropped += drop_pages(e, start, end);
 			if (none_held(e))
 				e->state = E_GONE;
 			continue;
@@ -491,15 +505,32 @@ static void on_unmap(struct self_state *st, unsigned long start, unsigned long e
 	}
 }
 
+/*
+ * UFFD_EVENT_REMAP: mremap() moved [from, from + len) to @to, with our
+ * registration.  A page taken from inside goes back at its new address;
+ * a huge page the range cuts becomes pieces (self_pieces.c).
+ */
 static void on_remap(struct self_state *st, unsigned long from, unsigned long to,
 		     unsigned long len)
 {
 	for (unsigned int i = 0; i < st->nr; i++) {
 		struct self_entry *e = &st->e[i];
 
-		/* a huge entry moves when all of it does (see docs/DAMON.md) */
-		if (e->registered && e->page >= from && e->page + e->len <= from + len)
-			e->page = e->page - from + to;
+		if (!e->registered || !__uks_damon_self_meets(e, from, from + len))
+			continue;
+		if (__uks_damon_self_remap(e, from, to, len) == -ENOSPC) {
+			/*
+			 * A ninth piece of one huge page within one sampling
+			 * interval: where the moved pages went cannot be kept.
+			 */
+			if (e->state == E_TAKEN) {
+				st->stats.lost += drop_pages(e, from, from + len);
+				if (none_held(e))
+					e->state = E_GONE;
+			}
+			continue;
+		}
+		st->stats.cut += e->state == E_TAKEN && e->nr_pieces;
 	}
 }
 
@@ -634,6 +665,7 @@ void __uks_damon_self_take(struct self_state *st, struct self_entry *e)
 	long moved;
 
 	e->state = E_NONE;
+	e->nr_pieces = 0;
 	if (e->len == HPG) {
 		take_huge(st, e);
 		return;
@@ -744,9 +776,16 @@ void __uks_damon_self_close_window(struct self_state *st)
 	} while (again);
 	for (unsigned int i = 0; i < st->nr; i++) {
 		st->e[i].pending = false;	/* given back above */
-		if (st->e[i].registered)
-			__uks_damon_self_unreg(st, st->e[i].page, st->e[i].len);	/* wakes late faulters */
+		if (st->e[i].registered) {
+			unsigned long a, len;
+
+			/* wakes late faulters; every piece an mremap() made */
+			for (unsigned int j = 0; (len = __uks_damon_self_piece_range(&st->e[i], j, &a));
+			     j++)
+				__uks_damon_self_unreg(st, a, len);
+		}
 		st->e[i].registered = false;
+		st->e[i].nr_pieces = 0;
 		if (st->e[i].slot_dirty)
 			refresh_slot(st, i);
 		if (st->e[i].hslot_dirty)

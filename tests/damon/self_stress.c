@@ -19,7 +19,9 @@
  *   remove:  MADV_DONTNEED of owned pages reads back zero, then rewrites
  *	      (-r to skip: the copy mode does not see it);
  *   remap:   mremap()s a private buffer back and forth, checking it;
- *   unmap:   mmap, fill, check, munmap (-u to skip).
+ *   unmap:   mmap, fill, check, munmap (-u to skip);
+ *   cut:     with -H, mremap()s the middle 2 MiB of two huge pages away
+ *	      (cutting both) and checks both places.
  * -H: the pool, and the remove and unmap threads' buffers, in transparent
  * huge pages (2 MiB aligned, MADV_HUGEPAGE): the agent takes them whole,
  * and the remove thread drops a part of a maybe-taken huge page (the part
@@ -358,6 +360,48 @@ static void *remapper(void *arg)
 	return NULL;
 }
 
+/*
+ * -H: mremap() the middle 2 MiB of two fresh huge pages elsewhere, so the
+ * move cuts both in half, then check every page where it now is: the
+ * halves left behind and the moved middle.  Through libc's mremap(), so
+ * the agent's wrapper gives taken pages back first; tests/unit/damon/
+ * self.c cuts taken pages with the raw system call.
+ */
+static atomic_long cuts;
+
+static void *cutter(void *arg)
+{
+	const unsigned long n = 2 * HPG / PG, q = HPG / 2 / PG;
+
+	(void)arg;
+	while (!atomic_load(&stop_all)) {
+		uint64_t *b = map_buf(2 * HPG), *mid;
+
+		if (!b)
+			break;
+		for (unsigned long i = 0; i < n; i++)
+			fill(b + i * WORDS, 400000 + i, 9);
+		usleep(3000);
+		mid = mremap(b + q * WORDS, HPG, HPG, MREMAP_MAYMOVE);
+		if (mid == MAP_FAILED) {
+			fail("cut: mremap", 0, 0, (uint64_t)errno, 0);
+			munmap(b, 2 * HPG);
+			break;
+		}
+		atomic_fetch_add(&cuts, 1);
+		for (unsigned long i = 0; i < n; i++) {
+			bool moved = i >= q && i < q + HPG / PG;
+
+			verify(moved ? "cut: moved half" : "cut: half left",
+			       moved ? mid + (i - q) * WORDS : b + i * WORDS, 400000 + i, 9);
+		}
+		munmap(b, q * PG);
+		munmap(b + (q + HPG / PG) * WORDS, q * PG);
+		munmap(mid, HPG);
+	}
+	return NULL;
+}
+
 /* mmap, fill, check, munmap (with -H: a 2 MiB huge page) */
 static void *unmapper(void *arg)
 {
@@ -423,6 +467,8 @@ int main(int argc, char **argv)
 		pthread_create(&th[nth++], NULL, remover, NULL);
 	if (!no_unmap)
 		pthread_create(&th[nth++], NULL, unmapper, NULL);
+	if (thp)
+		pthread_create(&th[nth++], NULL, cutter, NULL);
 	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
 	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
 
@@ -452,8 +498,8 @@ int main(int argc, char **argv)
 		free(w[i].seq);
 	free(fo.seq);
 	free(po.seq);
-	printf("self_stress: %ld checks, %ld forks, %ld alarms, %ld errors\n",
-	       atomic_load(&checks), atomic_load(&forks), atomic_load(&alarms),
+	printf("self_stress: %ld checks, %ld forks, %ld cuts, %ld alarms, %ld errors\n",
+	       atomic_load(&checks), atomic_load(&forks), atomic_load(&cuts), atomic_load(&alarms),
 	       atomic_load(&errors));
 	return atomic_load(&errors) ? 1 : 0;
 }

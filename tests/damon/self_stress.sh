@@ -46,6 +46,7 @@ stress() {	# stress NAME MODE ARGS...
 	cat "$tmp/$name.out"
 	[ $rc = 0 ] || { echo "exit status $rc"; return 1; }
 	grep -q "self_stress: .* 0 errors" "$tmp/$name.out" || return 1
+	grep -q " 0 lost," "$tmp/$name.out" || { echo "the agent lost pages"; return 1; }
 	# uks-damon-agent: MODE mode, N samples, N sampled pages, N taken, N faults, ...
 	local taken faults
 	taken=$(sed -n 's/.* \([0-9]*\) taken.*/\1/p' "$tmp/$name.out")

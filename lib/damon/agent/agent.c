@@ -230,9 +230,9 @@ __attribute__((destructor)) static void agent_stop(void)
 
 		uks_damon_self_stats(&st);
 		dprintf(2, "uks-damon-agent: %s mode, %lu samples, %lu sampled pages, %lu taken, "
-			"%lu faults, %lu refused, %lu dropped, %lu huge\n", uks_damon_self_mode(),
-			st.samples, st.sampled, st.taken, st.faults, st.refused, st.dropped,
-			st.huge);
+			"%lu faults, %lu refused, %lu dropped, %lu cut, %lu lost, %lu huge\n",
+			uks_damon_self_mode(), st.samples, st.sampled, st.taken, st.faults,
+			st.refused, st.dropped, st.cut, st.lost, st.huge);
 	}
 	if (agent.w)
 		uks_damon_rec_writer_finish(agent.w, NULL);

@@ -10,12 +10,14 @@
  * page takes the whole 2 MiB page (a write to one 4 KiB page of it makes
  * its region hot, and the huge page is still whole after).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -489,6 +491,105 @@ TEST_TIMEOUT(self_takes_huge_pages_whole, 60)
 		}
 	EXPECT_EQ(4096, anon_huge_kb(h.buf, len));
 	munmap(h.buf, len);
+	uks_damon_ctx_destroy(ctx);
+}
+
+/*
+ * A program mremap()s the middle of a huge page away while the agent
+ * holds it (taken whole), with a raw system call, as glibc's realloc()
+ * makes it, which the agent's mremap() wrapper does not see.  The move
+ * cuts the taken page in three.  Every byte must be where the program now
+ * looks, the moved part at its new address and the rest in place; the
+ * agent's count of cut huge pages shows the case was met.  (Where a 4 KiB
+ * sample's registration split the range, the call fails with EFAULT and
+ * nothing moves: glibc's realloc() then copies.)
+ */
+static void cut_fill(char *p, unsigned long len, unsigned long tag)
+{
+	for (unsigned long i = 0; i < len; i += 8)
+		*(uint64_t *)(p + i) = (i + tag) * 0x9e3779b97f4a7c15ULL;
+}
+
+/* Words of [p, p + len) that differ from cut_fill()'s at offset @off. */
+static unsigned long cut_check(const char *p, unsigned long len, unsigned long off,
+			       unsigned long tag)
+{
+	unsigned long bad = 0;
+
+	for (unsigned long i = 0; i < len; i += 8)
+		bad += *(const volatile uint64_t *)(p + i) != (i + off + tag) * 0x9e3779b97f4a7c15ULL;
+	return bad;
+}
+
+TEST_TIMEOUT(self_follows_an_mremap_that_cuts_taken_huge_pages, 120)
+{
+	struct uks_damon_self_stats st;
+	struct uks_damon_ctx *ctx;
+	struct damon_target *t;
+	unsigned long id = (unsigned long)getpid(), len = 4 * MB, bad = 0, efaults = 0, round;
+	char why[300], *p, *buf;
+
+	if (uks_damon_primitive_available("self", why, sizeof(why)))
+		SKIP(return, "self: %.200s", why);
+	if (strcmp(uks_damon_self_mode(), "move"))
+		SKIP(return, "huge pages are taken whole in the UFFDIO_MOVE mode only");
+	unsetenv("UKS_DAMON_SELF_HUGE");
+	p = mmap(NULL, len + 2 * MB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	buf = (char *)(((uintptr_t)p + 2 * MB - 1) & ~(2 * MB - 1));
+	if (buf > p)
+		munmap(p, (size_t)(buf - p));
+	munmap(buf + len, 2 * MB - (size_t)(buf - p));
+	madvise(buf, len, MADV_HUGEPAGE);
+	cut_fill(buf, len, 0);
+	if (anon_huge_kb(buf, len) < 4096) {
+		munmap(buf, len);
+		SKIP(return, "no transparent huge pages here (THP off, or none free)");
+	}
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "self"));
+	/* 1 ms sampling, no update: the two regions stay the two huge pages */
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 1000, 20000, 1000000000, 3, 3));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	t = list_first_entry(&ctx->adaptive_targets, struct damon_target, list);
+	for (int k = 0; k < 2; k++)
+		__uks_damon_add_region(__uks_damon_new_region((unsigned long)buf + k * 2 * MB,
+							      (unsigned long)buf + (k + 1) * 2 * MB),
+				       t);
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	for (round = 0; round < 300 && !bad; round++) {
+		usleep(2500);	/* a sample or two: both huge pages taken */
+		for (int k = 0; k < 2; k++) {
+			char *from = buf + k * 2 * MB + MB / 2, *to;
+
+			/* one page longer: it cannot grow in place, so it moves */
+			to = (char *)syscall(SYS_mremap, from, MB, MB + PG, MREMAP_MAYMOVE);
+			if (to == MAP_FAILED) {
+				ASSERT_EQ(EFAULT, errno);
+				efaults++;
+				bad += cut_check(from, MB, k * 2 * MB + MB / 2, round);
+				continue;
+			}
+			bad += cut_check(buf + k * 2 * MB, MB / 2, k * 2 * MB, round);
+			bad += cut_check(to, MB, k * 2 * MB + MB / 2, round);
+			bad += cut_check(from + MB, MB / 2, k * 2 * MB + 3 * MB / 2, round);
+			munmap(to, MB + PG);
+		}
+		/* fresh huge pages for the next round, at the same place */
+		ASSERT_EQ(buf, mmap(buf, len, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+		madvise(buf, len, MADV_HUGEPAGE);
+		cut_fill(buf, len, round + 1);
+	}
+	uks_damon_stop(&ctx, 1);
+	uks_damon_self_stats(&st);
+	TH_LOG("%lu rounds, %lu words wrong, %lu EFAULT; %lu samples, %lu taken, %lu huge, "
+	       "%lu cut, %lu lost, %lu faults", round, bad, efaults, st.samples, st.taken,
+	       st.huge, st.cut, st.lost, st.faults);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, st.lost);
+	EXPECT_GT(st.cut, 20);
+	munmap(buf, len);
 	uks_damon_ctx_destroy(ctx);
 }
 

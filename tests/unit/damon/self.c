@@ -33,7 +33,7 @@ struct bufs {
 	char *hot, *cold;
 	bool read_only;
 	atomic_int stop;
-	int aggregations;
+	int aggregations, passed;
 	unsigned long hot_bytes_hot, cold_bytes_hot;
 	uint64_t sum;
 };
@@ -84,18 +84,25 @@ static int judge(struct uks_damon_target *t, void *arg)
 }
 
 /*
- * Judged over the last JUDGED of 30 aggregations, not one: a single
- * aggregation's ranking is one draw of 20 samples per region, and on a
- * loaded machine one unlucky draw fell just under 90%.
+ * The last JUDGED of 30 aggregations are judged one by one and TO_PASS
+ * of them must rank >= 90% of the hot buffer and <= 10% of the cold one
+ * hot: an aggregation's ranking is one draw of 20 samples per region, and
+ * on a loaded machine (the test suite runs two tests per CPU) an unlucky
+ * draw, or a toucher thread that hardly ran, falls under.
  */
-#define JUDGED	5
+#define JUDGED	10
+#define TO_PASS	7
 
 static int after_aggregation(struct uks_damon_ctx *ctx)
 {
 	struct bufs *b = uks_damon_callback_private(ctx);
 
-	if (++b->aggregations > 30 - JUDGED)
+	if (++b->aggregations > 30 - JUDGED) {
+		b->hot_bytes_hot = b->cold_bytes_hot = 0;
 		uks_damon_for_each_target(ctx, judge, b);
+		b->passed += b->hot_bytes_hot * 10 >= HOT_SZ * 9 &&
+			     b->cold_bytes_hot * 10 <= COLD_SZ;
+	}
 	return b->aggregations >= 30;
 }
 
@@ -153,11 +160,11 @@ static void find_hot(struct th_result *_th_r, bool read_only)
 	atomic_store(&b.stop, 1);
 	pthread_join(th, NULL);
 	uks_damon_self_stats(&st);
-	TH_LOG("self (%s, %s): %d aggregations, hot %lu of %lu bytes ranked hot, cold %lu "
-	       "(means of the last %d); %lu samples, %lu taken, %lu faults, %lu refused",
-	       uks_damon_self_mode(), read_only ? "reads" : "writes", b.aggregations,
-	       b.hot_bytes_hot / JUDGED, HOT_SZ, b.cold_bytes_hot / JUDGED, JUDGED, st.samples,
-	       st.taken, st.faults, st.refused);
+	TH_LOG("self (%s, %s): %d aggregations, %d of the last %d right; the last: hot %lu of "
+	       "%lu bytes ranked hot, cold %lu; %lu samples, %lu taken, %lu faults, %lu refused",
+	       uks_damon_self_mode(), read_only ? "reads" : "writes", b.aggregations, b.passed,
+	       JUDGED, b.hot_bytes_hot, HOT_SZ, b.cold_bytes_hot, st.samples, st.taken, st.faults,
+	       st.refused);
 	ASSERT_GE(b.aggregations, 30);
 #if !defined(__SANITIZE_ADDRESS__)
 	/*
@@ -167,8 +174,7 @@ static void find_hot(struct th_result *_th_r, bool read_only)
 	 */
 	EXPECT_GT(st.taken, 0);
 	EXPECT_GT(st.faults, 0);
-	EXPECT_GE(b.hot_bytes_hot * 10, HOT_SZ * 9 * JUDGED);
-	EXPECT_LE(b.cold_bytes_hot, COLD_SZ / 10 * JUDGED);
+	EXPECT_GE(b.passed, TO_PASS);
 #endif
 
 	/* every byte as written, every page back */
@@ -510,6 +516,14 @@ static void cut_fill(char *p, unsigned long len, unsigned long tag)
 		*(uint64_t *)(p + i) = (i + tag) * 0x9e3779b97f4a7c15ULL;
 }
 
+/* Is the page at @p away (taken by the agent)?  mincore() does not fault. */
+static bool taken_now(char *p)
+{
+	unsigned char v = 1;
+
+	return !mincore(p, PG, &v) && !(v & 1);
+}
+
 /* Words of [p, p + len) that differ from cut_fill()'s at offset @off. */
 static unsigned long cut_check(const char *p, unsigned long len, unsigned long off,
 			       unsigned long tag)
@@ -558,7 +572,9 @@ TEST_TIMEOUT(self_follows_an_mremap_that_cuts_taken_huge_pages, 120)
 				       t);
 	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
 	for (round = 0; round < 300 && !bad; round++) {
-		usleep(2500);	/* a sample or two: both huge pages taken */
+		/* until the agent holds both huge pages (mincore: not resident) */
+		for (int w = 0; w < 200 && !(taken_now(buf) && taken_now(buf + 2 * MB)); w++)
+			usleep(250);
 		for (int k = 0; k < 2; k++) {
 			char *from = buf + k * 2 * MB + MB / 2, *to;
 

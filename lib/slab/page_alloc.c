@@ -11,7 +11,8 @@
  * and jemalloc's dirty decay do: a freed (and merged) block stays resident
  * ("dirty") for PURGE_DELAY_MS, and allocations take dirty blocks first.
  * Page-level calls purge the dirty blocks older than that, at most every
- * PURGE_DELAY_MS / 2 and never below a small resident reserve.  A program
+ * PURGE_DELAY_MS / 2 and never below a resident reserve: 256 KiB, or an
+ * eighth of the pages in use when that is more.  A program
  * that frees a whole heap and builds it again within the delay (a batch, a
  * request, a phase) pays neither madvise(MADV_DONTNEED) nor the page
  * faults after it; an immediate release made bench/malloc-peers' allfree
@@ -51,6 +52,7 @@ static struct {
 	unsigned int chunk_pages;
 	unsigned int max_order;
 	unsigned long resident_free_pages;	/* estimate, for the reserve */
+	unsigned long used_pages;		/* handed out, for the reserve */
 	uint64_t next_purge_ms;
 	struct uks_page *spare_descs;		/* for huge mappings */
 	bool ready;
@@ -266,7 +268,16 @@ static int grow_zone(void)
  */
 static void purge_old_blocks(uint64_t now)
 {
-	const unsigned long reserve = RESIDENT_FREE_RESERVE >> __uks_page_shift;
+	unsigned long reserve = RESIDENT_FREE_RESERVE >> __uks_page_shift;
+
+	/*
+	 * A heap that churns whole slabs frees and takes back blocks all the
+	 * time; purging them all after the delay made bench/malloc-peers'
+	 * mixed pattern fault its pages in again and again.  So the reserve
+	 * grows with the heap: an eighth of what is in use.
+	 */
+	if (reserve < zone.used_pages / 8)
+		reserve = zone.used_pages / 8;
 
 	if (zone.resident_free_pages <= reserve || now < zone.next_purge_ms)
 		return;
@@ -323,6 +334,7 @@ struct uks_page *__uks_alloc_pages(unsigned int order)
 	dirty = page->nr_dirty;
 	since = page->dirty_since_ms;
 	del_free_block(page);
+	zone.used_pages += 1UL << order;
 	zone.resident_free_pages -= dirty < zone.resident_free_pages ? dirty : zone.resident_free_pages;
 	/* Split: the upper halves go back, each with half the dirty estimate. */
 	while (o > order) {
@@ -376,6 +388,7 @@ void __uks_free_pages(struct uks_page *page)
 		page_at(page, i)->kind = PAGE_UNUSED;
 
 	pthread_mutex_lock(&zone.lock);
+	zone.used_pages -= 1UL << order;
 	while (order < zone.max_order) {
 		unsigned long buddy_idx = idx ^ (1UL << order);
 		struct uks_page *buddy = page_at(page, (long)buddy_idx - (long)idx);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "unit/slab/helper.h"
 #include <uks/core.h>
 #include <uks/slab.h>
 
@@ -20,15 +21,6 @@ static void quiet(enum uks_log_level level, const char *msg, void *arg)
 	(void)level;
 	(void)msg;
 	(*(int *)arg)++;
-}
-
-static unsigned long attr_ulong(struct uks_kmem_cache *s, const char *attr)
-{
-	char buf[512];
-
-	if (uks_kmem_cache_attr_show(s, attr, buf, sizeof(buf)) <= 0)
-		return ~0UL;
-	return strtoul(buf, NULL, 10);
 }
 
 static int ctor_calls;
@@ -93,11 +85,7 @@ TEST(objects_are_distinct_and_aligned)
 	for (int i = 0; i < N; i++)
 		for (int j = 0; j < 40; j++)
 			ASSERT_EQ((char)(i & 0xff), p[i][j]);
-	for (int i = 0; i < N; i++)
-		uks_kmem_cache_free(s, p[i]);
-	EXPECT_EQ(0, uks_kmem_cache_shrink(s));
-	EXPECT_EQ(0, attr_ulong(s, "slabs"));
-	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+	FREE_ALL_AND_DESTROY(s, p, N);
 	free(p);
 }
 
@@ -174,15 +162,41 @@ TEST(kmalloc_large_and_huge)
 	}
 }
 
-static unsigned long resident_pages(void *p, size_t len)
+enum { BLOCK = 256 << 10 };	/* a kmalloc_large() block of 64 pages */
+
+/* @nr resident blocks of BLOCK bytes in @blocks; false without memory. */
+static bool alloc_blocks(char **blocks, int nr)
 {
-	unsigned char vec[512];
+	for (int i = 0; i < nr; i++) {
+		blocks[i] = uks_kmalloc(BLOCK);
+		if (!blocks[i])
+			return false;
+		memset(blocks[i], 0x5a, BLOCK);
+	}
+	return true;
+}
+
+/* Free blocks [from, to). */
+static void free_blocks(char **blocks, int from, int to)
+{
+	for (int i = from; i < to; i++)
+		uks_kfree(blocks[i]);
+}
+
+/* Run the purge (a page-level call) once the delay has passed. */
+static void purge_later(void)
+{
+	usleep(50 * 1000);
+	uks_kfree(uks_kmalloc(BLOCK));
+}
+
+/* Resident pages of blocks [from, to). */
+static unsigned long resident_blocks(char **blocks, int from, int to)
+{
 	unsigned long n = 0;
 
-	if (len / 4096 > sizeof(vec) || mincore(p, len, vec))
-		return ~0UL;
-	for (size_t i = 0; i < len / 4096; i++)
-		n += vec[i] & 1;
+	for (int i = from; i < to; i++)
+		n += resident_pages(blocks[i], BLOCK);
 	return n;
 }
 
@@ -193,28 +207,16 @@ static unsigned long resident_pages(void *p, size_t len)
  */
 TEST(freed_pages_are_purged_after_a_delay)
 {
-	enum { NR = 32, SZ = 256 << 10 };
+	enum { NR = 32 };
 	char *blocks[NR];
-	unsigned long resident = 0;
 
-	for (int i = 0; i < NR; i++) {
-		blocks[i] = uks_kmalloc(SZ);
-		ASSERT_NONNULL(blocks[i]);
-		memset(blocks[i], 0x5a, SZ);
-	}
-	for (int i = 0; i < NR; i++)
-		uks_kfree(blocks[i]);
-	for (int i = 0; i < NR; i++)
-		resident += resident_pages(blocks[i], SZ);
-	EXPECT_GE(resident, NR * (SZ / 4096) * 9 / 10);	/* kept for reuse */
-
-	usleep(50 * 1000);
-	uks_kfree(uks_kmalloc(SZ));	/* a page-level call runs the purge */
-	resident = 0;
-	for (int i = 0; i < NR; i++)
-		resident += resident_pages(blocks[i], SZ);
+	ASSERT_TRUE(alloc_blocks(blocks, NR));
+	free_blocks(blocks, 0, NR);
+	/* kept for reuse */
+	EXPECT_GE(resident_blocks(blocks, 0, NR), NR * (BLOCK / 4096) * 9 / 10);
+	purge_later();
 	/* All but the reserve (256 KiB) and the block just reused. */
-	EXPECT_LE(resident, 2 * (SZ / 4096));
+	EXPECT_LE(resident_blocks(blocks, 0, NR), 2 * (BLOCK / 4096));
 }
 
 /*
@@ -224,33 +226,18 @@ TEST(freed_pages_are_purged_after_a_delay)
  */
 TEST(the_free_reserve_grows_with_the_heap)
 {
-	enum { NR = 64, SZ = 256 << 10, FREED = 6 };
+	enum { NR = 64, FREED = 6 };
 	char *blocks[NR];
-	unsigned long resident = 0;
 
-	for (int i = 0; i < NR; i++) {
-		blocks[i] = uks_kmalloc(SZ);
-		ASSERT_NONNULL(blocks[i]);
-		memset(blocks[i], 0x5a, SZ);
-	}
+	ASSERT_TRUE(alloc_blocks(blocks, NR));
 	/* 1.5 MiB freed of 16 MiB: under the reserve of an eighth */
-	for (int i = 0; i < FREED; i++)
-		uks_kfree(blocks[i]);
-	usleep(50 * 1000);
-	uks_kfree(uks_kmalloc(4096));	/* a page-level call runs the purge */
-	for (int i = 0; i < FREED; i++)
-		resident += resident_pages(blocks[i], SZ);
-	EXPECT_GE(resident, FREED * (SZ / 4096) * 9 / 10);
-
+	free_blocks(blocks, 0, FREED);
+	purge_later();
+	EXPECT_GE(resident_blocks(blocks, 0, FREED), FREED * (BLOCK / 4096) * 9 / 10);
 	/* all of it freed: the heap is gone, and so is the reserve */
-	for (int i = FREED; i < NR; i++)
-		uks_kfree(blocks[i]);
-	usleep(50 * 1000);
-	uks_kfree(uks_kmalloc(SZ));
-	resident = 0;
-	for (int i = 0; i < NR; i++)
-		resident += resident_pages(blocks[i], SZ);
-	EXPECT_LE(resident, 2 * (SZ / 4096));
+	free_blocks(blocks, FREED, NR);
+	purge_later();
+	EXPECT_LE(resident_blocks(blocks, 0, NR), 2 * (BLOCK / 4096));
 }
 
 TEST(krealloc_keeps_contents)

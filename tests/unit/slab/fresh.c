@@ -13,29 +13,9 @@
 #include <sys/prctl.h>
 
 #include "harness.h"
+#include "unit/slab/helper.h"
 #include <uks/core.h>
 #include <uks/slab.h>
-
-static unsigned long attr_ulong(struct uks_kmem_cache *s, const char *attr)
-{
-	char buf[512];
-
-	if (uks_kmem_cache_attr_show(s, attr, buf, sizeof(buf)) <= 0)
-		return ~0UL;
-	return strtoul(buf, NULL, 10);
-}
-
-static unsigned long resident_pages(void *p, size_t len)
-{
-	unsigned char vec[512];
-	unsigned long n = 0;
-
-	if (len / 4096 > sizeof(vec) || mincore(p, len, vec))
-		return ~0UL;
-	for (size_t i = 0; i < len / 4096; i++)
-		n += vec[i] & 1;
-	return n;
-}
 
 /* One CPU, so consecutive allocations come from one CPU slab. */
 static void stay_on_one_cpu(void)
@@ -105,13 +85,9 @@ TEST(pages_of_a_fresh_slab_stay_untouched_until_used)
 	for (unsigned long i = 0; i < objs - BATCH - 1; i++)
 		EXPECT_TRUE(more[i] >= p[0] && more[i] < p[0] + bytes);
 	EXPECT_EQ(2, attr_ulong(s, "slabs"));
-	for (unsigned long i = 0; i < objs - BATCH; i++)
-		uks_kmem_cache_free(s, more[i]);
 	for (int j = 0; j <= BATCH; j++)
 		uks_kmem_cache_free(s, p[j]);
-	EXPECT_EQ(0, uks_kmem_cache_shrink(s));
-	EXPECT_EQ(0, attr_ulong(s, "slabs"));
-	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+	FREE_ALL_AND_DESTROY(s, more, objs - BATCH);
 	free(more);
 }
 
@@ -137,11 +113,7 @@ TEST(small_objects_come_out_in_address_order_across_batches)
 	for (unsigned long i = 0; i < objs; i++)
 		for (int j = 0; j < 1000; j++)
 			ASSERT_EQ((char)i, p[i][j]);
-	for (unsigned long i = 0; i < objs; i++)
-		uks_kmem_cache_free(s, p[i]);
-	EXPECT_EQ(0, uks_kmem_cache_shrink(s));
-	EXPECT_EQ(0, attr_ulong(s, "slabs"));
-	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+	FREE_ALL_AND_DESTROY(s, p, objs);
 	free(p);
 }
 

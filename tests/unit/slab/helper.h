@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers of the slab tests: sysfs numbers, resident pages. */
+#ifndef UKS_TESTS_UNIT_SLAB_HELPER_H
+#define UKS_TESTS_UNIT_SLAB_HELPER_H
+
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include <uks/slab.h>
+
+/* The number a cache's sysfs attribute starts with; ~0 if it has none. */
+static inline unsigned long attr_ulong(struct uks_kmem_cache *s, const char *attr)
+{
+	char buf[512];
+
+	if (uks_kmem_cache_attr_show(s, attr, buf, sizeof(buf)) <= 0)
+		return ~0UL;
+	return strtoul(buf, NULL, 10);
+}
+
+/* Resident 4 KiB pages of [p, p + len), len at most 2 MiB; ~0 on error. */
+static inline unsigned long resident_pages(void *p, size_t len)
+{
+	unsigned char vec[512];
+	unsigned long n = 0;
+
+	if (len / 4096 > sizeof(vec) || mincore(p, len, vec))
+		return ~0UL;
+	for (size_t i = 0; i < len / 4096; i++)
+		n += vec[i] & 1;
+	return n;
+}
+
+/*
+ * Free objects [0, n) of @objs back to @s, then expect shrink to leave no
+ * slab and the cache to be destroyed.  A macro: the EXPECTs are the test's.
+ */
+#define FREE_ALL_AND_DESTROY(s, objs, n) do {				\
+	for (unsigned long _i = 0; _i < (unsigned long)(n); _i++)	\
+		uks_kmem_cache_free((s), (objs)[_i]);			\
+	EXPECT_EQ(0, uks_kmem_cache_shrink(s));				\
+	EXPECT_EQ(0, attr_ulong((s), "slabs"));				\
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));			\
+} while (0)
+
+#endif

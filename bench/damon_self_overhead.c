@@ -11,7 +11,9 @@
  * process (attrs 5 ms / 100 ms / 1 s / 10 / 1000: what damo and the
  * kernel's figures use), ROUNDS times each; the medians give the ratio.
  * The checksum must be the same every run (no data changed by the
- * monitor), and the monitor thread's CPU time is printed.
+ * monitor), and the monitor thread's CPU time is printed.  Last, the
+ * floor: what one userfaultfd round trip costs on this machine beyond a
+ * plain fault, and what the last run's faults alone cost at that price.
  *
  *	damon_self_overhead [-s|-H] [-n MILLION_OPS] [-r ROUNDS] [-a "ATTRS"]
  *
@@ -22,12 +24,18 @@
  * page 4 KiB at a time splits it, 5x slower than anything worth timing.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +45,7 @@
 #define BUF_SZ		(128 * MB)
 #define HOT_SZ		(16 * MB)
 #define MAX_ROUNDS	15
+#define PG		4096UL
 
 static double now(void)
 {
@@ -80,6 +89,71 @@ static double thread_cpu(pid_t tid)
 		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st);
 	fclose(f);
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/*
+ * The floor under any fault-based monitor on this machine: one
+ * userfaultfd round trip (a page dropped, touched, the fault read by a
+ * handler thread and resolved), against the same drop and touch without
+ * userfaultfd.  Each fault the self agent causes costs the program at
+ * least the difference.  Microseconds per fault, or a negative value.
+ */
+static int rt_uffd = -1;
+static char *rt_page;
+static volatile int rt_stop;
+
+static void *rt_handler(void *arg)
+{
+	struct uffd_msg m;
+
+	(void)arg;
+	while (!rt_stop) {
+		struct pollfd p = { rt_uffd, POLLIN, 0 };
+		struct uffdio_zeropage z = { .range = { (unsigned long)rt_page, PG } };
+
+		if (poll(&p, 1, 100) <= 0 || read(rt_uffd, &m, sizeof(m)) != sizeof(m))
+			continue;
+		ioctl(rt_uffd, UFFDIO_ZEROPAGE, &z);
+	}
+	return NULL;
+}
+
+static double drop_and_touch_us(char *page, int n)
+{
+	double t0 = now();
+
+	for (int i = 0; i < n; i++) {
+		madvise(page, PG, MADV_DONTNEED);
+		(void)*(volatile char *)page;
+	}
+	return (now() - t0) * 1e6 / n;
+}
+
+static double uffd_round_trip_us(double *plain_us)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	char *plain = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	double us = -1;
+	pthread_t th;
+
+	rt_uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	rt_page = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct uffdio_register r = { .range = { (unsigned long)rt_page, PG },
+				     .mode = UFFDIO_REGISTER_MODE_MISSING };
+
+	if (rt_uffd >= 0 && rt_page != MAP_FAILED && plain != MAP_FAILED &&
+	    !ioctl(rt_uffd, UFFDIO_API, &api) && !ioctl(rt_uffd, UFFDIO_REGISTER, &r) &&
+	    !pthread_create(&th, NULL, rt_handler, NULL)) {
+		us = drop_and_touch_us(rt_page, 2000);
+		*plain_us = drop_and_touch_us(plain, 2000);
+		rt_stop = 1;
+		pthread_join(th, NULL);
+	}
+	if (rt_uffd >= 0)
+		close(rt_uffd);
+	munmap(rt_page, PG);
+	munmap(plain, PG);
+	return us;
 }
 
 static int cmp(const void *a, const void *b)
@@ -183,6 +257,13 @@ int main(int argc, char **argv)
 	       ratio <= 1.05 ? "MET" : "NOT MET");
 	printf("  monitor thread CPU  %.1f%% of one CPU\n",
 	       mon_wall > 0 ? 100.0 * mon_cpu / mon_wall : 0.0);
+	double plain_us = 0, rt_us = uffd_round_trip_us(&plain_us);
+
+	if (rt_us > 0)
+		printf("  floor: a userfaultfd round trip costs %.1f us here (a plain fault %.1f us);\n"
+		       "         the last run's %lu faults alone cost >= %.1f%% of the plain time\n",
+		       rt_us, plain_us, st.faults,
+		       100.0 * (double)st.faults * (rt_us - plain_us) / 1e6 / p);
 	munmap(buf, BUF_SZ);
 	return 0;
 }

@@ -166,10 +166,13 @@ vm_initramfs() {
 
 # vm_boot OUTDIR MODE TIMEOUT: boots; OUTDIR/console.log (ttyS0) and
 # OUTDIR/guest.out (ttyS1).  Returns qemu's (or timeout's) status.
+# Single-threaded TCG: with one host thread per vCPU, a vCPU once ran the
+# int3 that another was patching into the kernel text (static keys) and
+# the guest died with "Oops: int3" in sched_clock_cpu during boot.
 vm_boot() {
 	local out=$1 mode=$2 t=$3
 	rm -f "$out/console.log" "$out/guest.out"
-	timeout -k 5 "$t" qemu-system-x86_64 -accel tcg -cpu max -machine q35 -m 1G -smp 2 \
+	timeout -k 5 "$t" qemu-system-x86_64 -accel tcg,thread=single -cpu max -machine q35 -m 1G -smp 2 \
 		-display none -vga none -monitor none -nic none -no-reboot \
 		-serial "file:$out/console.log" -serial "file:$out/guest.out" \
 		-kernel "$VM_KDIR/boot/vmlinuz-$VM_KVER" -initrd "$VM_INITRD" \

@@ -112,8 +112,8 @@ static void clip(const struct self_entry *e, const struct self_piece *p, unsigne
  * @e:		a registered entry
  *
  * The pages of @e inside the range move with it.  Return: 0, or -ENOSPC
- * when the cut would need more than SELF_MAX_PIECES pieces (the entry is
- * then unchanged and its pages must go back before anything else).
+ * when the cut would need more than SELF_MAX_PIECES pieces; the entry is
+ * then unchanged, and the caller lets go of the moved pages (on_remap()).
  */
 int __uks_damon_self_remap(struct self_entry *e, unsigned long from, unsigned long to,
 			   unsigned long len)

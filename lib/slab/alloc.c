@@ -171,10 +171,11 @@ static unsigned int fresh_batch(const struct uks_kmem_cache *s)
  * objects keeps eight pages resident.  Caches with neither debugging nor
  * a constructor link one page worth here (at least four objects) and
  * leave the rest "fresh" (page->fresh_offset), linked as much at a time
- * when the CPU freelist runs dry, as mimalloc extends its free lists.  The accounting
- * stays 5.15's: while the slab is frozen, inuse counts every object not
- * on page->freelist, fresh ones included, so no other path can tell; and
- * deactivate_slab() links whatever is still fresh before unfreezing.
+ * when the CPU freelist runs dry, as mimalloc extends its free lists.
+ * The accounting stays 5.15's: while the slab is frozen, inuse counts
+ * every object not on page->freelist, fresh ones included, so no other
+ * path can tell; and deactivate_slab() links whatever is still fresh
+ * before unfreezing.
  */
 static struct uks_page *allocate_slab(struct uks_kmem_cache *s)
 {
@@ -202,10 +203,10 @@ static struct uks_page *allocate_slab(struct uks_kmem_cache *s)
 	page->fresh_offset = 0;
 	atomic_store_explicit(&page->locked, 0, memory_order_relaxed);
 
-	start = slab_address(page);
 	if (likely(!kmem_cache_debug(s) && !s->ctor)) {
 		start = __uks_link_fresh_objects(s, page, fresh_batch(s), NULL);
 	} else {
+		start = slab_address(page);
 		__uks_setup_slab_debug(s, page, start);
 		start = fixup_red_left(s, start);
 		for (idx = 0, p = start; idx + 1 < page->objects; idx++) {

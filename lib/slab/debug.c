@@ -16,6 +16,12 @@
 #include "slab/hot.h"
 #include "slab/slub.h"
 
+/*
+ * The object maps (4 KiB) live on the stack of the walk that needs one.
+ * As __thread variables they were in every thread's static TLS block,
+ * which the C library zeroes when it creates a thread: two resident
+ * pages per thread of every program, for debug-only walks.
+ */
 #define MAX_OBJS_BITMAP_LONGS ((SLUB_MAX_OBJS_PER_PAGE + 1) / (8 * sizeof(unsigned long)))
 
 /* Not the kernel's jiffies: milliseconds, i.e. HZ=1000. */
@@ -466,7 +472,7 @@ static void validate_full_slab(struct uks_page *page, void *arg)
  */
 int __uks_validate_slab_cache(struct uks_kmem_cache *s)
 {
-	static __thread unsigned long map[MAX_OBJS_BITMAP_LONGS];
+	unsigned long map[MAX_OBJS_BITMAP_LONGS];
 	struct kmem_cache_node *n = get_node(s, 0);
 	unsigned long count = 0;
 	struct uks_page *page;
@@ -510,7 +516,7 @@ int __uks_validate_slab_cache(struct uks_kmem_cache *s)
 /* kmem_cache_destroy() with objects left: name each one. */
 void __uks_list_slab_objects(struct uks_kmem_cache *s, struct uks_page *page, const char *text)
 {
-	static __thread unsigned long map[MAX_OBJS_BITMAP_LONGS];
+	unsigned long map[MAX_OBJS_BITMAP_LONGS];
 	char *addr = slab_address(page);
 	void *p;
 

@@ -61,6 +61,11 @@ ok "the allocator in use is uks (malloc_usable_size of 100 is the kmalloc-112 sl
 	python3 -c 'import ctypes; c = ctypes.CDLL(None); c.malloc.restype = ctypes.c_void_p
 c.malloc_usable_size.argtypes = [ctypes.c_void_p]; assert c.malloc_usable_size(c.malloc(100)) == 112'
 
+# Every new thread gets (and the C library zeroes) the library's static TLS:
+# keep it to a few words, not pages.
+tls=$(readelf -lW "$so" | awk '$1 == "TLS" { print $6 }')
+ok "static TLS of the preload is at most 64 bytes (${tls:-none})" -- test $((${tls:-0})) -le 64
+
 export UKS_SLUB_DEBUG=FZPU
 check_programs FZPU
 ok "FZPU: malloc_usable_size is the object size (red zones follow it)" -- \

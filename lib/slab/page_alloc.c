@@ -254,8 +254,13 @@ static int grow_zone(void)
 		munmap(base, UKS_CHUNK_SIZE);
 		return -ENOMEM;
 	}
-	for (unsigned int i = 0; i < zone.chunk_pages; i++)
-		descs[i].addr = base + ((size_t)i << __uks_page_shift);
+	/*
+	 * Only the first descriptor is set up: a split sets up the head of
+	 * the half it makes, so a descriptor is written (and its page of
+	 * the array made resident) when its page is first used.  Writing all
+	 * 512 kept 32 KiB resident per chunk, most of it for pages never used.
+	 */
+	descs[0].addr = base;
 	atomic_store_explicit(slot, (uintptr_t)descs, memory_order_release);
 	add_free_block(&descs[0], zone.max_order, 0, 0);
 	return 0;
@@ -338,9 +343,13 @@ struct uks_page *__uks_alloc_pages(unsigned int order)
 	zone.resident_free_pages -= dirty < zone.resident_free_pages ? dirty : zone.resident_free_pages;
 	/* Split: the upper halves go back, each with half the dirty estimate. */
 	while (o > order) {
+		struct uks_page *half;
+
 		o--;
 		dirty /= 2;
-		add_free_block(page_at(page, 1L << o), o, dirty, since);
+		half = page_at(page, 1L << o);
+		half->addr = page->addr + ((size_t)__uks_page_size << o);
+		add_free_block(half, o, dirty, since);
 		zone.resident_free_pages += dirty;
 	}
 	purge_old_blocks(now);

@@ -248,6 +248,13 @@ void *__uks_slab_alloc(struct uks_kmem_cache *s, unsigned long addr)
 	void *freelist;
 
 	stat(s, ALLOC_SLOWPATH);
+	if (s->sheaf_capacity) {
+		/* A full sheaf in the barn comes before the slabs (sheaf.c). */
+		void *object = __uks_sheaf_alloc_slow(s);
+
+		if (object)
+			return object;
+	}
 
 reread_page:
 	c = cpu_slab(s, this_cpu_index(s));

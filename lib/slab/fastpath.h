@@ -289,6 +289,8 @@ double_free:
  * @s: cache with sheaves
  * @rs: the rseq area's offset from the thread pointer (uks_rseq_off())
  *
+ * The freelist only when the barn has no full sheaf to trade the empty
+ * one for (the slow path does that trade, sheaf.c).
  * One section for both, so that an empty sheaf costs no second restart
  * point: each branch leaves the committing store in [val] -> ([addr])
  * (the sheaf's new size, or the freelist's next object), and the section
@@ -313,6 +315,8 @@ rseq_sheaf_pop(const struct uks_kmem_cache *s, ptrdiff_t rs)
 		"movq 16(%[addr], %[val], 8), %[obj]\n\t"
 		"jmp 9f\n\t"
 		"8:\n\t"
+		"cmpl $0, %c[barn_full](%[s])\n\t"
+		"jne %l[slow]\n\t"
 		"movq (%[c]), %[obj]\n\t"
 		"testq %[obj], %[obj]\n\t"
 		"jz %l[slow]\n\t"
@@ -325,7 +329,8 @@ rseq_sheaf_pop(const struct uks_kmem_cache *s, ptrdiff_t rs)
 		: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [val] "=&r"(val),
 		  [addr] "=&r"(addr)
 		: [rs] "r"(rs), RSEQ_CONSTS(s),
-		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_alloc_fast))
+		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_alloc_fast)),
+		  [barn_full] "i"(offsetof(struct uks_kmem_cache, barn.nr_full))
 		: "memory", "cc"
 		: slow);
 	if (!obj)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Per-CPU partial slabs and flushing: 5.15's put_cpu_partial(),
- * __unfreeze_partials(), flush_slab() and flush_all(); and the per-CPU
- * sheaves of UKS_SLAB_SHEAVES caches, which flushing empties too.
+ * __unfreeze_partials(), flush_slab() and flush_all() (which empties the
+ * sheaves of sheaf.c first).
  *
  * put_cpu_partial() holds the local lock for the list push only (5.15
  * replaced its cmpxchg loop with this short locked section); draining the
@@ -10,9 +10,6 @@
  * IPIs or workqueues here: the flusher takes each CPU's local lock itself
  * (a remote lock, see cpu_lock.c) and detaches that CPU's slabs.
  */
-#include <errno.h>
-#include <string.h>
-
 #include "slab/hot.h"
 #include "slab/slub.h"
 
@@ -126,156 +123,6 @@ void __uks_put_cpu_partial(struct uks_kmem_cache *s, struct uks_page *page, int 
 	}
 }
 
-/*
- * Sheaves: per-CPU arrays of free objects in front of the slabs, for
- * UKS_SLAB_SHEAVES caches (the preload malloc's kmalloc caches).
- *
- * SLUB frees an object of a slab other than the CPU slab with a 16-byte
- * cmpxchg on that slab, and an allocation that empties the CPU freelist
- * goes through the slow path.  Under a random replacement workload
- * (larson) most objects are of other slabs, so nearly every free and
- * every other allocation was slow.  Linux answered this after 5.15 with
- * "sheaves": free() pushes the pointer onto a per-CPU array, alloc() pops
- * it, and only a full array goes back to the slabs, in bulk.  Here:
- *
- *   push   rseq section (fastpath.h), no write to the object itself
- *   pop    rseq section; falls through to the CPU freelist when empty
- *   full   under the CPU slot's local lock, the older half is taken out,
- *          then freed with the bulk free (build_detached_freelist()),
- *          after the lock is dropped (the lock never spans slab work)
- *   flush  __uks_flush_all() empties the sheaves under the remote lock, so
- *          shrink, destroy and validate see every object back in a slab
- *
- * Everything below the sheaf is unchanged SLUB.  Debug caches never get
- * sheaves (every object must pass the checks on each free), and neither
- * do caches off the rseq fast path.
- */
-/* Bytes of objects one sheaf may hold: the RSS a CPU may keep per cache. */
-#define SHEAF_BYTES		16384u
-#define SHEAF_MIN_CAPACITY	4u
-
-static unsigned int sheaf_capacity(const struct uks_kmem_cache *s)
-{
-	unsigned int cap = SHEAF_BYTES / s->size;
-
-	if (cap < SHEAF_MIN_CAPACITY)
-		cap = SHEAF_MIN_CAPACITY;
-	return cap > SHEAF_MAX_CAPACITY ? SHEAF_MAX_CAPACITY : cap;
-}
-
-/**
- * __uks_sheaf_init - give every CPU slot of @s a sheaf, if @s wants them
- * @s: cache being opened (flags, size, fastpath and CPU slots set)
- *
- * Return: 0 (also when @s gets no sheaves), or -ENOMEM.
- */
-int __uks_sheaf_init(struct uks_kmem_cache *s)
-{
-	size_t stride;
-
-	s->sheaf_capacity = 0;
-	if (!(s->flags & UKS_SLAB_SHEAVES) || kmem_cache_debug(s) || !UKS_HAVE_RSEQ_ASM ||
-	    s->fastpath != FASTPATH_RSEQ)
-		return 0;
-	stride = ALIGN_UP(sizeof(struct slub_sheaf) + sheaf_capacity(s) * sizeof(void *),
-			  (size_t)UKS_CACHELINE);
-	s->sheaf_bytes = stride * s->nr_cpus;
-	s->sheaf_base = __uks_meta_alloc(s->sheaf_bytes);
-	if (!s->sheaf_base)
-		return -ENOMEM;
-	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		struct slub_sheaf *sh = (struct slub_sheaf *)(s->sheaf_base + cpu * stride);
-
-		sh->capacity = sheaf_capacity(s);
-		cpu_slab(s, cpu)->sheaf = sh;
-	}
-	s->sheaf_capacity = sheaf_capacity(s);
-	return 0;
-}
-
-/** __uks_sheaf_destroy - release the sheaves of @s (flushed, unused) */
-void __uks_sheaf_destroy(struct uks_kmem_cache *s)
-{
-	__uks_meta_free(s->sheaf_base, s->sheaf_bytes);
-	s->sheaf_base = NULL;
-}
-
-/**
- * __uks_sheaf_push_slow - free @object when the fast push could not
- * @s: cache with sheaves
- * @object: the object
- *
- * The sheaf was full, or the slot locked.  Under the local lock, a full
- * sheaf gives up its older half (the objects least likely to be in the
- * cache), then @object is pushed; the older half goes back to its slabs
- * after unlocking.
- */
-void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object)
-{
-	void *out[SHEAF_MAX_CAPACITY];
-	struct kmem_cache_cpu *c;
-	struct slub_sheaf *sh;
-	unsigned int cpu;
-	size_t n = 0;
-
-	c = __uks_cpu_slab_lock(s, &cpu);
-	sh = c->sheaf;
-	if (sh->size == sh->capacity) {
-		n = sh->capacity / 2;
-		memcpy(out, sh->objects, n * sizeof(void *));
-		memmove(sh->objects, sh->objects + n, (sh->size - n) * sizeof(void *));
-		sh->size -= n;
-	}
-	if (unlikely(sh->size && sh->objects[sh->size - 1] == object)) {
-		__uks_cpu_slab_unlock(s, c);
-		slab_double_free(s, object);
-	}
-	sh->objects[sh->size++] = object;
-	c->nr_free_fast++;
-	__uks_cpu_slab_unlock(s, c);
-	if (n)
-		uks_kmem_cache_free_bulk(s, n, out);
-}
-
-/**
- * __uks_sheaf_flush_locked - empty a locked slot's sheaf into @out
- * @s: cache
- * @c: its CPU slot, local lock held
- * @out: room for SHEAF_MAX_CAPACITY objects
- * @nr: set to the number of objects moved to @out
- *
- * The caller frees @out (uks_kmem_cache_free_bulk()) after unlocking.
- */
-void __uks_sheaf_flush_locked(struct uks_kmem_cache *s, struct kmem_cache_cpu *c, void **out,
-			      size_t *nr)
-{
-	struct slub_sheaf *sh = c->sheaf;
-
-	(void)s;
-	*nr = 0;
-	if (!sh || !sh->size)
-		return;
-	*nr = sh->size;
-	memcpy(out, sh->objects, sh->size * sizeof(void *));
-	sh->size = 0;
-}
-
-/* Empty CPU @cpu's sheaf back into the slabs (the remote lock, then bulk free). */
-static void flush_sheaf(struct uks_kmem_cache *s, unsigned int cpu)
-{
-	struct kmem_cache_cpu *c = cpu_slab(s, cpu);
-	void *objects[SHEAF_MAX_CAPACITY];
-	size_t nr;
-
-	if (!c->sheaf || !READ_ONCE(c->sheaf->size))
-		return;
-	__uks_cpu_slab_lock_remote(s, cpu);
-	__uks_sheaf_flush_locked(s, c, objects, &nr);
-	__uks_cpu_slab_unlock(s, c);
-	if (nr)
-		uks_kmem_cache_free_bulk(s, nr, objects);
-}
-
 /**
  * __uks_flush_cpu - detach CPU @cpu's slab and partial list, return them
  * @s: cache
@@ -307,7 +154,7 @@ void __uks_flush_cpu(struct uks_kmem_cache *s, unsigned int cpu)
 }
 
 /**
- * __uks_flush_all - flush every CPU's sheaf and slabs of @s to the node lists
+ * __uks_flush_all - flush every sheaf and CPU slab of @s to the node lists
  * @s: cache
  *
  * Sheaves go first, all of them: freeing their objects may freeze slabs
@@ -316,8 +163,7 @@ void __uks_flush_cpu(struct uks_kmem_cache *s, unsigned int cpu)
 void __uks_flush_all(struct uks_kmem_cache *s)
 {
 	if (s->sheaf_capacity)
-		for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
-			flush_sheaf(s, cpu);
+		__uks_sheaf_flush_all(s);
 	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
 		__uks_flush_cpu(s, cpu);
 }

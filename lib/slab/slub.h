@@ -134,6 +134,28 @@ struct slub_sheaf {
 };
 
 /*
+ * 62 objects: a sheaf is then 512 bytes, and the four sheaves of a cache
+ * on two CPUs (two of theirs, two spares) one 2 KiB metadata block.
+ */
+#define SHEAF_MAX_CAPACITY	62u
+#define SHEAF_BARN_MAX		8u
+
+/*
+ * The barn: spare sheaves, full or empty, that the CPUs of a cache trade
+ * their own for (sheaf.c).  Each slot holds one spare sheaf, tagged
+ * BARN_FULL when full (0 only while a flush empties it); a trade is one
+ * compare-and-swap of a slot, so the barn always holds all the spares.
+ * nr_full is a hint for the fast paths, kept after each trade.
+ */
+#define BARN_FULL		1UL
+struct slub_barn {
+	_Atomic(uintptr_t) slot[SHEAF_BARN_MAX];
+	atomic_uint nr_full;
+	unsigned int nr_slots;
+	atomic_ulong nr_put, nr_get;	/* trades of a full / for a full sheaf */
+} __attribute__((aligned(UKS_CACHELINE)));	/* written by every CPU */
+
+/*
  * Per-CPU state.  The first line is all the fast paths touch: the
  * {freelist, tid} pair (16-byte aligned for cmpxchg16b), the CPU slab, the
  * two fast-path stat counters and the sheaf (NULL without sheaves).
@@ -228,8 +250,9 @@ struct uks_kmem_cache {
 	bool cmpxchg_double;		/* __CMPXCHG_DOUBLE */
 	bool is_kmalloc;
 	void (*ctor)(void *);
-	char *sheaf_base;		/* the sheaves of all CPUs, one mapping */
+	char *sheaf_base;		/* the sheaves of all CPUs and the barn */
 	size_t sheaf_bytes;
+	struct slub_barn barn;
 	int refcount;
 	struct list_head list;		/* on slab_caches */
 	char name[64];
@@ -384,13 +407,12 @@ void __uks_flush_all(struct uks_kmem_cache *s);
 void __uks_flush_cpu(struct uks_kmem_cache *s, unsigned int cpu);
 int __uks_free_partial_all(struct uks_kmem_cache *s);
 
-/* partial.c: sheaves */
+/* sheaf.c */
 int __uks_sheaf_init(struct uks_kmem_cache *s);
 void __uks_sheaf_destroy(struct uks_kmem_cache *s);
+void *__uks_sheaf_alloc_slow(struct uks_kmem_cache *s);
 void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object);
-void __uks_sheaf_flush_locked(struct uks_kmem_cache *s, struct kmem_cache_cpu *c, void **out,
-			      size_t *nr);
-#define SHEAF_MAX_CAPACITY	64u
+void __uks_sheaf_flush_all(struct uks_kmem_cache *s);
 
 /* local lock of a kmem_cache_cpu (cpu_lock.c) */
 struct kmem_cache_cpu *__uks_cpu_slab_lock(struct uks_kmem_cache *s, unsigned int *cpu);

@@ -51,7 +51,10 @@ static int read_cpu_list(const char *path, struct uks_cpumask *mask)
 	n = read(fd, text, sizeof(text) - 1);
 	if (n > 0) {
 		text[n] = 0;
-		text[strcspn(text, "\n")] = 0;
+		/* Not strcspn(): its table is a window of libc's rodata more. */
+		for (char *nl = text; *nl; nl++)
+			if (*nl == '\n')
+				*nl = 0;
 		if (uks_cpumask_parse_list(mask, text, 0) == 0 && !uks_cpumask_empty(mask))
 			ret = 0;
 	}

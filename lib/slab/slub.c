@@ -315,7 +315,7 @@ struct uks_kmem_cache *__uks_kmem_cache_create(const char *name, unsigned int si
 	s = __uks_meta_alloc(sizeof(*s));
 	if (!s)
 		goto out;
-	strcpy(s->name, name);
+	memcpy(s->name, name, strlen(name) + 1);	/* strcpy() is one libc window more */
 	s->is_kmalloc = is_kmalloc;
 	err = open_cache(s, size, align ? align : SLUB_MINALIGN,
 			 __uks_slub_debug_flags(name, flags), ctor);

@@ -82,8 +82,8 @@ $(O)/mpic/%.o: %.c $(CONFIG_H)
 	$(Q_CC)$(CC) $(ALL_CFLAGS) -fPIC -DUKS_SHARED -DUKS_MALLOC_SHIM \
 		-DUKS_KMALLOC_MINALIGN=16 -fvisibility=hidden -c $< -o $@
 
-# -static-libgcc: the unwinder for slub_debug's U stacks is linked in, so
-# every process under the preload does not map libgcc_s.so (~100 KiB RSS).
+# No libgcc unwinder in the preload (stacks come from glibc's backtrace(),
+# loaded on first use: lib/slab/report.c), and no libgcc_s.so dependency.
 $(LIBMALLOC): $(MALLOC_OBJS) lib/malloc/preload.map
 	$(Q_LD)$(CC) $(ALL_LDFLAGS) -shared -static-libgcc \
 		-Wl,--version-script=lib/malloc/preload.map \

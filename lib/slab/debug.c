@@ -52,8 +52,10 @@ struct track_snapshot {
 static void snapshot_stack(struct uks_kmem_cache *s, struct track_snapshot *snap)
 {
 	memset(snap, 0, sizeof(*snap));
-	if (s->flags & UKS_SLAB_STORE_USER)
+	if (s->flags & UKS_SLAB_STORE_USER) {
+		__uks_stack_trace_prepare();	/* may allocate: no lock is held */
 		__uks_stack_trace(snap->addrs, SLUB_TRACK_ADDRS, 3);
+	}
 }
 
 static void set_track(struct uks_kmem_cache *s, void *object, enum track_item alloc,

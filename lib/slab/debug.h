@@ -52,6 +52,7 @@ static inline struct slub_track *__uks_get_track(struct uks_kmem_cache *s, void 
 unsigned long __uks_jiffies(void);
 bool __uks_slab_add_kunit_errors(void);
 void __uks_format_symbol(char *buf, size_t len, unsigned long addr);
+void __uks_stack_trace_prepare(void);
 unsigned int __uks_stack_trace(unsigned long *addrs, unsigned int max, unsigned int skip);
 void __uks_print_section(const char *text, const uint8_t *addr, size_t length);
 void __uks_print_tracking(struct uks_kmem_cache *s, void *object);

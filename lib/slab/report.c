@@ -15,6 +15,7 @@
  * and not printed, as lib/slub_kunit.c's "slab_errors" resource does.
  */
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
 #include <stdarg.h>
@@ -22,7 +23,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#ifndef UKS_MALLOC_SHIM
 #include <unwind.h>
+#endif
 
 #include "core/log.h"
 #include "slab/debug.h"
@@ -77,6 +80,46 @@ void __uks_format_symbol(char *buf, size_t len, unsigned long addr)
 	}
 }
 
+#ifdef UKS_MALLOC_SHIM
+/*
+ * The preload has no unwinder of its own: libgcc's, linked in, was 20 KiB
+ * of text resident in every process.  glibc's backtrace() loads libgcc_s
+ * on its first call, and that dlopen() allocates, so the first call is
+ * made by __uks_stack_trace_prepare(), which a track's capture calls
+ * before it takes any lock; allocations it makes meanwhile get empty
+ * stacks.  Until then (with no U in slub_debug, at all), reports print no
+ * stack either.
+ */
+static atomic_int backtrace_state;	/* 0 cold, 1 loading, 2 ready */
+
+void __uks_stack_trace_prepare(void)
+{
+	int cold = 0;
+	void *frame;
+
+	if (atomic_load_explicit(&backtrace_state, memory_order_acquire) == 2 ||
+	    !atomic_compare_exchange_strong(&backtrace_state, &cold, 1))
+		return;
+	backtrace(&frame, 1);
+	atomic_store_explicit(&backtrace_state, 2, memory_order_release);
+}
+
+/* The caller's stack, innermost first, skipping @skip frames. */
+__attribute__((noinline)) unsigned int __uks_stack_trace(unsigned long *addrs, unsigned int max,
+							  unsigned int skip)
+{
+	void *frames[64];
+	int n;
+	unsigned int nr = 0;
+
+	if (atomic_load_explicit(&backtrace_state, memory_order_acquire) != 2)
+		return 0;
+	n = backtrace(frames, (int)(max + skip < 64 ? max + skip : 64));
+	for (int i = (int)skip; i < n && nr < max; i++)
+		addrs[nr++] = (unsigned long)frames[i];
+	return nr;
+}
+#else
 struct unwind_state {
 	unsigned long *addrs;
 	unsigned int nr, max, skip;
@@ -97,12 +140,17 @@ static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *ctx, void *arg)
 	return st->nr == st->max ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
 
+void __uks_stack_trace_prepare(void)
+{
+}
+
 /*
  * The caller's stack, innermost first, skipping @skip frames.  libgcc's
  * unwinder is called directly (not glibc's backtrace(), which dlopen()s it
- * and would recurse into a preloaded malloc).
+ * and would recurse into the allocator).
  */
-unsigned int __uks_stack_trace(unsigned long *addrs, unsigned int max, unsigned int skip)
+__attribute__((noinline)) unsigned int __uks_stack_trace(unsigned long *addrs, unsigned int max,
+							  unsigned int skip)
 {
 	struct unwind_state st = { addrs, 0, max, skip };
 
@@ -110,6 +158,7 @@ unsigned int __uks_stack_trace(unsigned long *addrs, unsigned int max, unsigned 
 		_Unwind_Backtrace(unwind_one, &st);
 	return st.nr;
 }
+#endif
 
 void __uks_dump_stack(void)
 {

@@ -489,8 +489,14 @@ TEST_TIMEOUT(self_takes_huge_pages_whole, 60)
 	       st.refused, anon_huge_kb(h.buf, len));
 	EXPECT_GE(h.aggregations, 40);
 	EXPECT_GT(st.huge, 100);
-	/* 10 samples an aggregation: the written one is seen in most */
-	EXPECT_GE(h.acc[0], (unsigned long)h.aggregations * 5);
+	/*
+	 * The written one is seen in most samples.  Up to 10 fit an
+	 * aggregation, but aggregations go by the clock (as in 5.15), and a
+	 * slow monitor (a sanitizer build on a loaded box: 179 samples in 40
+	 * aggregations once) takes fewer: count against the samples taken.
+	 */
+	EXPECT_GE(h.acc[0], st.samples / 2);
+	EXPECT_GE(h.acc[0], (unsigned long)h.aggregations);
 	EXPECT_LE(h.acc[1], (unsigned long)h.aggregations / 2);
 	for (unsigned long i = 0; i < len; i += 8)
 		if (i != 300 * PG + 24 && *(uint64_t *)(h.buf + i) != (i ^ 0x7a7a7a)) {

@@ -675,7 +675,8 @@ static void target(const char *pat, const char *what, double limit, double ratio
 	if (!ok)
 		printf("  uks %-9s %-24s n/a (allocator missing or failed)\n", pat, what);
 	else
-		printf("  uks %-9s %-24s %-7s (%.2fx)\n", pat, what,
+		/* three decimals: 1.104 must not read as a met 1.10 */
+		printf("  uks %-9s %-24s %-7s (%.3fx)\n", pat, what,
 		       ratio <= limit ? "MET" : "NOT MET", ratio);
 }
 

@@ -191,7 +191,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void target(const char *what, double value, double limit)
 {
-	printf("  %-58s %6.2fx  (limit %.2fx)  %s\n", what, value, limit,
+	printf("  %-58s %6.3fx  (limit %.2fx)  %s\n", what, value, limit,
 	       value <= limit ? "MET" : "NOT MET");
 }
 

@@ -17,16 +17,6 @@
 #include <uks/core.h>
 #include <uks/slab.h>
 
-/* One CPU, so consecutive allocations come from one CPU slab. */
-static void stay_on_one_cpu(void)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET((unsigned int)sched_getcpu(), &set);
-	sched_setaffinity(0, sizeof(set), &set);
-}
-
 /*
  * 2 KiB objects, 16 to a 32 KiB slab: linked four at a time (the minimum
  * batch, two pages), so each pair of pages is touched only when needed.
@@ -42,7 +32,7 @@ TEST(pages_of_a_fresh_slab_stay_untouched_until_used)
 		SKIP(return, "the layout below assumes 4 KiB pages");
 	/* A transparent huge page would make the whole slab resident at once. */
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
-	stay_on_one_cpu();
+	pin_to_cpu(sched_getcpu());	/* one CPU slab for consecutive allocations */
 	s = uks_kmem_cache_create("t_fresh2k", SZ, 0, 0, NULL);
 	ASSERT_NONNULL(s);
 	objs = attr_ulong(s, "objs_per_slab");
@@ -98,7 +88,7 @@ TEST(small_objects_come_out_in_address_order_across_batches)
 	char **p;
 
 	ASSERT_NONNULL(s);
-	stay_on_one_cpu();
+	pin_to_cpu(sched_getcpu());	/* one CPU slab for consecutive allocations */
 	objs = attr_ulong(s, "objs_per_slab");
 	size = attr_ulong(s, "slab_size");
 	ASSERT_GT(objs, 4);		/* more than one page worth: several batches */

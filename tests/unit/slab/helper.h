@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers of the slab tests: sysfs numbers, resident pages. */
+/* Helpers of the slab tests: sysfs numbers, resident pages, pinning. */
 #ifndef UKS_TESTS_UNIT_SLAB_HELPER_H
 #define UKS_TESTS_UNIT_SLAB_HELPER_H
 
+#include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -29,6 +31,16 @@ static inline unsigned long resident_pages(void *p, size_t len)
 	for (size_t i = 0; i < len / 4096; i++)
 		n += vec[i] & 1;
 	return n;
+}
+
+/* Run the calling thread on @cpu only.  Return: true if it now runs there. */
+static inline bool pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET((unsigned int)cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0 && sched_getcpu() == cpu;
 }
 
 /*

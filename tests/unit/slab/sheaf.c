@@ -18,15 +18,6 @@
 #include "unit/slab/helper.h"
 #include <uks/slab.h>
 
-static bool pin_to(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET((unsigned int)cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) == 0 && sched_getcpu() == cpu;
-}
-
 static unsigned int barn_full(struct uks_kmem_cache *s)
 {
 	unsigned int n = 0;
@@ -57,7 +48,7 @@ TEST(a_full_sheaf_is_traded_in_the_barn_and_comes_back_before_the_slabs)
 	if (!s->sheaf_capacity)
 		SKIP(goto out, "no sheaves without the rseq fast path (%s here)",
 		     uks_slab_fastpath());
-	ASSERT_TRUE(pin_to(sched_getcpu()));
+	ASSERT_TRUE(pin_to_cpu(sched_getcpu()));
 	c = cpu_slab(s, (unsigned int)sched_getcpu());
 	cap = s->sheaf_capacity;
 	spares = s->barn.nr_slots;
@@ -145,7 +136,7 @@ static void *consumer(void *arg)
 	struct ring *r = arg;
 	size_t tail = 0;
 
-	r->pinned = pin_to(r->cpu);
+	r->pinned = pin_to_cpu(r->cpu);
 	while (tail < NR_OBJECTS) {
 		uint64_t *o;
 
@@ -181,7 +172,7 @@ TEST(objects_freed_on_one_cpu_feed_the_allocations_of_another)
 	if (nr < 2)
 		SKIP(goto out, "needs two CPUs");
 	r->cpu = cpus[1];
-	ASSERT_TRUE(pin_to(cpus[0]));
+	ASSERT_TRUE(pin_to_cpu(cpus[0]));
 	ASSERT_EQ(0, pthread_create(&th, NULL, consumer, r));
 	for (size_t head = 0; head < NR_OBJECTS; head++) {
 		uint64_t *o = uks_kmem_cache_alloc(r->s);

@@ -77,15 +77,24 @@ $(O)/pic/%.o: %.c $(CONFIG_H)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(ALL_CFLAGS) -fPIC -DUKS_SHARED -c $< -o $@
 
+# The preload is in every page table of the programs it runs under, and the
+# kernel's fault-around maps all of a small file's pages on first touch: its
+# size is RSS.  Sections per function and data item let the link drop what
+# the malloc API never reaches (the library's tracing and bitmap helpers),
+# and packed relative relocations (DT_RELR, glibc 2.36) shrink the table
+# ld.so reads at load: 116 -> 92 KiB of the file resident.
 $(O)/mpic/%.o: %.c $(CONFIG_H)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(ALL_CFLAGS) -fPIC -DUKS_SHARED -DUKS_MALLOC_SHIM \
-		-DUKS_KMALLOC_MINALIGN=16 -fvisibility=hidden -c $< -o $@
+		-DUKS_KMALLOC_MINALIGN=16 -fvisibility=hidden \
+		-ffunction-sections -fdata-sections -c $< -o $@
+
+MALLOC_LDFLAGS := -Wl,--gc-sections $(call ld-option,-z pack-relative-relocs)
 
 # No libgcc unwinder in the preload (stacks come from glibc's backtrace(),
 # loaded on first use: lib/slab/report.c), and no libgcc_s.so dependency.
 $(LIBMALLOC): $(MALLOC_OBJS) lib/malloc/preload.map
-	$(Q_LD)$(CC) $(ALL_LDFLAGS) -shared -static-libgcc \
+	$(Q_LD)$(CC) $(ALL_LDFLAGS) -shared -static-libgcc $(MALLOC_LDFLAGS) \
 		-Wl,--version-script=lib/malloc/preload.map \
 		-Wl,-z,defs -o $@ $(MALLOC_OBJS) $(LIBS)
 

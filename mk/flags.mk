@@ -4,6 +4,12 @@
 # -Werror (so a compiler that merely warns about an unknown flag says no).
 cc-option = $(shell $(CC) -Werror $(1) -x c -c /dev/null -o /dev/null >/dev/null 2>&1 && echo $(1))
 
+# ld-option: $(call ld-option,-z pack-relative-relocs) yields the linker
+# option, spelled for $(CC), when linking a shared object with it succeeds
+# without a warning (an older ld only warns about an unknown -z option).
+ld-option = $(shell $(CC) -shared -Wl,--fatal-warnings $(addprefix -Xlinker ,$(1)) \
+		-x c /dev/null -o /dev/null >/dev/null 2>&1 && echo $(addprefix -Xlinker ,$(1)))
+
 # cc-is-gcc: a probe of the compiler's predefined macros, never its name, so a
 # gcc called "cc" or a clang called "gcc" is classified by what it is.
 cc-is-gcc = $(shell $(CC) -dM -E -x c /dev/null 2>/dev/null | \

@@ -20,6 +20,14 @@
  * most what was freed in the last delay, until the next page-level call.
  * Free lists hold dirty blocks before clean ones, newest first.
  *
+ * Chunks after the first are madvise(MADV_HUGEPAGE)d, as the kernel's slab
+ * pages live in its direct map of huge pages: one fault and one TLB entry
+ * per 2 MiB instead of 512.  A heap of a few MiB under random replacement
+ * (bench/malloc-peers' mixed) ran in 0.73x the time, with 6% more RSS:
+ * a huge page is resident whole.  The first chunk keeps small pages, so a
+ * program whose heap fits in it (most) keeps its small RSS.  Where THP is
+ * off, the advice does nothing; UKS_SLUB_THP=0 (slub.c) leaves it out.
+ *
  * The chunk table maps (addr >> 21) to the chunk's descriptor array with
  * two loads; entries for huge mappings are tagged with bit 0 and point at
  * a single descriptor.
@@ -55,8 +63,9 @@ static struct {
 	unsigned long used_pages;		/* handed out, for the reserve */
 	uint64_t next_purge_ms;
 	struct uks_page *spare_descs;		/* for huge mappings */
+	bool huge_chunks;			/* MADV_HUGEPAGE after the first */
 	bool ready;
-} zone = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} zone = { .lock = PTHREAD_MUTEX_INITIALIZER, .huge_chunks = true };
 
 _Atomic(uintptr_t *) __uks_chunk_table[1UL << UKS_TABLE_TOP_BITS];
 unsigned int __uks_chunk_pages_mask;
@@ -114,6 +123,19 @@ void __uks_page_alloc_init(void)
 		INIT_LIST_HEAD(&zone.area[o].free_list);
 	zone.ready = true;
 out:
+	pthread_mutex_unlock(&zone.lock);
+}
+
+/**
+ * __uks_page_alloc_set_huge_chunks - advise huge pages for later chunks?
+ * @on: true (the default): every chunk after the first gets MADV_HUGEPAGE
+ *
+ * Applies to chunks mapped from now on.
+ */
+void __uks_page_alloc_set_huge_chunks(bool on)
+{
+	pthread_mutex_lock(&zone.lock);
+	zone.huge_chunks = on;
 	pthread_mutex_unlock(&zone.lock);
 }
 
@@ -244,6 +266,9 @@ static int grow_zone(void)
 	base = map_aligned(UKS_CHUNK_SIZE, UKS_CHUNK_SIZE);
 	if (!base)
 		return -ENOMEM;
+	/* Advice only: a kernel without THP says EINVAL and we go on. */
+	if (zone.huge_chunks && nr_chunks)
+		(void)madvise(base, UKS_CHUNK_SIZE, MADV_HUGEPAGE);
 	/* the cache map, then the descriptors (see page_alloc.h) */
 	meta = map_anon(meta_bytes);
 	descs = meta ? (struct uks_page *)(meta + UKS_PAGE_CACHE_MAP_BYTES) : NULL;

@@ -15,6 +15,7 @@
 #define UKS_LIB_SLAB_PAGE_ALLOC_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -93,6 +94,7 @@ void __uks_free_pages(struct uks_page *page);
 struct uks_page *__uks_alloc_huge(size_t size, size_t align);
 void __uks_free_huge(struct uks_page *page);
 void __uks_page_alloc_init(void);
+void __uks_page_alloc_set_huge_chunks(bool on);
 void __uks_for_each_page(void (*fn)(struct uks_page *page, void *arg), void *arg);
 void __uks_page_alloc_lock(void);
 void __uks_page_alloc_unlock(void);

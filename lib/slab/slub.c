@@ -164,6 +164,7 @@ static void slab_init_once(void)
 	tunables.max_order = env_uint("UKS_SLUB_MAX_ORDER", 3, UKS_MAX_PAGE_ORDER);
 	tunables.min_objects = env_uint("UKS_SLUB_MIN_OBJECTS", 0, SLUB_MAX_OBJS_PER_PAGE);
 	__uks_kmalloc_sheaves = env_uint("UKS_SLUB_SHEAVES", KMALLOC_SHEAVES_DEFAULT, 1);
+	__uks_page_alloc_set_huge_chunks(env_uint("UKS_SLUB_THP", 1, 1));
 	if (tunables.min_order > tunables.max_order)
 		tunables.max_order = tunables.min_order;
 	if (debug)

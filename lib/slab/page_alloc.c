@@ -20,13 +20,15 @@
  * most what was freed in the last delay, until the next page-level call.
  * Free lists hold dirty blocks before clean ones, newest first.
  *
- * Chunks after the first are madvise(MADV_HUGEPAGE)d, as the kernel's slab
- * pages live in its direct map of huge pages: one fault and one TLB entry
- * per 2 MiB instead of 512.  A heap of a few MiB under random replacement
- * (bench/malloc-peers' mixed) ran in 0.73x the time, with 6% more RSS:
- * a huge page is resident whole.  The first chunk keeps small pages, so a
- * program whose heap fits in it (most) keeps its small RSS.  Where THP is
- * off, the advice does nothing; UKS_SLUB_THP=0 (slub.c) leaves it out.
+ * Chunks after the first SMALL_PAGE_CHUNKS are madvise(MADV_HUGEPAGE)d, as
+ * the kernel's slab pages live in its direct map of huge pages: one fault
+ * and one TLB entry per 2 MiB instead of 512.  A 19 MiB heap under random
+ * replacement (bench/malloc-peers' mixed) ran in 0.67x the time, with 4%
+ * more RSS: a huge page is resident whole, so the heap's last chunk costs
+ * up to 2 MiB.  Heaps up to 8 MiB keep small pages and their small RSS
+ * (advising from the second chunk on made git's RSS 37% bigger).  Where
+ * THP is off the advice does nothing; UKS_SLUB_THP=0 (slub.c) leaves it
+ * out.
  *
  * The chunk table maps (addr >> 21) to the chunk's descriptor array with
  * two loads; entries for huge mappings are tagged with bit 0 and point at
@@ -45,6 +47,7 @@
 
 #define RESIDENT_FREE_RESERVE	(256UL << 10)	/* bytes of free pages never purged */
 #define PURGE_DELAY_MS		10
+#define SMALL_PAGE_CHUNKS	4	/* the first 8 MiB of heap: no huge pages */
 
 unsigned int __uks_page_size = 4096;
 unsigned int __uks_page_shift = 12;
@@ -63,7 +66,7 @@ static struct {
 	unsigned long used_pages;		/* handed out, for the reserve */
 	uint64_t next_purge_ms;
 	struct uks_page *spare_descs;		/* for huge mappings */
-	bool huge_chunks;			/* MADV_HUGEPAGE after the first */
+	bool huge_chunks;			/* MADV_HUGEPAGE past SMALL_PAGE_CHUNKS */
 	bool ready;
 } zone = { .lock = PTHREAD_MUTEX_INITIALIZER, .huge_chunks = true };
 
@@ -128,7 +131,8 @@ out:
 
 /**
  * __uks_page_alloc_set_huge_chunks - advise huge pages for later chunks?
- * @on: true (the default): every chunk after the first gets MADV_HUGEPAGE
+ * @on: true (the default): chunks past the first SMALL_PAGE_CHUNKS get
+ *	MADV_HUGEPAGE
  *
  * Applies to chunks mapped from now on.
  */
@@ -267,7 +271,7 @@ static int grow_zone(void)
 	if (!base)
 		return -ENOMEM;
 	/* Advice only: a kernel without THP says EINVAL and we go on. */
-	if (zone.huge_chunks && nr_chunks)
+	if (zone.huge_chunks && nr_chunks >= SMALL_PAGE_CHUNKS)
 		(void)madvise(base, UKS_CHUNK_SIZE, MADV_HUGEPAGE);
 	/* the cache map, then the descriptors (see page_alloc.h) */
 	meta = map_anon(meta_bytes);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Huge pages for the heap: every 2 MiB chunk of the page allocator after
- * the first is advised MADV_HUGEPAGE (the "hg" of its VmFlags in smaps),
- * the first is not, and UKS_SLUB_THP=0 leaves them all alone.  Each test
- * runs in a fresh child of the harness, so its first allocation maps the
- * process's first chunk.  Whether the kernel then backs a chunk with a
- * huge page depends on its THP mode and free memory, so only the advice
- * is checked.
+ * Huge pages for the heap: the page allocator's 2 MiB chunks past the
+ * first four (8 MiB of heap) are advised MADV_HUGEPAGE (the "hg" of their
+ * VmFlags in smaps), the first four are not, and UKS_SLUB_THP=0 leaves
+ * them all alone.  Each test runs in a fresh child of the harness, so its
+ * first allocation maps the process's first chunk.  Whether the kernel
+ * then backs a chunk with a huge page depends on its THP mode and free
+ * memory, so only the advice is checked.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include "harness.h"
 #include <uks/slab.h>
 
-enum { BLOCK = 256 << 10, CHUNK_SHIFT = 21, MAX_BLOCKS = 64 };
+enum { BLOCK = 256 << 10, CHUNK_SHIFT = 21, SMALL_CHUNKS = 4, MAX_BLOCKS = 64 };
 
 /*
  * Does the mapping holding @addr carry MADV_HUGEPAGE?
@@ -47,45 +47,56 @@ static int advised_huge(const void *addr)
 }
 
 /*
- * Allocate kmalloc_large() blocks until one lies in a chunk other than
- * the first block's.  Return: how many (the last is the other chunk's),
- * 0 if none did.
+ * Allocate kmalloc_large() blocks (nothing is freed, so each chunk fills
+ * before the next is mapped) until one lies in the (SMALL_CHUNKS + 1)th
+ * chunk; first[i] is the first block seen in chunk i.
+ * Return: true when there.
  */
-static int blocks_over_two_chunks(char **blocks)
+static bool blocks_into_a_later_chunk(char **blocks, int *nr, char **first)
 {
-	for (int i = 0; i < MAX_BLOCKS; i++) {
-		blocks[i] = uks_kmalloc(BLOCK);
-		if (!blocks[i])
-			return 0;
-		memset(blocks[i], 0x5a, BLOCK);
-		if ((uintptr_t)blocks[i] >> CHUNK_SHIFT != (uintptr_t)blocks[0] >> CHUNK_SHIFT)
-			return i + 1;
+	int chunks = 0;
+
+	for (*nr = 0; *nr < MAX_BLOCKS;) {
+		char *p = uks_kmalloc(BLOCK);
+		bool seen = false;
+
+		if (!p)
+			return false;
+		memset(p, 0x5a, BLOCK);
+		blocks[(*nr)++] = p;
+		for (int i = 0; i < chunks; i++)
+			seen |= (uintptr_t)first[i] >> CHUNK_SHIFT == (uintptr_t)p >> CHUNK_SHIFT;
+		if (!seen) {
+			first[chunks++] = p;
+			if (chunks == SMALL_CHUNKS + 1)
+				return true;
+		}
 	}
-	return 0;
+	return false;
 }
 
-TEST(chunks_after_the_first_are_advised_huge)
+TEST(chunks_past_the_first_four_are_advised_huge)
 {
-	char *blocks[MAX_BLOCKS];
-	int n = blocks_over_two_chunks(blocks);
+	char *blocks[MAX_BLOCKS], *first[SMALL_CHUNKS + 1];
+	int n;
 
-	ASSERT_GT(n, 1);
-	EXPECT_EQ(0, advised_huge(blocks[0]));	/* the first chunk */
-	EXPECT_EQ(1, advised_huge(blocks[n - 1]));
+	ASSERT_TRUE(blocks_into_a_later_chunk(blocks, &n, first));
+	for (int i = 0; i < SMALL_CHUNKS; i++)
+		EXPECT_EQ(0, advised_huge(first[i]));
+	EXPECT_EQ(1, advised_huge(first[SMALL_CHUNKS]));
 	for (int i = 0; i < n; i++)
 		uks_kfree(blocks[i]);
 }
 
 TEST(uks_slub_thp_0_advises_nothing)
 {
-	char *blocks[MAX_BLOCKS];
+	char *blocks[MAX_BLOCKS], *first[SMALL_CHUNKS + 1];
 	int n;
 
 	setenv("UKS_SLUB_THP", "0", 1);	/* read when the allocator starts */
-	n = blocks_over_two_chunks(blocks);
-	ASSERT_GT(n, 1);
-	EXPECT_EQ(0, advised_huge(blocks[0]));
-	EXPECT_EQ(0, advised_huge(blocks[n - 1]));
+	ASSERT_TRUE(blocks_into_a_later_chunk(blocks, &n, first));
+	for (int i = 0; i <= SMALL_CHUNKS; i++)
+		EXPECT_EQ(0, advised_huge(first[i]));
 	for (int i = 0; i < n; i++)
 		uks_kfree(blocks[i]);
 }

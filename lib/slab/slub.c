@@ -51,6 +51,11 @@ bool __uks_kmalloc_sheaves;
 #define META_CLASSES	(12 - META_MIN_SHIFT)	/* 64 .. 2048 */
 #define META_ARENA	(64 * 1024)
 
+/* Metadata is cache-line aligned, which must do for what lives in it. */
+_Static_assert(_Alignof(struct uks_kmem_cache) <= UKS_CACHELINE &&
+	       _Alignof(struct kmem_cache_cpu) <= UKS_CACHELINE &&
+	       _Alignof(struct slub_sheaf) <= UKS_CACHELINE, "meta alignment");
+
 static pthread_mutex_t meta_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *meta_free_list[META_CLASSES];
 static char *meta_next, *meta_end;
@@ -77,8 +82,10 @@ static int meta_class(size_t size)
  * @size: bytes
  *
  * Never from the slab allocator itself, so that it never recurses into a
- * preloaded malloc.  Pieces below 4 KiB are aligned to their size rounded
- * up to a power of two (at least a cache line).
+ * preloaded malloc.  Pieces below 4 KiB take their size rounded up to a
+ * power of two (at least a cache line) and are cache-line aligned, no
+ * more: aligning a cache's 2 KiB of sheaves to 2 KiB left a 1 KiB hole
+ * after its struct and CPU slots, a quarter of every cache's page.
  * Return: zeroed memory or NULL.
  */
 void *__uks_meta_alloc(size_t size)
@@ -97,7 +104,7 @@ void *__uks_meta_alloc(size_t size)
 		*(void **)p = NULL;
 		goto out;
 	}
-	meta_next = (char *)ALIGN_UP((uintptr_t)meta_next, bytes);
+	meta_next = (char *)ALIGN_UP((uintptr_t)meta_next, (uintptr_t)UKS_CACHELINE);
 	if (!meta_next || meta_next + bytes > meta_end) {
 		/* The rest of the old arena is dropped: at most 2 KiB. */
 		meta_next = map_meta(META_ARENA);

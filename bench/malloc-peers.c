@@ -26,8 +26,10 @@
  *             grow/shrink: general-purpose behaviour and fragmentation.
  *
  * Reading the results: every allocator runs each pattern R times
- * (UKS_BENCH_RUNS, default 3), the allocators interleaved round-robin with
- * a rotating start so drift on the box hits all of them alike.  The table
+ * (UKS_BENCH_RUNS, default 5: with 3, the medians of this project's
+ * loaded 2-CPU VM moved a ratio by up to 0.3 between identical runs), the
+ * allocators interleaved round-robin with a rotating start so drift on the
+ * box hits all of them alike.  The table
  * gives median wall time of the timed part, its ratio to glibc and to
  * mimalloc (lower is better, < 1.00 is faster), the median peak RSS of the
  * whole worker process from wait4() and its ratio to glibc.  The ratios are
@@ -682,7 +684,7 @@ static void target(const char *pat, const char *what, double limit, double ratio
 
 static int driver(void)
 {
-	long runs = env_long("UKS_BENCH_RUNS", 3, MAX_RUNS);
+	long runs = env_long("UKS_BENCH_RUNS", 5, MAX_RUNS);
 	int failed[NALLOC][NPAT] = { { 0 } }, nfail = 0, order[NALLOC], n = 0;
 
 	if (!realpath("/proc/self/exe", self_exe)) {

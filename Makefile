@@ -80,7 +80,8 @@ $(O)/pic/%.o: %.c $(CONFIG_H)
 # The preload is in every page table of the programs it runs under, and the
 # kernel's fault-around maps all of a small file's pages on first touch: its
 # size is RSS.  Sections per function and data item let the link drop what
-# the malloc API never reaches (the library's tracing and bitmap helpers),
+# the malloc API never reaches (the sysfs text, validation, the tracepoint,
+# cpumask and local-lock helpers),
 # and packed relative relocations (DT_RELR, glibc 2.36) shrink the table
 # ld.so reads at load: 116 -> 92 KiB of the file resident.
 $(O)/mpic/%.o: %.c $(CONFIG_H)

@@ -40,16 +40,25 @@ struct node {
 
 static __thread struct node *tls_head;
 
-/* Run on one CPU from here on: UKS_BENCH_CPU, else the current one. */
+/*
+ * Run on one CPU from here on: UKS_BENCH_CPU, else the current one.
+ * Return: the CPU, or -1 (a bad UKS_BENCH_CPU, or no such CPU here).
+ */
 static int pin_to_one_cpu(void)
 {
 	const char *want = getenv("UKS_BENCH_CPU");
-	int cpu = want ? atoi(want) : sched_getcpu();
+	char *end = NULL;
+	long cpu;
 	cpu_set_t set;
 
+	if (want && !*want)
+		want = NULL;
+	cpu = want ? strtol(want, &end, 10) : sched_getcpu();
+	if (cpu < 0 || cpu >= CPU_SETSIZE || (want && (end == want || *end)))
+		return -1;
 	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return cpu >= 0 && !sched_setaffinity(0, sizeof(set), &set) ? cpu : -1;
+	CPU_SET((int)cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -1 : (int)cpu;
 }
 
 static double now_ns(void)
@@ -251,7 +260,9 @@ int main(void)
 
 	cpu = pin_to_one_cpu();
 	if (cpu < 0)
-		printf("slab-fastpath: cannot pin to one CPU; figures mix CPUs\n");
+		printf("slab-fastpath: cannot pin to %s%s; figures mix CPUs\n",
+		       getenv("UKS_BENCH_CPU") ? "UKS_BENCH_CPU=" : "the current CPU",
+		       getenv("UKS_BENCH_CPU") ? getenv("UKS_BENCH_CPU") : "");
 	printf("slab fast paths, 64-byte objects, one thread on CPU %d, %ld pairs x %d runs; "
 	       "default: %s\n", cpu, iters, RUNS, uks_slab_fastpath());
 	for (int r = 0; r < RUNS; r++)

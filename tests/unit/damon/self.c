@@ -57,13 +57,13 @@ static void *toucher(void *arg)
 	return NULL;
 }
 
-/* Adds this aggregation's hot and cold bytes ranked hot to b's sums. */
 static bool overlaps(const struct uks_damon_region_info *r, const char *p, unsigned long len)
 {
 	return r->start < (unsigned long)p + len && r->end > (unsigned long)p;
 }
 
 /*
+ * Adds this aggregation's hot and cold bytes ranked hot to b's sums.
  * Hot means at least half the accesses of the hottest region of the two
  * buffers.  The test asks whether the primitive tells the hot buffer from
  * the cold one; other memory of the process (stacks, the heap) may rank

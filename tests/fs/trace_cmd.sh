@@ -53,8 +53,9 @@ ok "with uksd: only enabled calls stop (200000 untraced getpid in well under ste
 	[ \$(( (e - s) / 1000000 )) -lt 8000 ]"
 ok "a tracee killed in the middle of a traced system call: status 137, uksd unharmed" -- bash -c "
 	'$uks' -S '$sock' write -a sys/kernel/tracing/set_event syscalls:sys_enter_clock_nanosleep &&
-	( '$uks' -S '$sock' trace -- sleep 31.25; echo \$? > '$tmp/rc' ) &
-	for i in \$(seq 50); do p=\$(pgrep -x -f 'sleep 31.25'); [ -n \"\$p\" ] && break; sleep 0.1; done
+	nap=31.\$\$	# this shell's own sleep, not another test's
+	( '$uks' -S '$sock' trace -- sleep \$nap; echo \$? > '$tmp/rc' ) &
+	for i in \$(seq 50); do p=\$(pgrep -x -f \"sleep \$nap\"); [ -n \"\$p\" ] && break; sleep 0.1; done
 	sleep 0.3; kill -KILL \$p; wait
 	[ \"\$(cat '$tmp/rc')\" = 137 ] && kill -0 \$(cat '$pidf') &&
 	'$uks' -S '$sock' trace -- true && '$uks' -S '$sock' cat sys/kernel/tracing/trace | grep -q 'sleep-[0-9]* .*sys_clock_nanosleep('"

@@ -27,8 +27,10 @@
  *
  * The arrays come from libc malloc: core sits below the slab allocator.
  *
- * Lock order: registry_lock (attach, detach, registration, for_each) is a
- * leaf.  It is never taken on the hit path.
+ * Lock order: registry_lock (attach, detach, registration, for_each) is
+ * taken before the locks of a tracepoint's regfunc/unregfunc (the slab's
+ * cache list lock, for the kmem events) and is otherwise a leaf.  It is
+ * never taken on the hit path.
  */
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -257,9 +259,16 @@ static int probe_count(const struct uks_tp_probe *probes)
 static int tp_replace(struct uks_tracepoint *tp, struct uks_tp_probe *probes, int nr)
 {
 	struct uks_tp_probe *old = tp->probes;
+	bool was_on = tp->key;
 
+	/* reg before the key is set, unreg after it is cleared: a call site
+	 * that trusts the hooks' state instead of the key misses no hit. */
+	if (!was_on && nr && tp->regfunc)
+		tp->regfunc();
 	__atomic_store_n(&tp->probes, probes, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&tp->key, nr, __ATOMIC_SEQ_CST);
+	if (was_on && !nr && tp->unregfunc)
+		tp->unregfunc();
 	tp_synchronize();
 	free(old);
 	return 0;

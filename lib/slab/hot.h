@@ -153,16 +153,19 @@ static __attribute__((always_inline)) inline void *slab_alloc(struct uks_kmem_ca
  * slab_entry_alloc - the exported allocators' fast path (no stack frame)
  *
  * One rseq section on this CPU's freelist or sheaf, for caches whose entry
- * mode allows it.  Return: the object, or NULL to take the full path.
+ * mode allows it (none while a kmem event is enabled).
+ * Return: the object, or NULL to take the full path.
  */
 static __attribute__((always_inline)) inline void *slab_entry_alloc(struct uks_kmem_cache *s)
 {
 #if UKS_HAVE_RSEQ_ASM
-	if (likely(s->entry == ENTRY_RSEQ_FREELIST))
+	enum slub_entry entry = cache_entry(s);
+
+	if (likely(entry == ENTRY_RSEQ_FREELIST))
 		return rseq_pop(s, uks_rseq_off());
-	if (likely(s->entry == ENTRY_RSEQ_SHEAF))
+	if (likely(entry == ENTRY_RSEQ_SHEAF))
 		return rseq_sheaf_pop(s, uks_rseq_off());
-	if (s->entry == ENTRY_RT) {
+	if (entry == ENTRY_RT) {
 		struct kmem_cache_cpu *c = rt_trylock_here(s);
 		void *object;
 
@@ -180,18 +183,19 @@ static __attribute__((always_inline)) inline void *slab_entry_alloc(struct uks_k
  * slab_entry_free - the exported frees' fast path: @x onto the CPU
  * freelist if it lies in the CPU slab (an address-range test, so @x may
  * be any pointer), or onto the sheaf (@x must be one of @s's objects:
- * the caller asks the cache map).  Return: true if done; false to take
- * the full path (which also reports a double free).
+ * the caller asks the cache map).  @entry is cache_entry(@s), read once
+ * by the caller.  Return: true if done; false to take the full path
+ * (which also reports a double free).
  */
 static __attribute__((always_inline)) inline bool slab_entry_free(struct uks_kmem_cache *s,
-								   void *x)
+								   enum slub_entry entry, void *x)
 {
 #if UKS_HAVE_RSEQ_ASM
-	if (likely(s->entry == ENTRY_RSEQ_FREELIST))
+	if (likely(entry == ENTRY_RSEQ_FREELIST))
 		return rseq_free_cpu_slab(s, uks_rseq_off(), x) == 1;
-	if (likely(s->entry == ENTRY_RSEQ_SHEAF))
+	if (likely(entry == ENTRY_RSEQ_SHEAF))
 		return rseq_sheaf_push(s, uks_rseq_off(), x) == 1;
-	if (s->entry == ENTRY_RT) {
+	if (entry == ENTRY_RT) {
 		/* 5.15's locked do_slab_free() push, when @x is in the CPU slab. */
 		struct kmem_cache_cpu *c = rt_trylock_here(s);
 		bool pushed = false;

@@ -253,8 +253,8 @@ static __attribute__((noinline)) void *kmalloc_full(size_t size, unsigned long c
 
 UKS_EXPORT void *uks_kmalloc(size_t size)
 {
-	/* A class made already, no event: one rseq section, no frame. */
-	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE && !uks_trace_kmem_kmalloc_enabled())) {
+	/* A class made already and no event enabled: one rseq section, no frame. */
+	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE)) {
 		struct uks_kmem_cache *s =
 			__atomic_load_n(&kmalloc_caches[kmalloc_index(size)], __ATOMIC_ACQUIRE);
 		void *p = s ? slab_entry_alloc(s) : NULL;
@@ -271,8 +271,8 @@ UKS_EXPORT void *uks_kmalloc(size_t size)
  * @size: bytes (0 is taken as 1)
  *
  * The common case in a few instructions and no stack frame: a class that
- * exists, with sheaves, no kmalloc event enabled, and an object on this
- * CPU's sheaf.  Everything else is kmalloc_full()'s.
+ * exists, with sheaves and its rseq entry (so no kmem event is enabled),
+ * and an object on this CPU's sheaf.  Everything else is kmalloc_full()'s.
  * Return: the memory, or NULL.
  */
 void *__uks_malloc(size_t size)
@@ -282,7 +282,7 @@ void *__uks_malloc(size_t size)
 		struct uks_kmem_cache *s =
 			__atomic_load_n(&kmalloc_caches[kmalloc_index(size)], __ATOMIC_ACQUIRE);
 
-		if (likely(s && s->sheaf_capacity && !uks_trace_kmem_kmalloc_enabled())) {
+		if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF)) {
 			void *p = rseq_sheaf_pop(s, uks_rseq_off());
 
 			if (likely(p))
@@ -307,7 +307,7 @@ void __uks_free(void *p)
 #if UKS_HAVE_RSEQ_ASM
 	struct uks_kmem_cache *s = __uks_virt_to_cache(p);
 
-	if (likely(s && s->sheaf_capacity && !uks_trace_kmem_kfree_enabled()) &&
+	if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF) &&
 	    likely(rseq_sheaf_push(s, uks_rseq_off(), p) == 1))
 		return;
 #endif
@@ -443,7 +443,7 @@ UKS_EXPORT void uks_kfree(const void *p)
 	/* The cache map names the slab's cache without the page descriptor. */
 	struct uks_kmem_cache *s = __uks_virt_to_cache(p);
 
-	if (likely(s && !uks_trace_kmem_kfree_enabled() && slab_entry_free(s, (void *)p)))
+	if (likely(s && slab_entry_free(s, cache_entry(s), (void *)p)))
 		return;
 	kfree_full(p, CALLER);
 }

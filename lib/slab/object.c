@@ -32,19 +32,17 @@ static __attribute__((noinline)) void *kmem_cache_alloc_full(struct uks_kmem_cac
  * @s: cache
  *
  * The common case is one rseq section and no stack frame: the cache's
- * entry allows it, no kmem event is enabled, and this CPU's sheaf or
- * freelist has an object.  Anything else tail-calls the full path.
+ * entry allows it (no kmem event is enabled then), and this CPU's sheaf
+ * or freelist has an object.  Anything else tail-calls the full path.
  * Return: the object (constructed by the cache's ctor when its slab was
  * made), or NULL without memory.
  */
 UKS_EXPORT void *uks_kmem_cache_alloc(struct uks_kmem_cache *s)
 {
-	if (likely(!uks_trace_kmem_kmem_cache_alloc_enabled())) {
-		void *p = slab_entry_alloc(s);
+	void *p = slab_entry_alloc(s);
 
-		if (likely(p))
-			return p;
-	}
+	if (likely(p))
+		return p;
 	return kmem_cache_alloc_full(s, CALLER);
 }
 
@@ -87,7 +85,7 @@ static __attribute__((noinline)) void kmem_cache_free_full(struct uks_kmem_cache
 		return;
 	uks_trace_kmem_kmem_cache_free(caller, x, s->name);
 #if UKS_HAVE_RSEQ_ASM
-	if (s->entry == ENTRY_RSEQ_FREELIST) {
+	if (s->fast_entry == ENTRY_RSEQ_FREELIST) {
 		int ret = rseq_free_cpu_slab(s, uks_rseq_off(), x);
 
 		if (likely(ret == 1))
@@ -115,21 +113,21 @@ static __attribute__((noinline)) void kmem_cache_free_full(struct uks_kmem_cache
  * CPU slab goes onto the CPU freelist (5.15's slab == c->slab test, as an
  * address range), or, for a cache with sheaves, an object the cache map
  * says is @s's goes onto the sheaf.  NULL, a full sheaf, another slab, a
- * double free to report, a wrong cache, an enabled event or a debug cache
- * tail-call the full path.
+ * double free to report, a wrong cache, an enabled kmem event (the entry
+ * is ENTRY_FULL then) or a debug cache tail-call the full path.
  */
 UKS_EXPORT void uks_kmem_cache_free(struct uks_kmem_cache *s, void *x)
 {
-	if (likely(!uks_trace_kmem_kmem_cache_free_enabled())) {
-		/* An address range test: NULL and other slabs fail it. */
-		if (likely(s->entry == ENTRY_RSEQ_FREELIST)) {
-			if (likely(slab_entry_free(s, x)))
-				return;
-		/* A sheaf takes only what the cache map says is @s's. */
-		} else if (s->entry != ENTRY_RSEQ_SHEAF || __uks_virt_to_cache(x) == s) {
-			if (likely(slab_entry_free(s, x)))
-				return;
-		}
+	enum slub_entry entry = cache_entry(s);
+
+	/* An address range test: NULL and other slabs fail it. */
+	if (likely(entry == ENTRY_RSEQ_FREELIST)) {
+		if (likely(slab_entry_free(s, entry, x)))
+			return;
+	/* A sheaf takes only what the cache map says is @s's. */
+	} else if (entry != ENTRY_RSEQ_SHEAF || __uks_virt_to_cache(x) == s) {
+		if (likely(slab_entry_free(s, entry, x)))
+			return;
 	}
 	kmem_cache_free_full(s, x, CALLER);
 }
@@ -165,7 +163,7 @@ static __attribute__((noinline)) int kmem_cache_alloc_bulk_full(struct uks_kmem_
 
 		if (!kmem_cache_debug(s)) {
 #if UKS_HAVE_RSEQ_ASM
-			if (s->entry == ENTRY_RSEQ_FREELIST || s->entry == ENTRY_RSEQ_SHEAF) {
+			if (s->fast_entry == ENTRY_RSEQ_FREELIST || s->fast_entry == ENTRY_RSEQ_SHEAF) {
 				got = rseq_pop_many(s, uks_rseq_off(), p + i, nr - i);
 			} else
 #endif
@@ -201,7 +199,7 @@ UKS_EXPORT int uks_kmem_cache_alloc_bulk(struct uks_kmem_cache *s, size_t nr, vo
 
 #if UKS_HAVE_RSEQ_ASM
 	if (likely(nr - 1 < INT32_MAX &&
-		   (s->entry == ENTRY_RSEQ_FREELIST || s->entry == ENTRY_RSEQ_SHEAF))) {
+		   (s->fast_entry == ENTRY_RSEQ_FREELIST || s->fast_entry == ENTRY_RSEQ_SHEAF))) {
 		done = rseq_pop_many(s, uks_rseq_off(), p, nr);
 		if (likely(done == nr))
 			return (int)nr;
@@ -309,7 +307,7 @@ static __attribute__((noinline)) void kmem_cache_free_bulk_full(struct uks_kmem_
 UKS_EXPORT void uks_kmem_cache_free_bulk(struct uks_kmem_cache *s, size_t nr, void **p)
 {
 #if UKS_HAVE_RSEQ_ASM
-	if (s && s->entry == ENTRY_RSEQ_FREELIST && nr) {
+	if (s && s->fast_entry == ENTRY_RSEQ_FREELIST && nr) {
 		void *bad = NULL;
 		long done = rseq_free_many_cpu_slab(s, uks_rseq_off(), p, nr, &bad);
 

@@ -194,6 +194,45 @@ void __uks_slab_init(void)
 		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
+/*
+ * kmem:* events enabled, under __uks_slab_mutex.  While there are any,
+ * every cache's entry is ENTRY_FULL: the exported fast paths then need no
+ * test of their own for the events, which cost them 7% of a pair.
+ */
+static unsigned int kmem_events_on;
+
+static void set_entry(struct uks_kmem_cache *s)
+{
+	__atomic_store_n(&s->entry, kmem_events_on ? ENTRY_FULL : s->fast_entry,
+			 __ATOMIC_RELAXED);
+}
+
+static void set_all_entries(void)
+{
+	struct uks_kmem_cache *s;
+
+	list_for_each_entry(s, &__uks_slab_caches, list)
+		set_entry(s);
+}
+
+/* regfunc of the kmem:* events (kmem_events.h): before the first probe. */
+void __uks_kmem_event_reg(void)
+{
+	pthread_mutex_lock(&__uks_slab_mutex);
+	if (!kmem_events_on++)
+		set_all_entries();
+	pthread_mutex_unlock(&__uks_slab_mutex);
+}
+
+/* unregfunc of the kmem:* events: after the last probe is gone. */
+void __uks_kmem_event_unreg(void)
+{
+	pthread_mutex_lock(&__uks_slab_mutex);
+	if (!--kmem_events_on)
+		set_all_entries();
+	pthread_mutex_unlock(&__uks_slab_mutex);
+}
+
 static struct uks_kmem_cache *find_cache_locked(const char *name)
 {
 	struct uks_kmem_cache *s;
@@ -279,13 +318,14 @@ static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int 
 		return err;
 	}
 	if (kmem_cache_debug(s))
-		s->entry = ENTRY_FULL;
+		s->fast_entry = ENTRY_FULL;
 	else if (s->fastpath == FASTPATH_RSEQ)
-		s->entry = s->sheaf_capacity ? ENTRY_RSEQ_SHEAF : ENTRY_RSEQ_FREELIST;
+		s->fast_entry = s->sheaf_capacity ? ENTRY_RSEQ_SHEAF : ENTRY_RSEQ_FREELIST;
 	else if (s->fastpath == FASTPATH_RT && UKS_HAVE_RSEQ_ASM && __uks_slab_rseq_locking())
-		s->entry = ENTRY_RT;
+		s->fast_entry = ENTRY_RT;
 	else
-		s->entry = ENTRY_FULL;
+		s->fast_entry = ENTRY_FULL;
+	set_entry(s);
 
 	pthread_mutex_init(&s->node[0].list_lock, NULL);
 	INIT_LIST_HEAD(&s->node[0].partial);

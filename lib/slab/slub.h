@@ -54,7 +54,8 @@
  *
  * Lock order:
  *   0. kmalloc_lock (the shim's creation of a kmalloc class on first use)
- *   1. slab_mutex (cache list, create/destroy)
+ *   1. slab_mutex (cache list, create/destroy; taken under the tracepoint
+ *      registry lock by the kmem events' reg/unreg hooks)
  *   2. kmem_cache_node.list_lock
  *   3. kmem_cache_cpu local lock (tid bit 0)
  *   4. slab_lock(page) (debug caches only)
@@ -106,11 +107,14 @@ enum stat_item {
 enum slub_fastpath { FASTPATH_RSEQ, FASTPATH_CMPXCHG, FASTPATH_RT };
 
 /*
- * What uks_kmem_cache_alloc()/free() may do before calling anything, set
- * once a cache is made: one load and compare instead of testing the fast
- * path, debug flags and sheaves on every call.  ENTRY_RT caches (PREEMPT_RT
- * mode with rseq locking) take the local lock there; ENTRY_FULL caches
- * (debug, cmpxchg16b, RT without rseq) always take the full functions.
+ * What uks_kmem_cache_alloc()/free() and kmalloc()/kfree() may do before
+ * calling anything: one load and compare instead of testing the fast path,
+ * debug flags, sheaves and the kmem events on every call.  ENTRY_RT caches
+ * (PREEMPT_RT mode with rseq locking) take the local lock there;
+ * ENTRY_FULL caches (debug, cmpxchg16b, RT without rseq) always take the
+ * full functions.  A cache's fast_entry is set when it is made; its entry
+ * is fast_entry, or ENTRY_FULL while a kmem:* event is enabled (the full
+ * functions fire the events), switched by the events' reg/unreg hooks.
  */
 enum slub_entry { ENTRY_FULL, ENTRY_RSEQ_FREELIST, ENTRY_RSEQ_SHEAF, ENTRY_RT };
 
@@ -232,7 +236,8 @@ struct uks_kmem_cache {
 	unsigned long rseq_aborts;	/* rseq sections aborted and retried (racy) */
 	unsigned long flags;
 	enum slub_fastpath fastpath;
-	enum slub_entry entry;		/* what the exported fast paths may do */
+	enum slub_entry entry;		/* what the exported fast paths may do now */
+	enum slub_entry fast_entry;	/* ... and without kmem events */
 	unsigned int cpu_partial;	/* objects kept in per-CPU partials */
 	unsigned int cpu_partial_slabs;	/* the same as slabs (5.16), for the shim */
 	unsigned int sheaf_capacity;	/* objects per sheaf, 0 without sheaves */
@@ -263,6 +268,16 @@ struct uks_kmem_cache {
 extern pthread_mutex_t __uks_slab_mutex;
 extern pthread_mutex_t __uks_kmalloc_lock;	/* kmalloc.c; before __uks_slab_mutex */
 extern struct list_head __uks_slab_caches;
+
+/* The kmem:* events' reg/unreg hooks: caches take ENTRY_FULL while any is on. */
+void __uks_kmem_event_reg(void);
+void __uks_kmem_event_unreg(void);
+
+/* s->entry: the kmem events' hooks change it under the fast paths' feet. */
+static inline enum slub_entry cache_entry(const struct uks_kmem_cache *s)
+{
+	return __atomic_load_n(&s->entry, __ATOMIC_RELAXED);
+}
 
 static inline struct kmem_cache_cpu *cpu_slab(const struct uks_kmem_cache *s, unsigned int cpu)
 {

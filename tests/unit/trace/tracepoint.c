@@ -19,6 +19,30 @@ UKS_TRACE_EVENT(uks_test, sample,
 	UKS_TP_PRINTK("id=%d path=%s bytes=%lu tag=%.4s", REC->id, __get_str(path),
 		      REC->bytes, REC->tag))
 
+/* The hooks record the key they saw, to check they run on the right side of it. */
+static int hook_regs, hook_unregs, key_at_reg = -1, key_at_unreg = -1;
+static void hooked_reg(void);
+static void hooked_unreg(void);
+
+UKS_TRACE_EVENT_FN(uks_test, hooked,
+	UKS_TP_PROTO(int id),
+	UKS_TP_ARGS(id),
+	UKS_TP_FIELDS((field, int, id, id)),
+	UKS_TP_PRINTK("id=%d", REC->id),
+	hooked_reg, hooked_unreg)
+
+static void hooked_reg(void)
+{
+	hook_regs++;
+	key_at_reg = __uks_tp_uks_test_hooked.key;
+}
+
+static void hooked_unreg(void)
+{
+	hook_unregs++;
+	key_at_unreg = __uks_tp_uks_test_hooked.key;
+}
+
 struct sink {
 	char rec[256];
 	size_t len;
@@ -50,6 +74,37 @@ TEST(disabled_call_site_does_nothing)
 	ASSERT_FALSE(uks_trace_uks_test_sample_enabled());
 	uks_trace_uks_test_sample(1, "x", 2, "abcd");	/* no probe: must not crash */
 	ASSERT_EQ(0, __uks_tp_uks_test_sample.key);
+}
+
+/* TRACE_EVENT_FN: reg before the first probe (key still 0), unreg after the last. */
+TEST(reg_unreg_hooks_bracket_the_probes)
+{
+	struct uks_tracepoint *tp = &__uks_tp_uks_test_hooked;
+	struct sink a = { 0 }, b = { 0 };
+	struct uks_tp_probe pa = { sink_reserve, sink_commit, &a };
+	struct uks_tp_probe pb = { sink_reserve, sink_commit, &b };
+
+	ASSERT_EQ(0, uks_tracepoint_attach(tp, &pa));
+	ASSERT_EQ(1, hook_regs);
+	ASSERT_EQ(0, key_at_reg);
+	ASSERT_EQ(0, uks_tracepoint_attach(tp, &pb));
+	ASSERT_EQ(-EEXIST, uks_tracepoint_attach(tp, &pb));
+	ASSERT_EQ(1, hook_regs);		/* not again for a second probe */
+	uks_trace_uks_test_hooked(3);
+	ASSERT_EQ(1, a.commits);
+	ASSERT_EQ(0, uks_tracepoint_detach(tp, &pa));
+	ASSERT_EQ(0, hook_unregs);		/* pb is still attached */
+	ASSERT_EQ(-ENOENT, uks_tracepoint_detach(tp, &pa));
+	ASSERT_EQ(0, uks_tracepoint_detach(tp, &pb));
+	ASSERT_EQ(1, hook_unregs);
+	ASSERT_EQ(0, key_at_unreg);
+	ASSERT_EQ(0, uks_tracepoint_attach(tp, &pa));
+	ASSERT_EQ(2, hook_regs);
+	ASSERT_EQ(0, uks_tracepoint_detach(tp, &pa));
+	ASSERT_EQ(2, hook_unregs);
+	/* UKS_TRACE_EVENT() has no hooks */
+	ASSERT_NULL(__uks_tp_uks_test_sample.regfunc);
+	ASSERT_NULL(__uks_tp_uks_test_sample.unregfunc);
 }
 
 TEST(fields_and_print_fmt)

@@ -66,7 +66,7 @@ struct uks_page {
 	uint8_t kind;			/* enum uks_page_kind */
 	uint8_t order;
 	atomic_uchar locked;		/* slab_lock() bit */
-	uint8_t pad;
+	uint8_t thp_chunk;		/* head of a block: its chunk is MADV_HUGEPAGE */
 	union {
 		uint32_t nr_dirty;	/* free block: pages maybe resident */
 		/*

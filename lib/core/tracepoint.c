@@ -261,8 +261,10 @@ static int tp_replace(struct uks_tracepoint *tp, struct uks_tp_probe *probes, in
 	struct uks_tp_probe *old = tp->probes;
 	bool was_on = tp->key;
 
-	/* reg before the key is set, unreg after it is cleared: a call site
-	 * that trusts the hooks' state instead of the key misses no hit. */
+	/*
+	 * reg before the key is set, unreg after it is cleared: a call site
+	 * that trusts the hooks' state instead of the key misses no hit.
+	 */
 	if (!was_on && nr && tp->regfunc)
 		tp->regfunc();
 	__atomic_store_n(&tp->probes, probes, __ATOMIC_SEQ_CST);

@@ -291,6 +291,7 @@ static int grow_zone(void)
 {
 	struct uks_page *descs;
 	char *base, *meta;
+	bool thp;
 	size_t meta_bytes = UKS_PAGE_CACHE_MAP_BYTES +
 			    (size_t)zone.chunk_pages * sizeof(struct uks_page);
 	_Atomic(uintptr_t) *slot;
@@ -298,9 +299,8 @@ static int grow_zone(void)
 	base = map_aligned(UKS_CHUNK_SIZE, UKS_CHUNK_SIZE);
 	if (!base)
 		return -ENOMEM;
-	bool thp = zone.huge_chunks && nr_chunks >= SMALL_PAGE_CHUNKS && thp_usable() &&
-		   madvise(base, UKS_CHUNK_SIZE, MADV_HUGEPAGE) == 0;
-
+	thp = zone.huge_chunks && nr_chunks >= SMALL_PAGE_CHUNKS && thp_usable() &&
+	      madvise(base, UKS_CHUNK_SIZE, MADV_HUGEPAGE) == 0;
 	/* the cache map, then the descriptors (see page_alloc.h) */
 	meta = map_anon(meta_bytes);
 	descs = meta ? (struct uks_page *)(meta + UKS_PAGE_CACHE_MAP_BYTES) : NULL;
@@ -332,6 +332,7 @@ static int grow_zone(void)
 static void purge_old_blocks(uint64_t now)
 {
 	unsigned long reserve = RESIDENT_FREE_RESERVE >> __uks_page_shift;
+	bool spare_thp;
 
 	/*
 	 * A heap that churns whole slabs frees and takes back blocks all the
@@ -342,13 +343,11 @@ static void purge_old_blocks(uint64_t now)
 	if (reserve < zone.used_pages / 8)
 		reserve = zone.used_pages / 8;
 
-	unsigned long thp_mark = reserve > zone.used_pages / 2 ? reserve : zone.used_pages / 2;
-	bool spare_thp;
-
 	if (zone.resident_free_pages <= reserve || now < zone.next_purge_ms)
 		return;
 	zone.next_purge_ms = now + PURGE_DELAY_MS / 2;
-	spare_thp = zone.resident_free_pages <= thp_mark;
+	/* Advised chunks' blocks go too once half the pages in use lie free. */
+	spare_thp = zone.resident_free_pages <= zone.used_pages / 2;
 	for (int o = (int)zone.max_order; o >= 0; o--) {
 		struct list_head *head = &zone.area[o].free_list;
 		struct uks_page *page, *next;

@@ -115,6 +115,13 @@ void __uks_damon_destroy_target(struct damon_target *t)
 
 	damon_for_each_region_safe(r, next, t)
 		__uks_damon_destroy_region(r, t);
+	/*
+	 * A monitor's before_terminate may destroy its targets before the
+	 * primitive's cleanup runs (the debugfs files do, as in 5.15): the
+	 * primitive's files and memory go with the target.
+	 */
+	if (t->pstate && t->pstate_free)
+		t->pstate_free(t->pstate);
 	list_del(&t->list);
 	uks_kfree(t);
 }

@@ -41,6 +41,7 @@ struct damon_target {
 	unsigned long id;
 	void *priv;		/* the caller's (the synthetic address space) */
 	void *pstate;		/* the primitive's per-target state */
+	void (*pstate_free)(void *pstate);	/* frees it with the target */
 	unsigned int nr_regions;
 	struct list_head regions_list;
 	struct list_head list;

@@ -3,10 +3,16 @@
  * What the DAMON primitives for real processes share (5.15's vaddr.c
  * without the page-table walks, which user space cannot do).
  *
- * A target's id is a pid.  At init each target gets a pidfd (its
- * struct pid reference: target_valid is "the pidfd is not readable", i.e.
- * the process has not exited, so a reused pid is never mistaken for it)
- * and its /proc/PID/pagemap and clear_refs files; its regions come from
+ * A target's id is a pid, or a thread id (5.15 takes any task: its
+ * threads share the mm).  At init each target gets a pidfd, its struct
+ * pid reference, so a reused pid is never mistaken for it: target_valid
+ * is 5.15's "the pid still has a task", i.e. a signal 0 through the pidfd
+ * finds the task, which a zombie still has until it is reaped (a pidfd is
+ * readable from the exit, so poll() would stop too early).  A thread id
+ * needs PIDFD_THREAD (Linux 6.9); before it, the pidfd is the thread
+ * group's, and the target stays valid until the whole process is gone.
+ * Each target also gets its /proc/PID/pagemap and clear_refs files; its
+ * regions come from
  * /proc/PID/maps by the three-region rules (regions.c), and are updated
  * from it every update interval.  A process that cannot be opened (gone,
  * or not ours to trace) is simply an invalid target, as a dead pid is in
@@ -16,7 +22,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -30,6 +35,12 @@
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
 
 static int open_proc(pid_t pid, const char *file, int flags)
 {
@@ -39,6 +50,48 @@ static int open_proc(pid_t pid, const char *file, int flags)
 	return open(path, flags | O_CLOEXEC);
 }
 
+static int pidfd_open(pid_t pid, unsigned int flags)
+{
+	return (int)syscall(SYS_pidfd_open, pid, flags);
+}
+
+/* The thread group of thread @tid, from /proc/TID/status; 0 if unknown. */
+static pid_t tgid_of(pid_t tid)
+{
+	char line[128];
+	pid_t tgid = 0;
+	FILE *f;
+	int fd = open_proc(tid, "status", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* A pidfd of task @pid, a thread group leader or (5.15 allows it) not. */
+static int task_pidfd(pid_t pid)
+{
+	int fd = pidfd_open(pid, 0);
+	pid_t tgid;
+
+	if (fd >= 0 || (errno != ENOENT && errno != EINVAL))
+		return fd;
+	fd = pidfd_open(pid, PIDFD_THREAD);
+	if (fd >= 0 || errno != EINVAL)
+		return fd;
+	tgid = tgid_of(pid);	/* before Linux 6.9: the thread's process */
+	return tgid > 0 ? pidfd_open(tgid, 0) : -1;
+}
+
 static struct vaddr_target *va_open(pid_t pid)
 {
 	struct vaddr_target *vt = uks_kzalloc(sizeof(*vt));
@@ -46,7 +99,7 @@ static struct vaddr_target *va_open(pid_t pid)
 	if (!vt)
 		return NULL;
 	vt->pid = pid;
-	vt->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	vt->pidfd = task_pidfd(pid);
 	vt->pagemap_fd = open_proc(pid, "pagemap", O_RDONLY);
 	vt->clear_refs_fd = open_proc(pid, "clear_refs", O_WRONLY);
 	if (vt->pidfd < 0 || vt->pagemap_fd < 0)
@@ -54,8 +107,10 @@ static struct vaddr_target *va_open(pid_t pid)
 	return vt;
 }
 
-static void va_close(struct vaddr_target *vt)
+static void va_close(void *pstate)
 {
+	struct vaddr_target *vt = pstate;
+
 	if (vt->pidfd >= 0)
 		close(vt->pidfd);
 	if (vt->pagemap_fd >= 0)
@@ -85,8 +140,10 @@ int __uks_damon_va_init(struct uks_damon_ctx *ctx)
 	struct damon_target *t;
 
 	damon_for_each_target(t, ctx) {
-		if (!t->pstate)
+		if (!t->pstate) {
 			t->pstate = va_open((pid_t)t->id);
+			t->pstate_free = va_close;
+		}
 		if (t->nr_regions)
 			continue;
 		if (va_three_regions(ctx, t, regions)) {
@@ -111,14 +168,11 @@ void __uks_damon_va_update(struct uks_damon_ctx *ctx)
 bool __uks_damon_va_target_valid(struct uks_damon_ctx *ctx, struct damon_target *t)
 {
 	struct vaddr_target *vt = t->pstate;
-	struct pollfd pfd;
 
 	if (!vt || vt->pidfd < 0)
 		return false;
-	pfd.fd = vt->pidfd;
-	pfd.events = POLLIN;
-	pfd.revents = 0;
-	return poll(&pfd, 1, 0) == 0;	/* readable once the process exited */
+	/* ESRCH once reaped; EPERM: there, but not ours to signal */
+	return syscall(SYS_pidfd_send_signal, vt->pidfd, 0, NULL, 0) == 0 || errno == EPERM;
 }
 
 void __uks_damon_va_cleanup(struct uks_damon_ctx *ctx)

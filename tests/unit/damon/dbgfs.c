@@ -4,9 +4,12 @@
  * through the uksfs API: every file's text, accepted input and errno as
  * Linux 5.15's mm/damon/dbgfs.c, and the selftest debugfs_attrs.sh.
  */
+#include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <uks/fs.h>
@@ -286,6 +289,114 @@ TEST_F(dbgfs, two_contexts_two_monitors)
 	ASSERT_EQ(0, put(self->vfs, D "monitor_on", "off"));
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
+}
+
+/* Wait up to 2 s for monitor_on to read @want. */
+static const char *wait_monitor(struct uks_vfs *vfs, const char *want, char *buf, size_t len)
+{
+	for (int i = 0; i < 200; i++) {
+		if (!strcmp(get(vfs, D "monitor_on", buf, len), want))
+			break;
+		usleep(10000);
+	}
+	return buf;
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+
+
+
+
+TEST_F(dbgfs, sessions_leave_no_files_open)
+{
+	pid_t child = spawn_sleeper();
+	char pid[32];
+	int before;
+
+	ASSERT_GT(child, 0);
+	snprintf(pid, sizeof(pid), "%d\n", (int)child);
+	before = count_fds();
+	for (int i = 0; i < 5; i++) {
+		ASSERT_EQ(0, put(self->vfs, D "target_ids", pid));
+		ASSERT_EQ(0, put(self->vfs, D "monitor_on", "on"));
+		ASSERT_STREQ("on\n", get(self->vfs, D "monitor_on", self->buf, 4096));
+		ASSERT_EQ(0, put(self->vfs, D "monitor_on", "off"));
+	}
+	ASSERT_EQ(before, count_fds());
+	/* and a session that ends because its target exits */
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", pid));
+	ASSERT_EQ(0, put(self->vfs, D "monitor_on", "on"));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	ASSERT_STREQ("off\n", wait_monitor(self->vfs, "off\n", self->buf, 4096));
+	ASSERT_EQ(before, count_fds());
+}
+
+TEST_F(dbgfs, a_zombie_target_is_monitored_until_reaped)
+{
+	pid_t child = fork();
+	char pid[32];
+
+	ASSERT_GE(child, 0);
+	if (child == 0)
+		_exit(0);
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	ASSERT_EQ(0, waitid(P_PID, (id_t)child, NULL, WEXITED | WNOWAIT));	/* a zombie now */
+	ASSERT_EQ(0, put(self->vfs, D "attrs", "5000 20000 1000000 10 1000\n"));
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", pid));
+	ASSERT_EQ(0, put(self->vfs, D "monitor_on", "on"));
+	usleep(200000);	/* ten aggregations: "the pid still has a task" */
+	ASSERT_STREQ("on\n", get(self->vfs, D "monitor_on", self->buf, 4096));
+	waitpid(child, NULL, 0);
+	ASSERT_STREQ("off\n", wait_monitor(self->vfs, "off\n", self->buf, 4096));
+}
+
+static void *park(void *arg)
+{
+	int *fds = arg;
+	char c;
+
+	*(volatile pid_t *)&fds[2] = (pid_t)syscall(SYS_gettid);
+	return read(fds[0], &c, 1) < 0 ? NULL : arg;
+}
+
+TEST_F(dbgfs, a_thread_id_is_a_target_while_the_thread_lives)
+{
+	int fds[3] = { -1, -1, 0 };
+	pthread_t th;
+	char tid[32];
+
+	ASSERT_EQ(0, pipe(fds));
+	ASSERT_EQ(0, pthread_create(&th, NULL, park, fds));
+	while (!*(volatile pid_t *)&fds[2])
+		usleep(1000);
+	snprintf(tid, sizeof(tid), "%d\n", fds[2]);
+	ASSERT_EQ(0, put(self->vfs, D "attrs", "5000 20000 1000000 10 1000\n"));
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", tid));
+	ASSERT_STREQ(tid, get(self->vfs, D "target_ids", self->buf, 4096));
+	ASSERT_EQ(0, put(self->vfs, D "monitor_on", "on"));
+	usleep(200000);
+	ASSERT_STREQ("on\n", get(self->vfs, D "monitor_on", self->buf, 4096));
+	ASSERT_EQ(1, write(fds[1], "x", 1));
+	pthread_join(th, NULL);
+	/* without PIDFD_THREAD (before 6.9) the target is the process: stop it */
+	if (strcmp(wait_monitor(self->vfs, "off\n", self->buf, 4096), "off\n"))
+		ASSERT_EQ(0, put(self->vfs, D "monitor_on", "off"));
+	close(fds[0]);
+	close(fds[1]);
 }
 
 TEST_HARNESS_MAIN

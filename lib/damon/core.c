@@ -36,6 +36,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
+#include "core/kscan.h"
 #include "damon/damon.h"
 
 #define UKS_CREATE_TRACE_POINTS
@@ -453,23 +454,18 @@ UKS_EXPORT ssize_t uks_damon_sprint_target_ids(struct uks_damon_ctx *ctx, char *
  * @max:	their room (debugfs uses 32)
  *
  * Parsing stops at the first token that does not start with a number:
- * "12 35 abc 46" gives 12 35, "123abc" gives 123, "a123" nothing.
+ * "12 35 abc 46" gives 12 35, "123abc" gives 123, "a123" nothing.  The
+ * numbers are the kernel's "%lu": no sign ("-1" and "+7" end the list),
+ * and one past ULONG_MAX wraps around.
  * Return: the number of ids.
  */
 UKS_EXPORT int uks_damon_parse_target_ids(const char *str, unsigned long *ids, int max)
 {
-	size_t pos = 0, len = strlen(str);
+	unsigned long id;
 	int nr = 0;
 
-	while (nr < max && pos < len) {
-		unsigned long id;
-		int parsed = 0;
-
-		if (sscanf(str + pos, "%lu%n", &id, &parsed) != 1)
-			break;
-		pos += (size_t)parsed;
+	while (nr < max && *str && kscan_ulong(&str, &id))
 		ids[nr++] = id;
-	}
 	return nr;
 }
 

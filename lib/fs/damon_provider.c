@@ -8,6 +8,8 @@
  * The files take and give what 5.15's do:
  *  - every write is one command from offset 0; a second write on the same
  *    open file is -EINVAL ("we do not accept continuous write");
+ *  - numbers are the kernel's sscanf "%lu": no sign, wrapping past
+ *    ULONG_MAX (core/kscan.h);
  *  - attrs: "sample aggr update min_nr max_nr\n"; a write needs five
  *    numbers (-EINVAL), no running monitor (-EBUSY), 3 <= min <= max
  *    (-EINVAL);
@@ -44,6 +46,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
+#include "core/kscan.h"
 #include "core/log.h"
 #include "fs/vfs.h"
 
@@ -384,6 +387,7 @@ static int command(struct dbgfs_file *f, const char *kbuf, size_t count)
 {
 	struct damon_fs *fs = f->fs;
 	struct uks_damon_ctx *c = file_ctx(f);
+	const char *p = kbuf;
 	unsigned long a[5];
 	char *word;
 	int ret;
@@ -392,8 +396,9 @@ static int command(struct dbgfs_file *f, const char *kbuf, size_t count)
 		return -ENOENT;
 	switch (f->kind) {
 	case F_ATTRS:
-		if (sscanf(kbuf, "%lu %lu %lu %lu %lu", &a[0], &a[1], &a[2], &a[3], &a[4]) != 5)
-			return -EINVAL;
+		for (int i = 0; i < 5; i++)	/* sscanf "%lu %lu %lu %lu %lu" */
+			if (!kscan_ulong(&p, &a[i]))
+				return -EINVAL;
 		return uks_damon_set_attrs(c, a[0], a[1], a[2], a[3], a[4]);
 	case F_TARGET_IDS:
 		return write_target_ids(fs, c, kbuf);

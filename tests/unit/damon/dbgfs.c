@@ -316,7 +316,55 @@ static int count_fds(void)
 	return n;
 }
 
+/* 2^64 + @n in decimal: the kernel's "%lu" wraps it to @n. */
+static void wrapped(char *buf, size_t len, unsigned long n)
+{
+	unsigned __int128 v = ((unsigned __int128)1 << 64) + n;
+	char tmp[48];
+	int i = 0;
 
+	do {
+		tmp[i++] = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	for (int j = 0; j < i && (size_t)j + 1 < len; j++)
+		buf[j] = tmp[i - 1 - j];
+	buf[(size_t)i < len ? (size_t)i : len - 1] = '\0';
+}
+
+TEST_F(dbgfs, numbers_parse_as_the_kernels_sscanf)
+{
+	char line[128], n[48];
+
+	/* no sign: "-1" and "+7" are not numbers */
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "attrs", "-1 100000 1000000 10 1000\n"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "attrs", "+7 100000 1000000 10 1000\n"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "attrs", "7 100000 1000000 10 -1000\n"));
+	/* past ULONG_MAX wraps (simple_strntoull), it does not saturate */
+	wrapped(n, sizeof(n), 5);
+	snprintf(line, sizeof(line), "%s 100000 1000000 10 1000\n", n);
+	ASSERT_EQ(0, put(self->vfs, D "attrs", line));
+	ASSERT_STREQ("5 100000 1000000 10 1000\n", get(self->vfs, D "attrs", self->buf, 4096));
+	wrapped(n, sizeof(n), 4);
+	snprintf(line, sizeof(line), "5000 100000 1000000 18446744073709551619 %s", n);
+	ASSERT_EQ(0, put(self->vfs, D "attrs", line));
+	ASSERT_STREQ("5000 100000 1000000 3 4\n", get(self->vfs, D "attrs", self->buf, 4096));
+	/* target_ids: a sign ends the list, which may then be empty */
+	snprintf(line, sizeof(line), "%d", getpid());
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", line));
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", "-1"));
+	ASSERT_STREQ("\n", get(self->vfs, D "target_ids", self->buf, 4096));
+	snprintf(line, sizeof(line), "+%d", getpid());
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", line));
+	ASSERT_STREQ("\n", get(self->vfs, D "target_ids", self->buf, 4096));
+	snprintf(line, sizeof(line), "%d-%d", getpid(), getppid());
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", line));
+	snprintf(line, sizeof(line), "%d\n", getpid());
+	ASSERT_STREQ(line, get(self->vfs, D "target_ids", self->buf, 4096));
+	wrapped(n, sizeof(n), (unsigned long)getpid());
+	ASSERT_EQ(0, put(self->vfs, D "target_ids", n));
+	ASSERT_STREQ(line, get(self->vfs, D "target_ids", self->buf, 4096));
+}
 
 
 

@@ -7,12 +7,15 @@
  *
  * The files take and give what 5.15's do:
  *  - every write is one command from offset 0; a second write on the same
- *    open file is -EINVAL ("we do not accept continuous write");
+ *    open file, or a write after a read of it, is -EINVAL ("we do not
+ *    accept continuous write");
  *  - numbers are the kernel's sscanf "%lu": no sign, wrapping past
  *    ULONG_MAX (core/kscan.h);
  *  - attrs: "sample aggr update min_nr max_nr\n"; a write needs five
  *    numbers (-EINVAL), no running monitor (-EBUSY), 3 <= min <= max
  *    (-EINVAL);
+ *  - attrs, target_ids and kdamond_pid are nonseekable (lseek, pread and
+ *    pwrite are -ESPIPE);
  *  - target_ids: pids separated by spaces, "\n" when none; a write parses
  *    up to 32 numbers and stops at the first token that is not one;
  *    a pid that does not exist is -EINVAL (checked first), then -EBUSY
@@ -26,7 +29,10 @@
  *  - mk_contexts / rm_contexts: the first word names the context;
  *    -EBUSY while on, -EINVAL for no word, -EEXIST for a name in use,
  *    -ENOENT for no such entry, -EINVAL for an entry that is a file
- *    (5.15.0 miscounted there; later kernels return -EINVAL, as here).
+ *    (5.15.0 miscounted there; later kernels return -EINVAL, as here);
+ *    names up to NAME_MAX, without '/', "." or "..";
+ *  - a file of a removed context fails with -EIO (debugfs_file_get()),
+ *    also once a new context of the same name exists.
  * Files are mode 0600, directories 0755, as debugfs makes them.
  *
  * Differences: target ids are pids as numbers (5.15 keeps struct pid
@@ -50,7 +56,7 @@
 #include "core/log.h"
 #include "fs/vfs.h"
 
-#define DBGFS_NAME_MAX	128
+#define DBGFS_NAME_MAX	256	/* NAME_MAX + 1: what lookup_one_len() takes */
 #define DBGFS_TEXT_MAX	4096
 #define DBGFS_MAX_IDS	32	/* 5.15's str_to_target_ids */
 
@@ -59,10 +65,17 @@ enum dbgfs_kind { F_ATTRS, F_TARGET_IDS, F_KDAMOND_PID, F_MK, F_RM, F_MONITOR_ON
 static const char *const ctx_files[] = { "attrs", "target_ids", "kdamond_pid" };
 static const char *const root_files[] = { "mk_contexts", "rm_contexts", "monitor_on" };
 
+/* A context's directory; the serial tells a removed one from its namesake. */
+struct dbgfs_dir {
+	unsigned long serial;
+	char name[DBGFS_NAME_MAX];
+};
+
 struct damon_fs {
 	pthread_mutex_t lock;
 	struct uks_damon_ctx **ctxs;
-	char (*names)[DBGFS_NAME_MAX];	/* names[0] = "" is the root context */
+	struct dbgfs_dir *dirs;		/* dirs[0] (serial 0, "") is the root */
+	unsigned long last_serial;
 	int nr;
 	char primitive[32];
 };
@@ -70,7 +83,7 @@ struct damon_fs {
 struct dbgfs_file {
 	struct damon_fs *fs;
 	enum dbgfs_kind kind;
-	char ctx_name[DBGFS_NAME_MAX];
+	unsigned long serial;	/* of its directory: a new one of the same name is another */
 	bool shown;
 	off_t wpos;
 	char text[DBGFS_TEXT_MAX];
@@ -80,7 +93,7 @@ struct dbgfs_file {
 static int ctx_index(struct damon_fs *fs, const char *name)
 {
 	for (int i = 1; i < fs->nr; i++)
-		if (!strcmp(fs->names[i], name))
+		if (!strcmp(fs->dirs[i].name, name))
 			return i;
 	return -1;
 }
@@ -138,7 +151,8 @@ static int dp_stat(void *ctx, const char *path, struct uks_vfs_stat *st)
 		return ret;
 	st->type = kind < 0 ? UKS_VFS_DIR : UKS_VFS_REG;
 	st->mode = kind < 0 ? 0755 : 0600;
-	st->stream = false;
+	/* damon_dbgfs_open() is nonseekable_open(): lseek, pread are -ESPIPE */
+	st->stream = kind >= F_ATTRS && kind <= F_KDAMOND_PID;
 	return 0;
 }
 
@@ -148,7 +162,7 @@ static int dp_list(void *ctx, const char *path,
 	static const struct uks_vfs_stat reg = { UKS_VFS_REG, 0600, false };
 	static const struct uks_vfs_stat dir = { UKS_VFS_DIR, 0755, false };
 	struct damon_fs *fs = ctx;
-	char (*names)[DBGFS_NAME_MAX] = NULL;
+	struct dbgfs_dir *dirs = NULL;
 	int ci, kind, ret, nr = 0;
 
 	pthread_mutex_lock(&fs->lock);
@@ -156,12 +170,12 @@ static int dp_list(void *ctx, const char *path,
 	if (!ret && kind >= 0)
 		ret = -ENOTDIR;
 	if (!ret && ci == 0 && fs->nr > 1) {	/* copy: fn runs unlocked */
-		names = uks_kmalloc((size_t)(fs->nr - 1) * sizeof(*names));
-		if (!names)
+		nr = fs->nr - 1;
+		dirs = uks_kmalloc((size_t)nr * sizeof(*dirs));
+		if (!dirs)
 			ret = -ENOMEM;
 		else
-			for (nr = 0; nr < fs->nr - 1; nr++)
-				memcpy(names[nr], fs->names[nr + 1], sizeof(names[0]));
+			memcpy(dirs, fs->dirs + 1, (size_t)nr * sizeof(*dirs));
 	}
 	pthread_mutex_unlock(&fs->lock);
 	for (int i = 0; !ret && i < 3; i++)
@@ -169,8 +183,8 @@ static int dp_list(void *ctx, const char *path,
 	for (int i = 0; !ret && ci == 0 && i < 3; i++)
 		ret = fn(root_files[i], &reg, arg);
 	for (int i = 0; !ret && i < nr; i++)
-		ret = fn(names[i], &dir, arg);
-	uks_kfree(names);
+		ret = fn(dirs[i].name, &dir, arg);
+	uks_kfree(dirs);
 	return ret;
 }
 
@@ -180,30 +194,36 @@ static int dp_open(void *ctx, const char *path, int flags, void **file)
 	struct dbgfs_file *f;
 	int ci, kind, ret;
 
-	pthread_mutex_lock(&fs->lock);
-	ret = resolve(fs, path, &ci, &kind);
-	pthread_mutex_unlock(&fs->lock);
-	if (ret)
-		return ret;
-	if (kind < 0)
-		return -EISDIR;
 	f = uks_kzalloc(sizeof(*f));
 	if (!f)
 		return -ENOMEM;
+	pthread_mutex_lock(&fs->lock);
+	ret = resolve(fs, path, &ci, &kind);
+	if (!ret)
+		f->serial = fs->dirs[ci].serial;
+	pthread_mutex_unlock(&fs->lock);
+	if (!ret && kind < 0)
+		ret = -EISDIR;
+	if (ret) {
+		uks_kfree(f);
+		return ret;
+	}
 	f->fs = fs;
 	f->kind = (enum dbgfs_kind)kind;
-	if (ci > 0)
-		snprintf(f->ctx_name, sizeof(f->ctx_name), "%s", fs->names[ci]);
 	*file = f;
 	return 0;
 }
 
-/* The context of @f, looked up again: it may have been removed. */
+/*
+ * The context of @f, looked up again under the lock: NULL once its
+ * directory is removed (debugfs then fails the file's calls with -EIO).
+ */
 static struct uks_damon_ctx *file_ctx(struct dbgfs_file *f)
 {
-	int ci = f->ctx_name[0] ? ctx_index(f->fs, f->ctx_name) : 0;
-
-	return ci >= 0 && ci < f->fs->nr ? f->fs->ctxs[ci] : NULL;
+	for (int i = 0; i < f->fs->nr; i++)
+		if (f->fs->dirs[i].serial == f->serial)
+			return f->fs->ctxs[i];
+	return NULL;
 }
 
 static bool any_running(struct damon_fs *fs)
@@ -225,7 +245,7 @@ static ssize_t show(struct dbgfs_file *f)
 	pthread_mutex_lock(&fs->lock);
 	c = file_ctx(f);
 	if (!c && f->kind <= F_KDAMOND_PID) {
-		n = -ENOENT;
+		n = -EIO;
 		goto out;
 	}
 	switch (f->kind) {
@@ -259,6 +279,18 @@ static ssize_t dp_read(void *file, void *buf, size_t len)
 {
 	struct dbgfs_file *f = file;
 
+	/*
+	 * 5.15's kdamond_pid formats into a buffer of the read's size at each
+	 * read: "dd bs=3" reads "no", a 1-byte read nothing.
+	 */
+	if (f->kind == F_KDAMOND_PID) {
+		ssize_t n = show(f);
+
+		if (n < 0)
+			return n;
+		f->len = (size_t)n < len ? (size_t)n : (len ? len - 1 : 0);
+		f->shown = true;
+	}
 	if (!f->shown) {
 		ssize_t n = show(f);
 
@@ -267,6 +299,8 @@ static ssize_t dp_read(void *file, void *buf, size_t len)
 		f->len = (size_t)n < sizeof(f->text) ? (size_t)n : sizeof(f->text) - 1;
 		f->shown = true;
 	}
+	if (f->pos >= f->len)	/* kdamond_pid's text may shrink under pos */
+		return 0;
 	if (len > f->len - f->pos)
 		len = f->len - f->pos;
 	memcpy(buf, f->text + f->pos, len);
@@ -322,7 +356,7 @@ static int new_ctx(struct damon_fs *fs, struct uks_damon_ctx **out)
 static int mk_context(struct damon_fs *fs, const char *name)
 {
 	struct uks_damon_ctx **ctxs, *c;
-	char (*names)[DBGFS_NAME_MAX];
+	struct dbgfs_dir *dirs;
 	int ret;
 
 	if (any_running(fs))
@@ -337,14 +371,15 @@ static int mk_context(struct damon_fs *fs, const char *name)
 	if (!ctxs)
 		return -ENOMEM;
 	fs->ctxs = ctxs;
-	names = uks_krealloc(fs->names, (size_t)(fs->nr + 1) * sizeof(*names));
-	if (!names)
+	dirs = uks_krealloc(fs->dirs, (size_t)(fs->nr + 1) * sizeof(*dirs));
+	if (!dirs)
 		return -ENOMEM;
-	fs->names = names;
+	fs->dirs = dirs;
 	ret = new_ctx(fs, &c);
 	if (ret)
 		return ret;
-	snprintf(fs->names[fs->nr], DBGFS_NAME_MAX, "%s", name);
+	dirs[fs->nr].serial = ++fs->last_serial;
+	snprintf(dirs[fs->nr].name, DBGFS_NAME_MAX, "%s", name);
 	fs->ctxs[fs->nr++] = c;
 	return 0;
 }
@@ -361,7 +396,7 @@ static int rm_context(struct damon_fs *fs, const char *name)
 	uks_damon_ctx_destroy(fs->ctxs[ci]);
 	for (int i = ci; i + 1 < fs->nr; i++) {
 		fs->ctxs[i] = fs->ctxs[i + 1];
-		memcpy(fs->names[i], fs->names[i + 1], sizeof(fs->names[0]));
+		fs->dirs[i] = fs->dirs[i + 1];
 	}
 	fs->nr--;
 	return 0;
@@ -393,7 +428,7 @@ static int command(struct dbgfs_file *f, const char *kbuf, size_t count)
 	int ret;
 
 	if (!c && f->kind <= F_KDAMOND_PID)
-		return -ENOENT;
+		return -EIO;
 	switch (f->kind) {
 	case F_ATTRS:
 		for (int i = 0; i < 5; i++)	/* sscanf "%lu %lu %lu %lu %lu" */
@@ -430,7 +465,11 @@ static ssize_t dp_write(void *file, const void *buf, size_t len)
 	char *kbuf;
 	int ret;
 
-	if (f->wpos)	/* user_input_str: no continued writes */
+	/*
+	 * user_input_str: *ppos != 0 is -EINVAL, and the file position is
+	 * shared, so a write after a read (O_RDWR) fails too.
+	 */
+	if (f->wpos || f->pos)
 		return -EINVAL;
 	kbuf = uks_kmalloc(len + 1);
 	if (!kbuf)
@@ -459,7 +498,7 @@ static void dp_release(void *ctx)
 	for (int i = 0; i < fs->nr; i++)
 		uks_damon_ctx_destroy(fs->ctxs[i]);
 	uks_kfree(fs->ctxs);
-	uks_kfree(fs->names);
+	uks_kfree(fs->dirs);
 	pthread_mutex_destroy(&fs->lock);
 	uks_kfree(fs);
 }
@@ -496,8 +535,8 @@ UKS_EXPORT int uks_vfs_add_damon(struct uks_vfs *vfs, const char *path, const ch
 	if (primitive)
 		snprintf(fs->primitive, sizeof(fs->primitive), "%s", primitive);
 	fs->ctxs = uks_kmalloc(sizeof(*fs->ctxs));
-	fs->names = uks_kzalloc(sizeof(*fs->names));
-	ret = fs->ctxs && fs->names ? new_ctx(fs, &fs->ctxs[0]) : -ENOMEM;
+	fs->dirs = uks_kzalloc(sizeof(*fs->dirs));
+	ret = fs->ctxs && fs->dirs ? new_ctx(fs, &fs->ctxs[0]) : -ENOMEM;
 	if (!ret) {
 		fs->nr = 1;
 		ret = uks_vfs_mount(vfs, path, &damon_provider, fs);

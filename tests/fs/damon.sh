@@ -64,6 +64,19 @@ ok "mk_contexts / rm_contexts: a directory with its own files; EEXIST, ENOENT" -
 	e=\$( { echo ctx1 > mk_contexts; } 2>&1) ; [[ \$e == *'File exists'* ]] &&
 	e=\$( { echo nosuch > rm_contexts; } 2>&1) ; [[ \$e == *'No such file'* ]] &&
 	echo ctx1 > rm_contexts && [ ! -e ctx1 ]"
+ok "nonseekable attrs (ESPIPE), EIO from a removed context's open file, dd bs=3 of kdamond_pid" -- bash -c "
+	cd '$D' && python3 -c '
+import errno, os
+fd = os.open(\"attrs\", os.O_RDONLY)
+for f in (lambda: os.lseek(fd, 0, 0), lambda: os.pread(fd, 8, 0)):
+    try:
+        f(); raise SystemExit(\"seekable\")
+    except OSError as e:
+        assert e.errno == errno.ESPIPE, e
+' && echo c3 > mk_contexts && exec 7>c3/attrs && echo c3 > rm_contexts && echo c3 > mk_contexts &&
+	e=\$( { echo 11 12 13 14 15 >&7; } 2>&1) ; [[ \$e == *'Input/output error'* ]] &&
+	[ \"\$(cat c3/attrs)\" = '5000 100000 60000000 10 1000' ] && echo c3 > rm_contexts &&
+	[ \"\$(dd if=kdamond_pid bs=3 2>/dev/null)\" = no ]"
 ok "monitoring stops by itself when every target exits" -- bash -c "
 	cd '$D' && echo $work > target_ids && echo on > monitor_on && [ \"\$(cat monitor_on)\" = on ] &&
 	kill $work && for i in \$(seq 50); do [ \"\$(cat monitor_on)\" = off ] && break; sleep 0.1; done

@@ -366,7 +366,73 @@ TEST_F(dbgfs, numbers_parse_as_the_kernels_sscanf)
 	ASSERT_STREQ(line, get(self->vfs, D "target_ids", self->buf, 4096));
 }
 
+TEST_F(dbgfs, no_write_after_a_read_of_the_same_open_file)
+{
+	struct uks_vfs_file *f;
+	char b[64];
 
+	ASSERT_EQ(0, uks_vfs_open(self->vfs, D "attrs", O_RDWR, &f));
+	ASSERT_EQ(29, uks_vfs_read(f, b, sizeof(b), 0));
+	ASSERT_EQ(-EINVAL, uks_vfs_write(f, "1 2 3 4 5", 9));	/* *ppos is 29 */
+	uks_vfs_close(f);
+	ASSERT_STREQ("5000 100000 60000000 10 1000\n", get(self->vfs, D "attrs", self->buf, 4096));
+}
+
+TEST_F(dbgfs, kdamond_pid_formats_into_the_reads_size)
+{
+	struct uks_vfs_file *f;
+	char b[8] = "";
+
+	ASSERT_EQ(0, uks_vfs_open(self->vfs, D "kdamond_pid", O_RDONLY, &f));
+	ASSERT_EQ(2, uks_vfs_read(f, b, 3, 0));		/* scnprintf(kbuf, 3) */
+	ASSERT_EQ(0, memcmp(b, "no", 2));
+	ASSERT_EQ(0, uks_vfs_read(f, b, 3, 2));		/* that text ended at 2 */
+	uks_vfs_close(f);
+	ASSERT_EQ(0, uks_vfs_open(self->vfs, D "kdamond_pid", O_RDONLY, &f));
+	ASSERT_EQ(0, uks_vfs_read(f, b, 1, 0));		/* a 1-byte read: nothing */
+	uks_vfs_close(f);
+	ASSERT_EQ(0, uks_vfs_open(self->vfs, D "kdamond_pid", O_RDONLY, &f));
+	ASSERT_EQ(5, uks_vfs_read(f, b, 6, 0));
+	ASSERT_EQ(0, memcmp(b, "none\n", 5));
+	ASSERT_EQ(0, uks_vfs_read(f, b, 1, 5));		/* shorter text than pos: EOF */
+	uks_vfs_close(f);
+}
+
+TEST_F(dbgfs, a_removed_contexts_files_fail_with_eio)
+{
+	struct uks_vfs_file *w, *r;
+	char b[64];
+
+	ASSERT_EQ(0, put(self->vfs, D "mk_contexts", "c3"));
+	ASSERT_EQ(0, uks_vfs_open(self->vfs, D "c3/attrs", O_WRONLY, &w));
+	ASSERT_EQ(0, uks_vfs_open(self->vfs, D "c3/target_ids", O_RDONLY, &r));
+	ASSERT_EQ(0, put(self->vfs, D "rm_contexts", "c3"));
+	ASSERT_EQ(-EIO, uks_vfs_read(r, b, sizeof(b), 0));
+	/* a new context of the same name is another directory */
+	ASSERT_EQ(0, put(self->vfs, D "mk_contexts", "c3"));
+	ASSERT_EQ(-EIO, uks_vfs_write(w, "11 12 13 14 15", 14));
+	ASSERT_EQ(-EIO, uks_vfs_read(r, b, sizeof(b), 0));
+	uks_vfs_close(w);
+	uks_vfs_close(r);
+	ASSERT_STREQ("5000 100000 60000000 10 1000\n",
+		     get(self->vfs, D "c3/attrs", self->buf, 4096));
+}
+
+TEST_F(dbgfs, context_names_up_to_name_max)
+{
+	char name[300];
+
+	memset(name, 'b', 255);
+	name[255] = '\0';
+	ASSERT_EQ(0, put(self->vfs, D "mk_contexts", name));
+	snprintf(self->buf, 4096, D "%s/attrs", name);
+	ASSERT_STREQ("5000 100000 60000000 10 1000\n",
+		     get(self->vfs, self->buf, self->buf, 4096));
+	ASSERT_EQ(0, put(self->vfs, D "rm_contexts", name));
+	memset(name, 'b', 256);
+	name[256] = '\0';
+	ASSERT_EQ(-ENAMETOOLONG, put(self->vfs, D "mk_contexts", name));
+}
 
 TEST_F(dbgfs, sessions_leave_no_files_open)
 {

@@ -464,7 +464,7 @@ UKS_EXPORT int uks_damon_parse_target_ids(const char *str, unsigned long *ids, i
 	unsigned long id;
 	int nr = 0;
 
-	while (nr < max && *str && kscan_ulong(&str, &id))
+	while (nr < max && kscan_ulong(&str, &id))
 		ids[nr++] = id;
 	return nr;
 }

@@ -50,7 +50,7 @@ static int open_proc(pid_t pid, const char *file, int flags)
 	return open(path, flags | O_CLOEXEC);
 }
 
-static int pidfd_open(pid_t pid, unsigned int flags)
+static int sys_pidfd_open(pid_t pid, unsigned int flags)
 {
 	return (int)syscall(SYS_pidfd_open, pid, flags);
 }
@@ -80,16 +80,16 @@ static pid_t tgid_of(pid_t tid)
 /* A pidfd of task @pid, a thread group leader or (5.15 allows it) not. */
 static int task_pidfd(pid_t pid)
 {
-	int fd = pidfd_open(pid, 0);
+	int fd = sys_pidfd_open(pid, 0);
 	pid_t tgid;
 
 	if (fd >= 0 || (errno != ENOENT && errno != EINVAL))
 		return fd;
-	fd = pidfd_open(pid, PIDFD_THREAD);
+	fd = sys_pidfd_open(pid, PIDFD_THREAD);
 	if (fd >= 0 || errno != EINVAL)
 		return fd;
 	tgid = tgid_of(pid);	/* before Linux 6.9: the thread's process */
-	return tgid > 0 ? pidfd_open(tgid, 0) : -1;
+	return tgid > 0 ? sys_pidfd_open(tgid, 0) : -1;
 }
 
 static struct vaddr_target *va_open(pid_t pid)

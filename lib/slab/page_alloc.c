@@ -90,16 +90,22 @@ static void *map_anon(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* @size bytes aligned to @align (a power of two >= the page size). */
-static void *map_aligned(size_t size, size_t align)
+/*
+ * @size bytes aligned to @align (a power of two >= the page size).
+ * @noreserve: MAP_NORESERVE, for heap chunks.  An allocation's own mapping
+ * is charged as glibc's are, so that the kernel's overcommit heuristic
+ * refuses a request beyond RAM and swap (malloc() returns NULL, ENOMEM)
+ * instead of granting it and killing the process at the first touch.
+ */
+static void *map_aligned(size_t size, size_t align, bool noreserve)
 {
 	size_t span = size + align;
 	char *p, *start;
 
 	if (span < size)
 		return NULL;
-	p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		 -1, 0);
+	p = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | (noreserve ? MAP_NORESERVE : 0), -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	start = (char *)ALIGN_UP((uintptr_t)p, align);
@@ -296,7 +302,7 @@ static int grow_zone(void)
 			    (size_t)zone.chunk_pages * sizeof(struct uks_page);
 	_Atomic(uintptr_t) *slot;
 
-	base = map_aligned(UKS_CHUNK_SIZE, UKS_CHUNK_SIZE);
+	base = map_aligned(UKS_CHUNK_SIZE, UKS_CHUNK_SIZE, true);
 	if (!base)
 		return -ENOMEM;
 	thp = zone.huge_chunks && nr_chunks >= SMALL_PAGE_CHUNKS && thp_usable() &&
@@ -542,7 +548,7 @@ struct uks_page *__uks_alloc_huge(size_t size, size_t align)
 
 	if (map_size < size)
 		return NULL;
-	addr = map_aligned(map_size, align > UKS_CHUNK_SIZE ? align : UKS_CHUNK_SIZE);
+	addr = map_aligned(map_size, align > UKS_CHUNK_SIZE ? align : UKS_CHUNK_SIZE, false);
 	if (!addr)
 		return NULL;
 	pthread_mutex_lock(&zone.lock);

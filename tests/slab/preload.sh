@@ -28,6 +28,28 @@ cat >"$tmp/overflow.c" <<'C'
 int main(void) { volatile char *p = malloc(64); p[64] = 0x12; free((char *)p); return 0; }
 C
 ${CC:-cc} -O0 -o "$tmp/overflow" "$tmp/overflow.c"
+cat >"$tmp/huge.c" <<'C'
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(void)
+{
+	for (int shift = 36; shift <= 44; shift += 4) {
+		void *p, *q = NULL;
+		int e, r;
+
+		errno = 0;
+		p = malloc((size_t)1 << shift);
+		e = errno;
+		r = posix_memalign(&q, 1 << 21, (size_t)1 << shift);
+		printf("2^%d: malloc %s errno %d, posix_memalign %d\n", shift, p ? "ok" : "NULL", e, r);
+		free(p);
+		free(q);
+	}
+	return 0;
+}
+C
+${CC:-cc} -O0 -o "$tmp/huge" "$tmp/huge.c"
 git init -q "$tmp/repo" && git -C "$tmp/repo" -c user.name=t -c user.email=t@t commit -q --allow-empty -m init
 
 check_programs() {	# check_programs LABEL; env already set by the caller
@@ -60,6 +82,12 @@ check_programs plain
 ok "the allocator in use is uks (malloc_usable_size of 100 is the kmalloc-112 slot)" -- \
 	python3 -c 'import ctypes; c = ctypes.CDLL(None); c.malloc.restype = ctypes.c_void_p
 c.malloc_usable_size.argtypes = [ctypes.c_void_p]; assert c.malloc_usable_size(c.malloc(100)) == 112'
+
+# Allocations of their own mapping are charged as glibc's are: where the
+# kernel's overcommit heuristic refuses a size (beyond RAM and swap), both
+# return NULL with ENOMEM; where overcommit is "always", both succeed.
+ok "huge malloc and posix_memalign succeed or fail as glibc's do" -- bash -c \
+	"[ \"\$('$tmp/huge')\" = \"\$(env -u LD_PRELOAD '$tmp/huge')\" ]"
 
 # Every new thread gets (and the C library zeroes) the library's static TLS:
 # keep it to a few words, not pages.

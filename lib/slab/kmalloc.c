@@ -194,11 +194,13 @@ struct uks_kmem_cache *__uks_kmalloc_slab(size_t size)
 	return s;
 }
 
+/* Smallest buddy order holding @size; UKS_MAX_PAGE_ORDER + 1 if none does. */
 static unsigned int size_order(size_t size)
 {
 	unsigned int order = 0;
 
-	while (((size_t)__uks_page_size << order) < size)
+	/* bounded: near SIZE_MAX the shifted page size would wrap to 0 */
+	while (order <= UKS_MAX_PAGE_ORDER && ((size_t)__uks_page_size << order) < size)
 		order++;
 	return order;
 }

@@ -262,6 +262,21 @@ TEST(krealloc_keeps_contents)
 	EXPECT_NULL(uks_kcalloc(SIZE_MAX / 2, 3));
 }
 
+/* Sizes near SIZE_MAX fail, at once: the page order search used to wrap. */
+TEST(huge_sizes_fail)
+{
+	static const size_t sizes[] = { SIZE_MAX, SIZE_MAX - 4096, (size_t)1 << 63,
+					((size_t)1 << 63) + 1 };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		EXPECT_NULL(uks_kmalloc(sizes[i]));
+		EXPECT_NULL(uks_kzalloc(sizes[i]));
+		EXPECT_NULL(uks_kmalloc_aligned(sizes[i], 16));
+		EXPECT_NULL(uks_kmalloc_aligned(sizes[i], 4096));
+		EXPECT_NULL(uks_kmalloc_aligned(sizes[i], 1 << 21));
+	}
+}
+
 TEST(aligned_allocations)
 {
 	for (size_t align = 1; align <= (4 << 20); align <<= 1) {

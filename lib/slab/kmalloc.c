@@ -205,8 +205,12 @@ static unsigned int size_order(size_t size)
 	return order;
 }
 
-/* Above the largest cache: whole pages (kmalloc_large()), or a mapping. */
-static void *kmalloc_large(size_t size, size_t align)
+/*
+ * Above the largest cache: whole pages (kmalloc_large()), or a mapping.
+ * *@fresh, if given, says whether the memory is a new mapping, which
+ * reads zeroes: kzalloc() then leaves it untouched (and not resident).
+ */
+static void *kmalloc_large(size_t size, size_t align, bool *fresh)
 {
 	struct uks_page *page;
 
@@ -222,13 +226,15 @@ static void *kmalloc_large(size_t size, size_t align)
 		return page->addr;
 	}
 	page = __uks_alloc_huge(size, align);
+	if (page && fresh)
+		*fresh = true;
 	return page ? page->addr : NULL;
 }
 
 static __attribute__((always_inline)) inline void *__kmalloc(size_t size, unsigned long addr)
 {
 	if (unlikely(size > KMALLOC_MAX_CACHE_SIZE))
-		return kmalloc_large(size, __uks_page_size);
+		return kmalloc_large(size, __uks_page_size, NULL);
 	if (unlikely(!size))
 		return ZERO_SIZE_PTR;
 	return slab_alloc(__uks_kmalloc_slab(size), addr);
@@ -320,9 +326,14 @@ void __uks_free(void *p)
 /** uks_kzalloc - uks_kmalloc() and zero the memory */
 UKS_EXPORT void *uks_kzalloc(size_t size)
 {
-	void *p = __kmalloc(size, CALLER);
+	bool fresh = false;
+	void *p;
 
-	if (!ZERO_OR_NULL_PTR(p))
+	if (unlikely(size > KMALLOC_MAX_CACHE_SIZE))
+		p = kmalloc_large(size, __uks_page_size, &fresh);
+	else
+		p = __kmalloc(size, CALLER);
+	if (!ZERO_OR_NULL_PTR(p) && !fresh)
 		memset(p, 0, size);
 	return p;
 }
@@ -371,7 +382,8 @@ UKS_EXPORT void *uks_kmalloc_aligned(size_t size, size_t align)
 		if (s)
 			return slab_alloc(s, CALLER);
 	}
-	return kmalloc_large(size ? size : 1, align > __uks_page_size ? align : __uks_page_size);
+	return kmalloc_large(size ? size : 1, align > __uks_page_size ? align : __uks_page_size,
+			     NULL);
 }
 
 /* kfree() of a pointer that is not ours: report, never touch it. */

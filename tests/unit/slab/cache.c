@@ -262,6 +262,37 @@ TEST(krealloc_keeps_contents)
 	EXPECT_NULL(uks_kcalloc(SIZE_MAX / 2, 3));
 }
 
+/* kzalloc of a new mapping leaves it alone: it reads zeroes, and stays out of RSS. */
+TEST(kzalloc_of_a_fresh_mapping_touches_nothing)
+{
+	size_t size = 64 << 20, pages = size / 4096;
+	unsigned char *vec = malloc(pages);
+	char *p = uks_kzalloc(size);
+	size_t resident = 0;
+
+	ASSERT_NONNULL(vec);
+	ASSERT_NONNULL(p);
+	ASSERT_EQ(0, mincore((void *)((uintptr_t)p & ~(uintptr_t)4095), size, vec));
+	for (size_t i = 0; i < pages; i++)
+		resident += vec[i] & 1;
+	EXPECT_EQ(0, resident);
+	for (size_t i = 0; i < size; i += 4096)
+		ASSERT_EQ(0, p[i]);
+	memset(p, 0x5a, size);
+	uks_kfree(p);
+	/* recycled pages (a buddy block) are still zeroed */
+	p = uks_kzalloc(64 << 10);
+	ASSERT_NONNULL(p);
+	memset(p, 0x5a, 64 << 10);
+	uks_kfree(p);
+	p = uks_kzalloc(64 << 10);
+	ASSERT_NONNULL(p);
+	for (size_t i = 0; i < (64 << 10); i++)
+		ASSERT_EQ(0, p[i]);
+	uks_kfree(p);
+	free(vec);
+}
+
 /* Sizes near SIZE_MAX fail, at once: the page order search used to wrap. */
 TEST(huge_sizes_fail)
 {

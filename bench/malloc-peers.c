@@ -24,6 +24,10 @@
  *   mixed     a 20000-pointer working set replaced at random with a
  *             mostly-small size mix (to 64 KiB), calloc and realloc
  *             grow/shrink: general-purpose behaviour and fragmentation.
+ *   grow      one buffer appended to in 64 KiB steps up to 128 MiB with
+ *             realloc(), then halved back down: a log or a download read
+ *             into memory.  Allocators that move a big block's pages with
+ *             mremap() instead of copying its bytes keep this linear.
  *
  * Reading the results: every allocator runs each pattern R times
  * (UKS_BENCH_RUNS, default 5: with 3, the medians of this project's
@@ -489,6 +493,41 @@ static uint64_t run_mixed(void)
 	return t0;
 }
 
+/* ------------------------------------------------------------ grow */
+#define GROW_STEP	(64UL << 10)
+#define GROW_MAX	(128UL << 20)
+
+static uint64_t run_grow(void)
+{
+	uint64_t t0 = now_ns();
+
+	for (long r = 0; r < scale; r++) {
+		unsigned char *buf = NULL;
+		size_t size = 0;
+
+		while (size < GROW_MAX) {
+			unsigned char *q = realloc(buf, size + GROW_STEP);
+
+			if (!q)
+				fail("grow", "realloc NULL for size", size + GROW_STEP);
+			buf = q;
+			/* the new step, and a check that the last one moved with the block */
+			if (size && buf[size - 1] != (unsigned char)(size / GROW_STEP))
+				fail("grow", "lost bytes at size", size);
+			memset(buf + size, (unsigned char)(size / GROW_STEP + 1), GROW_STEP);
+			size += GROW_STEP;
+		}
+		while (size > GROW_STEP) {
+			size /= 2;
+			buf = realloc(buf, size);
+			if (!buf || buf[size - 1] != (unsigned char)(size / GROW_STEP))
+				fail("grow", "shrink lost bytes at size", size);
+		}
+		free(buf);
+	}
+	return now_ns() - t0;
+}
+
 /* ------------------------------------------------------------ driver */
 struct pattern {
 	const char *name;
@@ -498,6 +537,7 @@ struct pattern {
 static const struct pattern patterns[] = {
 	{ "pair64", run_pair64 },     { "allfree", run_allfree }, { "prodcons", run_prodcons },
 	{ "larson", run_larson },     { "scratch", run_scratch }, { "mixed", run_mixed },
+	{ "grow", run_grow },
 };
 #define NPAT ((int)(sizeof(patterns) / sizeof(patterns[0])))
 

@@ -537,6 +537,13 @@ static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool
 	size_t ks = ksize_page(page, p);
 	void *ret;
 
+	/*
+	 * A mapping of its own that stays one is resized where it is; malloc's
+	 * realloc() trims it on any shrink, as glibc's does.
+	 */
+	if (page->kind == PAGE_HUGE && size_order(new_size) > UKS_MAX_PAGE_ORDER &&
+	    (shrink || ks < new_size))
+		return __uks_resize_huge(page, new_size);
 	if (ks >= new_size && (!shrink || new_size >= ks / 2))
 		return p;
 	ret = __kmalloc(new_size, addr);

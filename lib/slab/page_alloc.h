@@ -93,6 +93,7 @@ struct uks_page *__uks_alloc_pages(unsigned int order);
 void __uks_free_pages(struct uks_page *page);
 struct uks_page *__uks_alloc_huge(size_t size, size_t align);
 void __uks_free_huge(struct uks_page *page);
+void *__uks_resize_huge(struct uks_page *page, size_t new_size);
 void __uks_page_alloc_init(void);
 void __uks_page_alloc_set_huge_chunks(bool on);
 void __uks_for_each_page(void (*fn)(struct uks_page *page, void *arg), void *arg);

@@ -15,6 +15,7 @@
 #include "unit/slab/helper.h"
 #include <uks/core.h>
 #include <uks/slab.h>
+#include "slab/slub.h"
 
 static void quiet(enum uks_log_level level, const char *msg, void *arg)
 {
@@ -260,6 +261,73 @@ TEST(krealloc_keeps_contents)
 		ASSERT_EQ(0, p[i]);
 	uks_kfree(p);
 	EXPECT_NULL(uks_kcalloc(SIZE_MAX / 2, 3));
+}
+
+static size_t resident_bytes(const void *p, size_t len)
+{
+	size_t pages = len / 4096, n = 0;
+	unsigned char *vec = malloc(pages);
+
+	if (!vec || mincore((void *)p, len, vec)) {
+		free(vec);
+		return SIZE_MAX;
+	}
+	for (size_t i = 0; i < pages; i++)
+		n += vec[i] & 1;
+	free(vec);
+	return n * 4096;
+}
+
+/*
+ * A mapping of its own grows by mremap(): the pages move, the bytes are
+ * not copied, so the pages never touched stay out of RSS.  (A copy would
+ * read and write every one of them.)
+ */
+TEST(krealloc_grows_a_mapping_without_copying)
+{
+	size_t size = 3 << 20;
+	char *p = uks_kzalloc(size);
+
+	ASSERT_NONNULL(p);
+	memcpy(p, "head", 5);
+	while (size < (256UL << 20)) {
+		size += 3 << 20;
+		p = uks_krealloc(p, size);
+		ASSERT_NONNULL(p);
+		ASSERT_EQ(0, (uintptr_t)p & ((2 << 20) - 1));
+		ASSERT_EQ(0, strcmp(p, "head"));
+		ASSERT_GE(uks_ksize(p), size);
+		/* every chunk of the mapping is found again */
+		ASSERT_EQ(1, uks_ksize(p + uks_ksize(p) - 1));
+	}
+	EXPECT_EQ(4096, resident_bytes(p, uks_ksize(p)));
+	p[size - 1] = 'x';
+	uks_kfree(p);
+}
+
+/* malloc's realloc() trims such a mapping; the kernel's krealloc() keeps it. */
+TEST(realloc_shrinks_a_mapping_in_place)
+{
+	bool ours = false;
+	char *p = uks_kmalloc(64 << 20), *q;
+
+	ASSERT_NONNULL(p);
+	memset(p, 0x5a, 64 << 20);
+	q = uks_krealloc(p, 5 << 20);
+	EXPECT_EQ(p, q);
+	EXPECT_EQ(64 << 20, uks_ksize(q));
+	q = __uks_krealloc_if_ours(p, 5 << 20, &ours);
+	EXPECT_TRUE(ours);
+	EXPECT_EQ(p, q);
+	EXPECT_EQ(6 << 20, uks_ksize(q));
+	EXPECT_EQ(0, uks_ksize(p + (6 << 20)));	/* no longer ours */
+	EXPECT_EQ(0x5a, (unsigned char)q[(5 << 20) - 1]);
+	/* down to a buddy block: a copy */
+	q = __uks_krealloc_if_ours(q, 1 << 20, &ours);
+	ASSERT_NONNULL(q);
+	EXPECT_EQ(1 << 20, uks_ksize(q));
+	EXPECT_EQ(0x5a, (unsigned char)q[(1 << 20) - 1]);
+	uks_kfree(q);
 }
 
 /* kzalloc of a new mapping leaves it alone: it reads zeroes, and stays out of RSS. */

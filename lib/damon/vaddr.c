@@ -30,6 +30,7 @@
 #include <uks/slab.h>
 
 #include "core/log.h"
+#include "core/proc_status.h"
 #include "damon/damon.h"
 
 #ifndef SYS_pidfd_open
@@ -55,28 +56,6 @@ static int sys_pidfd_open(pid_t pid, unsigned int flags)
 	return (int)syscall(SYS_pidfd_open, pid, flags);
 }
 
-/* The thread group of thread @tid, from /proc/TID/status; 0 if unknown. */
-static pid_t tgid_of(pid_t tid)
-{
-	char line[128];
-	pid_t tgid = 0;
-	FILE *f;
-	int fd = open_proc(tid, "status", O_RDONLY);
-
-	if (fd < 0)
-		return 0;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return 0;
-	}
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 /* A pidfd of task @pid, a thread group leader or (5.15 allows it) not. */
 static int task_pidfd(pid_t pid)
 {
@@ -88,7 +67,7 @@ static int task_pidfd(pid_t pid)
 	fd = sys_pidfd_open(pid, PIDFD_THREAD);
 	if (fd >= 0 || errno != EINVAL)
 		return fd;
-	tgid = tgid_of(pid);	/* before Linux 6.9: the thread's process */
+	tgid = proc_status_pid(pid, "Tgid", 0);	/* before Linux 6.9: the thread's process */
 	return tgid > 0 ? sys_pidfd_open(tgid, 0) : -1;
 }
 

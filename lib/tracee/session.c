@@ -40,6 +40,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
+#include "core/proc_status.h"
 #include "tracee/events.h"
 #include "tracee/internal.h"
 
@@ -83,34 +84,14 @@ void tracee_read_comm(pid_t tid, char comm[16])
 		comm[n - 1] = '\0';
 }
 
-/* A number field of /proc/TID/status ("Tgid:", "PPid:"), or @dflt. */
-static pid_t read_status_field(pid_t tid, const char *key, pid_t dflt)
-{
-	char path[64], buf[1024], *p;
-	ssize_t n = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n <= 0)
-		return dflt;
-	buf[n] = '\0';
-	p = strstr(buf, key);
-	return p ? (pid_t)strtol(p + strlen(key), NULL, 10) : dflt;
-}
-
 pid_t tracee_read_tgid(pid_t tid)
 {
-	return read_status_field(tid, "\nTgid:", tid);
+	return proc_status_pid(tid, "Tgid", tid);
 }
 
 pid_t tracee_read_ppid(pid_t tid)
 {
-	return read_status_field(tid, "\nPPid:", 0);
+	return proc_status_pid(tid, "PPid", 0);
 }
 
 struct tracee_thread *tracee_add(struct uks_tracee_session *s, pid_t tid, pid_t tgid,

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include <uks/damon.h>
@@ -197,6 +198,13 @@ bool __uks_damon_va_target_valid(struct uks_damon_ctx *ctx, struct damon_target 
 void __uks_damon_va_cleanup(struct uks_damon_ctx *ctx);
 void __uks_damon_va_pick_sampling_addrs(struct uks_damon_ctx *ctx, struct damon_target *t);
 int __uks_damon_va_clear_refs(struct vaddr_target *vt, const char *what);
+
+/* vaddr-refs: a mapping of /proc/PID/smaps */
+struct refs_map {
+	unsigned long start, end;
+	bool referenced;
+};
+int __uks_damon_parse_smaps(FILE *f, struct refs_map **out, unsigned int *nr);
 
 /* primitives */
 extern const struct damon_primitive __uks_damon_synthetic;

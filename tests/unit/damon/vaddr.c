@@ -215,4 +215,80 @@ TEST(read_maps_of_self)
 	ASSERT_EQ(-ESRCH, __uks_damon_read_maps(0x3fffffff, &maps, &nr));
 }
 
+/* vaddr-refs reads smaps: mapping lines and Referenced:, nothing else. */
+TEST(smaps_mappings_and_referenced)
+{
+	char path[700], text[2048];
+	struct refs_map *maps;
+	unsigned int nr;
+	FILE *f;
+
+	memset(path, 'p', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	snprintf(text, sizeof(text),
+		 "Referenced:        4 kB\n"		/* before any mapping: ignored */
+		 "55d0c0000000-55d0c0021000 r--p 00000000 fd:01 1234   /usr/bin/x\n"
+		 "Size:                132 kB\n"
+		 "Referenced:          8 kB\n"
+		 "AnonHugePages:        0 kB\n"
+		 "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 /%s\n"
+		 "Referenced:          0 kB\n"
+		 "garbage-line\n"
+		 "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0  [vsyscall]\n"
+		 "Referenced: 12 kB",				/* no final newline */
+		 path);
+	f = fmemopen(text, strlen(text), "r");
+	ASSERT_NONNULL(f);
+	ASSERT_EQ(0, __uks_damon_parse_smaps(f, &maps, &nr));
+	fclose(f);
+	ASSERT_EQ(3, nr);
+	EXPECT_EQ(0x55d0c0000000UL, maps[0].start);
+	EXPECT_EQ(0x55d0c0021000UL, maps[0].end);
+	EXPECT_TRUE(maps[0].referenced);
+	/* a path longer than the line buffer: its tail is not a line */
+	EXPECT_EQ(0x7f0000000000UL, maps[1].start);
+	EXPECT_EQ(0x7f0000200000UL, maps[1].end);
+	EXPECT_FALSE(maps[1].referenced);
+	EXPECT_EQ(0xffffffffff600000UL, maps[2].start);
+	EXPECT_TRUE(maps[2].referenced);
+	uks_kfree(maps);
+
+	f = fmemopen((char *)"\x80\xff-\n-1-2 \n1-\nReferenced:\n", 26, "r");
+	ASSERT_NONNULL(f);
+	ASSERT_EQ(0, __uks_damon_parse_smaps(f, &maps, &nr));
+	fclose(f);
+	EXPECT_EQ(0, nr);
+	uks_kfree(maps);
+}
+
+/* ... and finds every mapping of a real process, at its exact range. */
+TEST(smaps_of_this_process)
+{
+	char *base = mmap(NULL, 7 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	struct refs_map *maps;
+	unsigned int nr, found = 0;
+	FILE *f;
+
+	ASSERT_NE(MAP_FAILED, base);
+	/* none | rw none rw none rw | none: five mappings of a page each in the middle */
+	for (int k = 0; k < 7; k += 2)
+		ASSERT_EQ(0, mprotect(base + k * 4096, 4096, PROT_NONE));
+	f = fopen("/proc/self/smaps", "re");
+	ASSERT_NONNULL(f);
+	ASSERT_EQ(0, __uks_damon_parse_smaps(f, &maps, &nr));
+	fclose(f);
+	for (unsigned int i = 0; i < nr; i++) {
+		if (i)
+			ASSERT_LE(maps[i - 1].end, maps[i].start);
+		for (int k = 1; k < 6; k++)
+			if (maps[i].start == (unsigned long)base + k * 4096UL &&
+			    maps[i].end == maps[i].start + 4096)
+				found++;
+	}
+	EXPECT_EQ(5, found);
+	uks_kfree(maps);
+	munmap(base, 7 * 4096);
+}
+
 TEST_HARNESS_MAIN

@@ -333,11 +333,30 @@ void __uks_restore_bytes(struct uks_kmem_cache *s, const char *message, uint8_t 
 	memset(from, data, (size_t)((char *)to - (char *)from));
 }
 
-static uint8_t *memchr_inv(uint8_t *start, uint8_t value, size_t bytes)
+/**
+ * __uks_memchr_inv - the first byte of @bytes at @start that is not @value
+ *
+ * Return: its address, or NULL if all are @value.  Every debug allocation
+ * and free checks red zones, poison and slab padding with it: a byte
+ * loop was 29% of bench/malloc-peers' mixed pattern under FZPU, so it
+ * compares 32 bytes per step, as the kernel's memchr_inv() compares 8.
+ */
+uint8_t *__uks_memchr_inv(const void *start, uint8_t value, size_t bytes)
 {
-	for (size_t i = 0; i < bytes; i++)
-		if (start[i] != value)
-			return start + i;
+	const uint8_t *p = start, *end = p + bytes;
+	const uint64_t pattern = 0x0101010101010101ULL * value;
+
+	while (end - p >= 32) {
+		uint64_t w[4];
+
+		memcpy(w, p, sizeof(w));
+		if ((w[0] ^ pattern) | (w[1] ^ pattern) | (w[2] ^ pattern) | (w[3] ^ pattern))
+			break;
+		p += 32;
+	}
+	for (; p < end; p++)
+		if (*p != value)
+			return (uint8_t *)p;
 	return NULL;
 }
 
@@ -347,7 +366,7 @@ int __uks_check_bytes_and_report(struct uks_kmem_cache *s, struct uks_page *page
 				 unsigned int value, unsigned int bytes)
 {
 	uint8_t *addr = slab_address(page);
-	uint8_t *fault = memchr_inv(start, (uint8_t)value, bytes), *end;
+	uint8_t *fault = __uks_memchr_inv(start, (uint8_t)value, bytes), *end;
 
 	if (!fault)
 		return 1;

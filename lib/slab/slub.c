@@ -597,9 +597,10 @@ static void atfork_release(bool child)
 {
 	struct uks_kmem_cache *s;
 
-	if (child)
+	if (child) {
 		__uks_page_alloc_child_reset();
-	else
+		__uks_debug_fork_child();
+	} else
 		__uks_page_alloc_unlock();
 	if (child)
 		pthread_mutex_init(&meta_lock, NULL);

@@ -461,6 +461,7 @@ bool __uks_alloc_debug_processing(struct uks_kmem_cache *s, struct uks_page *pag
 bool __uks_free_debug_processing(struct uks_kmem_cache *s, struct uks_page *page, void *head,
 				 void *tail, int bulk_cnt, unsigned long addr);
 void __uks_init_tracking(struct uks_kmem_cache *s, void *object);
+void __uks_debug_fork_child(void);
 void __uks_trace(struct uks_kmem_cache *s, struct uks_page *page, void *object, int alloc);
 void __uks_slab_check_pad_on_free(struct uks_kmem_cache *s, struct uks_page *page);
 int __uks_validate_slab_cache(struct uks_kmem_cache *s);

@@ -5,12 +5,18 @@
  * pointers, leaks at destroy), checked line by line from the log sink.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include <uks/core.h>
 #include <uks/slab.h>
+#include "slab/debug.h"
 #include "slab/slub.h"
 
 #define ALL_DEBUG (UKS_SLAB_CONSISTENCY_CHECKS | UKS_SLAB_RED_ZONE | UKS_SLAB_POISON | \
@@ -142,6 +148,73 @@ TEST(report_right_redzone_in_kernel_format)
 	EXPECT_TRUE(logged("BUG t_rz (Tainted: G    B            ): Left Redzone overwritten"));
 	EXPECT_TRUE(logged("not freed"));
 	uks_kmem_cache_free(s, p);	/* now it frees */
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+}
+
+/* The checks' scan: the first byte that differs, at every length and offset. */
+TEST(memchr_inv_finds_the_first_other_byte)
+{
+	uint8_t buf[160];
+
+	for (size_t off = 0; off < 8; off++) {
+		for (size_t len = 0; len + off <= 140; len++) {
+			memset(buf, 0xcc, sizeof(buf));
+			ASSERT_NULL(__uks_memchr_inv(buf + off, 0xcc, len));
+			for (size_t at = 0; at < len; at++) {
+				buf[off + at] = 0xcd;
+				if (at + 1 < len)
+					buf[off + len - 1] = 0;	/* a later one too */
+				ASSERT_EQ(buf + off + at, __uks_memchr_inv(buf + off, 0xcc, len));
+				memset(buf, 0xcc, sizeof(buf));
+			}
+			buf[off + len] = 0;	/* past the end: not looked at */
+			ASSERT_NULL(__uks_memchr_inv(buf + off, 0xcc, len));
+		}
+	}
+}
+
+/* Red zone of a fresh object of @s overwritten; the report names pid=@pid. */
+static bool report_names_pid(struct uks_kmem_cache *s, pid_t pid)
+{
+	unsigned char *p = uks_kmem_cache_alloc(s);
+	char want[32];
+
+	if (!p)
+		return false;
+	log_reset();
+	p[64] = 0x12;
+	uks_kmem_cache_validate(s);
+	uks_kmem_cache_free(s, p);
+	snprintf(want, sizeof(want), " pid=%d\n", (int)pid);
+	return logged(want);
+}
+
+static void *report_from_thread(void *arg)
+{
+	return (void *)(uintptr_t)report_names_pid(arg, gettid());
+}
+
+/* Tracks name the thread that allocated, in threads and in fork's child. */
+TEST(tracks_name_the_thread)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_tid", 64, 0, ALL_DEBUG, NULL);
+	pthread_t th;
+	void *ok = NULL;
+	int status;
+	pid_t pid;
+
+	ASSERT_NONNULL(s);
+	EXPECT_TRUE(report_names_pid(s, gettid()));
+	ASSERT_EQ(0, pthread_create(&th, NULL, report_from_thread, s));
+	ASSERT_EQ(0, pthread_join(th, &ok));
+	EXPECT_TRUE(ok != NULL);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(report_names_pid(s, getpid()) ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	uks_set_log_fn(NULL, NULL);
 	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
 }
 

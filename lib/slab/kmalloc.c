@@ -539,11 +539,16 @@ static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool
 
 	/*
 	 * A mapping of its own that stays one is resized where it is; malloc's
-	 * realloc() trims it on any shrink, as glibc's does.
+	 * realloc() trims it on any shrink, as glibc's does.  If the kernel
+	 * refuses (a mapping split by someone's mprotect() or userfaultfd
+	 * registration cannot be moved whole), copy as for any block.
 	 */
 	if (page->kind == PAGE_HUGE && size_order(new_size) > UKS_MAX_PAGE_ORDER &&
-	    (shrink || ks < new_size))
-		return __uks_resize_huge(page, new_size);
+	    (shrink || ks < new_size)) {
+		ret = __uks_resize_huge(page, new_size);
+		if (ret)
+			return ret;
+	}
 	if (ks >= new_size && (!shrink || new_size >= ks / 2))
 		return p;
 	ret = __kmalloc(new_size, addr);

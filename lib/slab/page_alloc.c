@@ -587,28 +587,6 @@ void __uks_free_huge(struct uks_page *page)
 	munmap(addr, map_size);
 }
 
-/*
- * Grow a huge mapping to @new_map bytes: in place when the address space
- * after it is free, else moved by the kernel (page tables, not bytes) to
- * a chunk-aligned range reserved for it.  Called with the zone lock held
- * and the mapping's slots cleared.  Return: the new address, or NULL.
- */
-static char *grow_mapping(char *addr, size_t map_size, size_t new_map)
-{
-	char *to = mremap(addr, map_size, new_map, 0);
-
-	if (to != MAP_FAILED)
-		return to;
-	to = map_aligned(new_map, UKS_CHUNK_SIZE, true);
-	if (!to)
-		return NULL;
-	if (mremap(addr, map_size, new_map, MREMAP_MAYMOVE | MREMAP_FIXED, to) == MAP_FAILED) {
-		munmap(to, new_map);
-		return NULL;
-	}
-	return to;
-}
-
 /**
  * __uks_resize_huge - resize a __uks_alloc_huge() allocation in its mapping
  * @page: its descriptor
@@ -618,43 +596,60 @@ static char *grow_mapping(char *addr, size_t map_size, size_t new_map)
  * bytes never move, so growing a buffer step by step costs page-table
  * updates instead of a copy of everything per step (256 MiB grown in
  * 64 KiB steps took 61 s when each chunk of growth was a new mapping and
- * a copy).  A shrink unmaps the tail.
+ * a copy).  A shrink unmaps the tail.  A growth happens in place when the
+ * address space after the mapping is free, else the kernel moves the
+ * pages to a chunk-aligned range reserved for them.
+ *
+ * The system calls are made without the zone lock, as in
+ * __uks_free_huge(): moving a big mapping takes a while, and an mremap()
+ * wrapper (the DAMON self agent's) may wait for a thread that allocates.
+ * The slots of a range are cleared before it is unmapped or moved out of,
+ * so no lookup finds a range anyone may map again; meanwhile only the
+ * caller, which owns the allocation, has a reason to look it up.
  *
  * Return: the allocation's address, moved or not, or NULL (no address
- * space or memory) with the allocation as it was.
+ * space or memory, or the kernel refused) with the allocation as it was.
  */
 void *__uks_resize_huge(struct uks_page *page, size_t new_size)
 {
 	size_t new_map = ALIGN_UP(new_size, UKS_CHUNK_SIZE);
 	size_t map_size = page->map_size;
-	char *addr = page->addr;
+	char *addr = page->addr, *to;
 
 	if (new_map < new_size)
 		return NULL;
-	pthread_mutex_lock(&zone.lock);
 	if (new_map < map_size) {
-		/* slots first, so no lookup finds a chunk being unmapped */
+		pthread_mutex_lock(&zone.lock);
 		set_huge_slot_range(page, new_map, map_size, 0);
+		page->map_size = new_map;
+		pthread_mutex_unlock(&zone.lock);
 		munmap(addr + new_map, map_size - new_map);
-		page->map_size = new_map;
 	} else if (new_map > map_size) {
-		/*
-		 * Cleared across the move: once the kernel moved the pages
-		 * out, anyone may map the old range again.
-		 */
-		set_huge_slots(page, 0);
-		addr = grow_mapping(addr, map_size, new_map);
-		if (!addr) {
-			set_huge_slots(page, (uintptr_t)page | 1);
+		to = mremap(addr, map_size, new_map, 0);
+		if (to == MAP_FAILED) {
+			to = map_aligned(new_map, UKS_CHUNK_SIZE, true);
+			if (!to)
+				return NULL;
+			pthread_mutex_lock(&zone.lock);
+			set_huge_slots(page, 0);
 			pthread_mutex_unlock(&zone.lock);
-			return NULL;
+			if (mremap(addr, map_size, new_map, MREMAP_MAYMOVE | MREMAP_FIXED, to) ==
+			    MAP_FAILED) {
+				munmap(to, new_map);
+				to = NULL;
+			}
 		}
-		page->addr = addr;
-		page->map_size = new_map;
+		pthread_mutex_lock(&zone.lock);
+		if (to) {
+			page->addr = to;
+			page->map_size = new_map;
+		}
 		set_huge_slots(page, (uintptr_t)page | 1);
+		pthread_mutex_unlock(&zone.lock);
+		if (!to)
+			return NULL;
 	}
 	page->large_size = new_size;
-	pthread_mutex_unlock(&zone.lock);
 	return page->addr;
 }
 

@@ -305,6 +305,30 @@ TEST(krealloc_grows_a_mapping_without_copying)
 	uks_kfree(p);
 }
 
+/*
+ * A mapping split in two (by mprotect() here; the DAMON self agent's
+ * userfaultfd registrations do it too) cannot be moved or grown whole by
+ * mremap(): krealloc copies instead, and fails nothing.
+ */
+TEST(krealloc_copies_a_mapping_it_cannot_move)
+{
+	size_t size = 4 << 20;
+	char *p = uks_kmalloc(size), *q;
+
+	ASSERT_NONNULL(p);
+	memset(p, 0x3c, size);
+	ASSERT_EQ(0, mprotect(p + (1 << 20), 4096, PROT_READ));
+	q = uks_krealloc(p, 64 << 20);
+	ASSERT_NONNULL(q);
+	ASSERT_GE(uks_ksize(q), 64 << 20);
+	for (size_t i = 0; i < size; i += 512)
+		ASSERT_EQ(0x3c, (unsigned char)q[i]);
+	q[(64 << 20) - 1] = 1;
+	if (q != p)
+		EXPECT_EQ(0, uks_ksize(p));	/* the old mapping is gone */
+	uks_kfree(q);
+}
+
 /* malloc's realloc() trims such a mapping; the kernel's krealloc() keeps it. */
 TEST(realloc_shrinks_a_mapping_in_place)
 {

@@ -194,15 +194,21 @@ struct uks_kmem_cache *__uks_kmalloc_slab(size_t size)
 	return s;
 }
 
-/* Smallest buddy order holding @size; UKS_MAX_PAGE_ORDER + 1 if none does. */
+/* Smallest buddy order holding @size; past __uks_max_page_order() if none does. */
 static unsigned int size_order(size_t size)
 {
-	unsigned int order = 0;
+	unsigned int order = 0, max = __uks_max_page_order();
 
 	/* bounded: near SIZE_MAX the shifted page size would wrap to 0 */
-	while (order <= UKS_MAX_PAGE_ORDER && ((size_t)__uks_page_size << order) < size)
+	while (order <= max && ((size_t)__uks_page_size << order) < size)
 		order++;
 	return order;
+}
+
+/* More than a buddy block (a chunk) holds: a mapping of its own. */
+static bool needs_own_mapping(size_t size)
+{
+	return size_order(size) > __uks_max_page_order();
 }
 
 /*
@@ -212,13 +218,13 @@ static unsigned int size_order(size_t size)
  */
 static void *kmalloc_large(size_t size, size_t align, bool *fresh)
 {
+	size_t block = size > align ? size : align;
 	struct uks_page *page;
 
 	__uks_slab_init();
-	if (size_order(size) <= UKS_MAX_PAGE_ORDER && align <= UKS_CHUNK_SIZE &&
-	    size_order(size > align ? size : align) <= UKS_MAX_PAGE_ORDER) {
+	if (!needs_own_mapping(block)) {
 		/* Buddy blocks are aligned to their size. */
-		page = __uks_alloc_pages(size_order(size > align ? size : align));
+		page = __uks_alloc_pages(size_order(block));
 		if (!page)
 			return NULL;
 		page->kind = PAGE_LARGE;
@@ -543,7 +549,7 @@ static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool
 	 * refuses (a mapping split by someone's mprotect() or userfaultfd
 	 * registration cannot be moved whole), copy as for any block.
 	 */
-	if (page->kind == PAGE_HUGE && size_order(new_size) > UKS_MAX_PAGE_ORDER &&
+	if (page->kind == PAGE_HUGE && p == page->addr && needs_own_mapping(new_size) &&
 	    (shrink || ks < new_size)) {
 		ret = __uks_resize_huge(page, new_size);
 		if (ret)

@@ -91,21 +91,21 @@ static void *map_anon(size_t size)
 }
 
 /*
- * @size bytes aligned to @align (a power of two >= the page size).
- * @noreserve: MAP_NORESERVE, for heap chunks.  An allocation's own mapping
- * is charged as glibc's are, so that the kernel's overcommit heuristic
- * refuses a request beyond RAM and swap (malloc() returns NULL, ENOMEM)
- * instead of granting it and killing the process at the first touch.
+ * @size bytes aligned to @align (a power of two >= the page size), mapped
+ * with @prot and MAP_PRIVATE | MAP_ANONYMOUS | @flags.  Heap chunks are
+ * MAP_NORESERVE; an allocation's own mapping is charged as glibc's are,
+ * so that the kernel's overcommit heuristic refuses a request beyond RAM
+ * and swap (malloc() returns NULL, ENOMEM) instead of granting it and
+ * killing the process at the first touch.
  */
-static void *map_aligned(size_t size, size_t align, bool noreserve)
+static void *map_aligned(size_t size, size_t align, int prot, int flags)
 {
 	size_t span = size + align;
 	char *p, *start;
 
 	if (span < size)
 		return NULL;
-	p = mmap(NULL, span, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | (noreserve ? MAP_NORESERVE : 0), -1, 0);
+	p = mmap(NULL, span, prot, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	start = (char *)ALIGN_UP((uintptr_t)p, align);
@@ -302,7 +302,7 @@ static int grow_zone(void)
 			    (size_t)zone.chunk_pages * sizeof(struct uks_page);
 	_Atomic(uintptr_t) *slot;
 
-	base = map_aligned(UKS_CHUNK_SIZE, UKS_CHUNK_SIZE, true);
+	base = map_aligned(UKS_CHUNK_SIZE, UKS_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_NORESERVE);
 	if (!base)
 		return -ENOMEM;
 	thp = zone.huge_chunks && nr_chunks >= SMALL_PAGE_CHUNKS && thp_usable() &&
@@ -556,7 +556,8 @@ struct uks_page *__uks_alloc_huge(size_t size, size_t align)
 
 	if (map_size < size)
 		return NULL;
-	addr = map_aligned(map_size, align > UKS_CHUNK_SIZE ? align : UKS_CHUNK_SIZE, false);
+	addr = map_aligned(map_size, align > UKS_CHUNK_SIZE ? align : UKS_CHUNK_SIZE,
+			   PROT_READ | PROT_WRITE, 0);
 	if (!addr)
 		return NULL;
 	pthread_mutex_lock(&zone.lock);
@@ -587,6 +588,30 @@ void __uks_free_huge(struct uks_page *page)
 	munmap(addr, map_size);
 }
 
+/*
+ * Move @page's mapping, grown to @new_map bytes, to a chunk-aligned range:
+ * a PROT_NONE reservation (charged to nothing) that the kernel replaces.
+ * The slots are cleared first: once the pages are out, anyone may map the
+ * old range.  A failed move may have unmapped the reservation already
+ * (5.15 unmaps the target before it checks the source and the charge),
+ * and another thread may have mapped into the hole since, so nothing is
+ * unmapped after a failure: what may be left is address space, not memory.
+ * Return: the new address, or NULL with the slots cleared.
+ */
+static char *move_mapping(struct uks_page *page, size_t map_size, size_t new_map)
+{
+	char *to = map_aligned(new_map, UKS_CHUNK_SIZE, PROT_NONE, MAP_NORESERVE);
+
+	if (!to)
+		return NULL;
+	pthread_mutex_lock(&zone.lock);
+	set_huge_slots(page, 0);
+	pthread_mutex_unlock(&zone.lock);
+	if (mremap(page->addr, map_size, new_map, MREMAP_MAYMOVE | MREMAP_FIXED, to) == MAP_FAILED)
+		return NULL;
+	return to;
+}
+
 /**
  * __uks_resize_huge - resize a __uks_alloc_huge() allocation in its mapping
  * @page: its descriptor
@@ -598,14 +623,19 @@ void __uks_free_huge(struct uks_page *page)
  * 64 KiB steps took 61 s when each chunk of growth was a new mapping and
  * a copy).  A shrink unmaps the tail.  A growth happens in place when the
  * address space after the mapping is free, else the kernel moves the
- * pages to a chunk-aligned range reserved for them.
+ * pages to a chunk-aligned range reserved for them; not when the mapping
+ * was split (mprotect(), userfaultfd registrations: EFAULT), which the
+ * caller copies instead.
  *
  * The system calls are made without the zone lock, as in
  * __uks_free_huge(): moving a big mapping takes a while, and an mremap()
  * wrapper (the DAMON self agent's) may wait for a thread that allocates.
  * The slots of a range are cleared before it is unmapped or moved out of,
  * so no lookup finds a range anyone may map again; meanwhile only the
- * caller, which owns the allocation, has a reason to look it up.
+ * caller, which owns the allocation, has a reason to look it up.  So
+ * fork() may copy the block in between (slots cleared, or the tail not
+ * yet unmapped); the child has no thread to use it, as with any call
+ * another thread had in flight.
  *
  * Return: the allocation's address, moved or not, or NULL (no address
  * space or memory, or the kernel refused) with the allocation as it was.
@@ -626,19 +656,8 @@ void *__uks_resize_huge(struct uks_page *page, size_t new_size)
 		munmap(addr + new_map, map_size - new_map);
 	} else if (new_map > map_size) {
 		to = mremap(addr, map_size, new_map, 0);
-		if (to == MAP_FAILED) {
-			to = map_aligned(new_map, UKS_CHUNK_SIZE, true);
-			if (!to)
-				return NULL;
-			pthread_mutex_lock(&zone.lock);
-			set_huge_slots(page, 0);
-			pthread_mutex_unlock(&zone.lock);
-			if (mremap(addr, map_size, new_map, MREMAP_MAYMOVE | MREMAP_FIXED, to) ==
-			    MAP_FAILED) {
-				munmap(to, new_map);
-				to = NULL;
-			}
-		}
+		if (to == MAP_FAILED)
+			to = errno == EFAULT ? NULL : move_mapping(page, map_size, new_map);
 		pthread_mutex_lock(&zone.lock);
 		if (to) {
 			page->addr = to;

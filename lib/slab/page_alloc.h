@@ -89,6 +89,14 @@ struct uks_page {
 extern unsigned int __uks_page_size;
 extern unsigned int __uks_page_shift;
 
+/* The largest buddy order: a whole chunk (5 with 64 KiB pages), at most UKS_MAX_PAGE_ORDER. */
+static inline unsigned int __uks_max_page_order(void)
+{
+	unsigned int order = UKS_CHUNK_SHIFT - __uks_page_shift;
+
+	return order < UKS_MAX_PAGE_ORDER ? order : UKS_MAX_PAGE_ORDER;
+}
+
 struct uks_page *__uks_alloc_pages(unsigned int order);
 void __uks_free_pages(struct uks_page *page);
 struct uks_page *__uks_alloc_huge(size_t size, size_t align);

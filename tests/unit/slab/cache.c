@@ -289,6 +289,10 @@ TEST(krealloc_grows_a_mapping_without_copying)
 	char *p = uks_kzalloc(size);
 
 	ASSERT_NONNULL(p);
+	/* where THP is "always", the first touch would fault in 2 MiB (the
+	 * whole mapping: advising part of it would split it, and mremap()
+	 * moves single mappings only) */
+	ASSERT_EQ(0, madvise(p, uks_ksize(p), MADV_NOHUGEPAGE));
 	memcpy(p, "head", 5);
 	while (size < (256UL << 20)) {
 		size += 3 << 20;
@@ -327,6 +331,27 @@ TEST(krealloc_copies_a_mapping_it_cannot_move)
 	if (q != p)
 		EXPECT_EQ(0, uks_ksize(p));	/* the old mapping is gone */
 	uks_kfree(q);
+}
+
+/* An interior pointer is not the allocation: reported, and the block left alone. */
+TEST(krealloc_of_an_interior_pointer_leaves_the_mapping)
+{
+	char *p = uks_kmalloc(8 << 20), *q;
+	bool ours = false;
+	int reports = 0;
+
+	ASSERT_NONNULL(p);
+	p[(6 << 20) - 1] = 0x11;
+	uks_set_log_fn(quiet, &reports);
+	q = uks_krealloc(p + 4096, 64 << 20);
+	uks_kfree(q);
+	q = __uks_krealloc_if_ours(p + 4096, 3 << 20, &ours);
+	uks_kfree(q);
+	uks_set_log_fn(NULL, NULL);
+	EXPECT_EQ(2, reports);
+	EXPECT_EQ(8 << 20, uks_ksize(p));
+	EXPECT_EQ(0x11, p[(6 << 20) - 1]);
+	uks_kfree(p);
 }
 
 /* malloc's realloc() trims such a mapping; the kernel's krealloc() keeps it. */

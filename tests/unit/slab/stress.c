@@ -13,8 +13,12 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -216,6 +220,94 @@ TEST_TIMEOUT(debug_cache, 60)
 {
 	run(_th_r, UKS_SLAB_RED_ZONE | UKS_SLAB_POISON | UKS_SLAB_CONSISTENCY_CHECKS,
 	    "stress_debug", false);
+}
+
+/*
+ * Huge mappings resized while other threads map and unmap theirs: a
+ * growth the kernel refuses (more than RAM and swap) fails its move after
+ * the kernel already freed the reserved range, which another thread may
+ * have mapped since; the resize must not unmap it.  The other thread's
+ * mappings must stay whole.
+ */
+struct resize_race {
+	atomic_bool stop;
+	atomic_long grows, lost;
+	size_t refused;
+};
+
+static void *refused_grower(void *arg)
+{
+	struct resize_race *rr = arg;
+	char *p = uks_kmalloc(4 << 20);
+
+	if (!p)
+		return NULL;
+	memset(p, 7, 4 << 20);
+	while (!atomic_load(&rr->stop)) {
+		char *q = uks_krealloc(p, rr->refused);
+
+		if (q) {	/* the kernel granted it after all: start again */
+			uks_kfree(q);
+			p = uks_kmalloc(4 << 20);
+			if (!p)
+				return NULL;
+		} else if (p[(4 << 20) - 1] != 7) {
+			atomic_fetch_add(&rr->lost, 1);
+		}
+		atomic_fetch_add(&rr->grows, 1);
+	}
+	uks_kfree(p);
+	return NULL;
+}
+
+static void *mapping_user(void *arg)
+{
+	struct resize_race *rr = arg;
+
+	while (!atomic_load(&rr->stop)) {
+		char *m = uks_kmalloc(3 << 20);
+		unsigned char v;
+
+		if (!m)
+			continue;
+		memset(m, 0x5a, 3 << 20);
+		for (int i = 0; i < 200; i++)
+			if (mincore(m, 4096, &v) || m[(3 << 20) - 1] != 0x5a) {
+				atomic_fetch_add(&rr->lost, 1);
+				atomic_store(&rr->stop, true);
+				return NULL;
+			}
+		uks_kfree(m);
+	}
+	return NULL;
+}
+
+TEST_TIMEOUT(huge_resize_races_other_mappings, 60)
+{
+	struct resize_race rr = { .stop = false };
+	pthread_t a, b;
+	struct sysinfo si;
+	FILE *f = fopen("/proc/sys/vm/overcommit_memory", "re");
+	int mode = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &mode) != 1)
+			mode = 0;
+		fclose(f);
+	}
+	if (mode == 1)
+		SKIP(return, "vm.overcommit_memory=1 grants any growth");
+	ASSERT_EQ(0, sysinfo(&si));
+	rr.refused = ((size_t)si.totalram + si.totalswap) * si.mem_unit * 2 + (1UL << 30);
+	ASSERT_EQ(0, pthread_create(&a, NULL, refused_grower, &rr));
+	ASSERT_EQ(0, pthread_create(&b, NULL, mapping_user, &rr));
+	for (int i = 0; i < 30 && !atomic_load(&rr.stop); i++)
+		usleep(50000);
+	atomic_store(&rr.stop, true);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	EXPECT_GT(atomic_load(&rr.grows), 100);
+	EXPECT_EQ(0, atomic_load(&rr.lost));
 }
 
 TEST_HARNESS_MAIN

@@ -46,6 +46,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -589,27 +590,79 @@ void __uks_free_huge(struct uks_page *page)
 }
 
 /*
+ * Is [@start, @start + @len) exactly one private anonymous PROT_NONE
+ * mapping, as our reservations are?  From /proc/self/maps, sorted by
+ * address; false when unsure.
+ */
+static bool is_reservation(uintptr_t start, size_t len)
+{
+	char buf[4096], *line, *nl, *p;
+	size_t have = 0;
+	bool found = false, done = false;
+	ssize_t n;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	while (!done && (n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = '\0';
+		for (line = buf; !done && (nl = strchr(line, '\n')); line = nl + 1) {
+			uintptr_t lo = strtoul(line, &p, 16), hi;
+
+			if (lo < start)
+				continue;
+			done = true;
+			if (lo > start || *p != '-')
+				break;
+			hi = strtoul(p + 1, &p, 16);
+			/* "---p 00000000 00:00 0" and no name */
+			found = hi == start + len && !strncmp(p, " ---p ", 6) &&
+				strtoul(p + 6, &p, 16) == 0 && *p == ' ' &&
+				strtoul(p + 1, &p, 16) == 0 && *p == ':' &&
+				strtoul(p + 1, &p, 16) == 0 && *p == ' ' &&
+				strtoul(p + 1, &p, 10) == 0 && p[strspn(p, " ")] == '\n';
+		}
+		if (done || line == buf)	/* found, or a line longer than the buffer */
+			break;
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+	}
+	close(fd);
+	return found;
+}
+
+/*
  * Move @page's mapping, grown to @new_map bytes, to a chunk-aligned range:
  * a PROT_NONE reservation (charged to nothing) that the kernel replaces.
  * The slots are cleared first: once the pages are out, anyone may map the
- * old range.  A failed move may have unmapped the reservation already
- * (5.15 unmaps the target before it checks the source and the charge),
- * and another thread may have mapped into the hole since, so nothing is
- * unmapped after a failure: what may be left is address space, not memory.
- * Return: the new address, or NULL with the slots cleared.
+ * old range.  Return: the new address, or NULL with the slots cleared.
+ *
+ * A failed move may or may not have unmapped the reservation: 5.15
+ * unmaps the target before it checks the source and the charge, 6.18
+ * checks first.  In the first case another thread may have mapped into
+ * the hole since, so the reservation is unmapped only if the range is
+ * free (then it is mapped again and dropped, to find out without a race)
+ * or still exactly our PROT_NONE mapping.
  */
 static char *move_mapping(struct uks_page *page, size_t map_size, size_t new_map)
 {
-	char *to = map_aligned(new_map, UKS_CHUNK_SIZE, PROT_NONE, MAP_NORESERVE);
+	char *to = map_aligned(new_map, UKS_CHUNK_SIZE, PROT_NONE, MAP_NORESERVE), *probe;
 
 	if (!to)
 		return NULL;
 	pthread_mutex_lock(&zone.lock);
 	set_huge_slots(page, 0);
 	pthread_mutex_unlock(&zone.lock);
-	if (mremap(page->addr, map_size, new_map, MREMAP_MAYMOVE | MREMAP_FIXED, to) == MAP_FAILED)
-		return NULL;
-	return to;
+	if (mremap(page->addr, map_size, new_map, MREMAP_MAYMOVE | MREMAP_FIXED, to) != MAP_FAILED)
+		return to;
+	probe = mmap(to, new_map, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+	if (probe == to || (probe == MAP_FAILED && is_reservation((uintptr_t)to, new_map)))
+		munmap(to, new_map);
+	else if (probe != MAP_FAILED)
+		munmap(probe, new_map);	/* a kernel without MAP_FIXED_NOREPLACE put it elsewhere */
+	return NULL;
 }
 
 /**

@@ -8,7 +8,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -331,6 +334,62 @@ TEST(krealloc_copies_a_mapping_it_cannot_move)
 	if (q != p)
 		EXPECT_EQ(0, uks_ksize(p));	/* the old mapping is gone */
 	uks_kfree(q);
+}
+
+static size_t vm_mib(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return pages * (size_t)getpagesize() >> 20;
+}
+
+/* Under an address-space limit: a growth the move cannot make copies, and nothing stays mapped. */
+static int grow_under_rlimit_as(void)
+{
+	size_t base = vm_mib();
+	struct rlimit rl = { (base + 200) << 20, (base + 200) << 20 };
+	char *p, *q;
+
+	if (setrlimit(RLIMIT_AS, &rl))
+		return 1;
+	p = uks_kmalloc(50 << 20);
+	if (!p)
+		return 2;
+	memset(p, 1, 50 << 20);
+	q = uks_krealloc(p, 100 << 20);	/* a move would need 52 + 104 + 100 MiB */
+	if (!q || q[(50 << 20) - 1] != 1)
+		return 3;
+	p = q;
+	q = uks_krealloc(p, 160 << 20);	/* in place or not at all */
+	if (q)
+		p = q;
+	else if (p[(50 << 20) - 1] != 1)
+		return 4;
+	uks_kfree(p);
+	return vm_mib() <= base + 4 ? 0 : 5;	/* no reservation left behind */
+}
+
+TEST(krealloc_under_an_address_space_limit)
+{
+	int status;
+	pid_t pid;
+
+#if defined(__SANITIZE_ADDRESS__)
+	SKIP(return, "ASan maps shadow memory as it goes");
+#endif
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(grow_under_rlimit_as());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 /* An interior pointer is not the allocation: reported, and the block left alone. */

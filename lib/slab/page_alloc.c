@@ -135,10 +135,8 @@ void __uks_page_alloc_init(void)
 		__uks_page_shift = (unsigned int)__builtin_ctzl((unsigned long)ps);
 	}
 	zone.chunk_pages = (unsigned int)(UKS_CHUNK_SIZE >> __uks_page_shift);
-	zone.max_order = (unsigned int)__builtin_ctz(zone.chunk_pages);
+	zone.max_order = __uks_max_page_order();
 	__uks_chunk_pages_mask = zone.chunk_pages - 1;
-	if (zone.max_order > UKS_MAX_PAGE_ORDER)
-		zone.max_order = UKS_MAX_PAGE_ORDER;
 	for (unsigned int o = 0; o <= UKS_MAX_PAGE_ORDER; o++)
 		INIT_LIST_HEAD(&zone.area[o].free_list);
 	zone.ready = true;
@@ -521,7 +519,6 @@ static void put_spare_desc(struct uks_page *d)
 	d->head = zone.spare_descs;
 	zone.spare_descs = d;
 }
-
 
 /* Point the chunk-table slots of [from, to) of @page's mapping at @value. */
 static void set_huge_slot_range(const struct uks_page *page, size_t from, size_t to,

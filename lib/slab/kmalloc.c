@@ -215,11 +215,13 @@ static bool needs_own_mapping(size_t size)
  * Above the largest cache: whole pages (kmalloc_large()), or a mapping.
  * *@fresh, if given, says whether the memory is a new mapping, which
  * reads zeroes: kzalloc() then leaves it untouched (and not resident).
+ * A mapping taken back from the cache of freed ones is not.
  */
 static void *kmalloc_large(size_t size, size_t align, bool *fresh)
 {
 	size_t block = size > align ? size : align;
 	struct uks_page *page;
+	bool new_mapping;
 
 	__uks_slab_init();
 	if (!needs_own_mapping(block)) {
@@ -231,9 +233,9 @@ static void *kmalloc_large(size_t size, size_t align, bool *fresh)
 		page->large_size = size;
 		return page->addr;
 	}
-	page = __uks_alloc_huge(size, align);
+	page = __uks_alloc_huge(size, align, &new_mapping);
 	if (page && fresh)
-		*fresh = true;
+		*fresh = new_mapping;
 	return page ? page->addr : NULL;
 }
 

@@ -9,10 +9,10 @@
  *
  * Memory goes back to the system with a delay, as mimalloc's purge delay
  * and jemalloc's dirty decay do: a freed (and merged) block stays resident
- * ("dirty") for PURGE_DELAY_MS, and allocations take dirty blocks first.
- * Page-level calls purge the dirty blocks older than that, at most every
- * PURGE_DELAY_MS / 2 and never below a resident reserve: 256 KiB, or an
- * eighth of the pages in use when that is more.  A program
+ * ("dirty") for the purge delay, UKS_PURGE_DELAY_MS, and allocations take
+ * dirty blocks first.  Page-level calls purge the dirty blocks older than
+ * that, at most every half delay and never below a resident reserve:
+ * 256 KiB, or an eighth of the pages in use when that is more.  A program
  * that frees a whole heap and builds it again within the delay (a batch, a
  * request, a phase) pays neither madvise(MADV_DONTNEED) nor the page
  * faults after it; an immediate release made bench/malloc-peers' allfree
@@ -56,7 +56,6 @@
 #include "slab/page_alloc.h"
 
 #define RESIDENT_FREE_RESERVE	(256UL << 10)	/* bytes of free pages never purged */
-#define PURGE_DELAY_MS		10
 #define SMALL_PAGE_CHUNKS	4	/* the first 8 MiB of heap: no huge pages */
 
 unsigned int __uks_page_size = 4096;
@@ -75,7 +74,6 @@ static struct {
 	unsigned long resident_free_pages;	/* estimate, for the reserve */
 	unsigned long used_pages;		/* handed out, for the reserve */
 	uint64_t next_purge_ms;
-	struct uks_page *spare_descs;		/* for huge mappings */
 	bool huge_chunks;			/* MADV_HUGEPAGE past SMALL_PAGE_CHUNKS */
 	int8_t thp_usable;			/* kernel THP mode: 1 not "never", 0, -1 unread */
 	bool ready;
@@ -99,7 +97,7 @@ static void *map_anon(size_t size)
  * and swap (malloc() returns NULL, ENOMEM) instead of granting it and
  * killing the process at the first touch.
  */
-static void *map_aligned(size_t size, size_t align, int prot, int flags)
+void *__uks_map_aligned(size_t size, size_t align, int prot, int flags)
 {
 	size_t span = size + align;
 	char *p, *start;
@@ -158,7 +156,7 @@ void __uks_page_alloc_set_huge_chunks(bool on)
 	pthread_mutex_unlock(&zone.lock);
 }
 
-static _Atomic(uintptr_t) *table_slot(uintptr_t addr, bool create)
+_Atomic(uintptr_t) *__uks_chunk_slot(uintptr_t addr, bool create)
 {
 	uintptr_t idx = addr >> UKS_CHUNK_SHIFT;
 	uintptr_t top = idx >> UKS_TABLE_LEAF_BITS;
@@ -193,15 +191,6 @@ static struct uks_page *page_at(struct uks_page *page, long delta)
 static unsigned long page_index(const struct uks_page *page)
 {
 	return ((uintptr_t)page->addr >> __uks_page_shift) & (zone.chunk_pages - 1);
-}
-
-/* A coarse clock is enough for the delay and costs no syscall (vDSO). */
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static void add_free_block(struct uks_page *page, unsigned int order, uint32_t nr_dirty,
@@ -301,7 +290,7 @@ static int grow_zone(void)
 			    (size_t)zone.chunk_pages * sizeof(struct uks_page);
 	_Atomic(uintptr_t) *slot;
 
-	base = map_aligned(UKS_CHUNK_SIZE, UKS_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_NORESERVE);
+	base = __uks_map_aligned(UKS_CHUNK_SIZE, UKS_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_NORESERVE);
 	if (!base)
 		return -ENOMEM;
 	thp = zone.huge_chunks && nr_chunks >= SMALL_PAGE_CHUNKS && thp_usable() &&
@@ -309,7 +298,7 @@ static int grow_zone(void)
 	/* the cache map, then the descriptors (see page_alloc.h) */
 	meta = map_anon(meta_bytes);
 	descs = meta ? (struct uks_page *)(meta + UKS_PAGE_CACHE_MAP_BYTES) : NULL;
-	slot = descs ? table_slot((uintptr_t)base, true) : NULL;
+	slot = descs ? __uks_chunk_slot((uintptr_t)base, true) : NULL;
 	if (!slot || remember_chunk(descs)) {
 		if (meta)
 			munmap(meta, meta_bytes);
@@ -330,7 +319,7 @@ static int grow_zone(void)
 }
 
 /*
- * Hand back the memory of dirty free blocks freed PURGE_DELAY_MS ago or
+ * Hand back the memory of dirty free blocks freed UKS_PURGE_DELAY_MS ago or
  * earlier, oldest orders' blocks first, until only the reserve is left.
  * Called with the zone lock held.
  */
@@ -350,7 +339,7 @@ static void purge_old_blocks(uint64_t now)
 
 	if (zone.resident_free_pages <= reserve || now < zone.next_purge_ms)
 		return;
-	zone.next_purge_ms = now + PURGE_DELAY_MS / 2;
+	zone.next_purge_ms = now + UKS_PURGE_DELAY_MS / 2;
 	/* Advised chunks' blocks go too once half the pages in use lie free. */
 	spare_thp = zone.resident_free_pages <= zone.used_pages / 2;
 	for (int o = (int)zone.max_order; o >= 0; o--) {
@@ -360,7 +349,7 @@ static void purge_old_blocks(uint64_t now)
 		list_for_each_entry_safe(page, next, head, buddy) {
 			if (!page->nr_dirty)
 				break;		/* the clean blocks follow */
-			if (now - page->dirty_since_ms < PURGE_DELAY_MS)
+			if (now - page->dirty_since_ms < UKS_PURGE_DELAY_MS)
 				continue;
 			if (spare_thp && page->thp_chunk && o < (int)zone.max_order)
 				continue;	/* it would split a huge page */
@@ -387,7 +376,7 @@ struct uks_page *__uks_alloc_pages(unsigned int order)
 	struct uks_page *page = NULL;
 	unsigned int o;
 	uint32_t dirty;
-	uint64_t since, now = now_ms();
+	uint64_t since, now = __uks_now_ms();
 
 	if (order > zone.max_order)
 		return NULL;
@@ -423,6 +412,7 @@ struct uks_page *__uks_alloc_pages(unsigned int order)
 	}
 	purge_old_blocks(now);
 	pthread_mutex_unlock(&zone.lock);
+	__uks_huge_cache_tick(now);
 
 	page->order = (uint8_t)order;
 	page->kind = PAGE_UNUSED;
@@ -460,7 +450,7 @@ void __uks_free_pages(struct uks_page *page)
 	unsigned int order = page->order;
 	unsigned long idx = page_index(page);
 	uint32_t dirty = 1U << order;
-	uint64_t now = now_ms();
+	uint64_t now = __uks_now_ms();
 
 	for (long i = 1; i < (1L << order); i++)
 		page_at(page, i)->kind = PAGE_UNUSED;
@@ -489,237 +479,7 @@ void __uks_free_pages(struct uks_page *page)
 	add_free_block(page, order, dirty, now);
 	purge_old_blocks(now);
 	pthread_mutex_unlock(&zone.lock);
-}
-
-/* Descriptors for huge mappings come from a small pool under the zone lock. */
-static struct uks_page *get_spare_desc(void)
-{
-	struct uks_page *d;
-
-	if (!zone.spare_descs) {
-		size_t bytes = 64 * 1024;
-		struct uks_page *arr = map_anon(bytes);
-
-		if (!arr)
-			return NULL;
-		for (size_t i = 0; i < bytes / sizeof(*arr); i++) {
-			arr[i].head = zone.spare_descs;
-			zone.spare_descs = &arr[i];
-		}
-	}
-	d = zone.spare_descs;
-	zone.spare_descs = d->head;
-	memset(d, 0, sizeof(*d));
-	return d;
-}
-
-static void put_spare_desc(struct uks_page *d)
-{
-	d->kind = PAGE_UNUSED;
-	d->head = zone.spare_descs;
-	zone.spare_descs = d;
-}
-
-/* Point the chunk-table slots of [from, to) of @page's mapping at @value. */
-static void set_huge_slot_range(const struct uks_page *page, size_t from, size_t to,
-				uintptr_t value)
-{
-	for (size_t off = from; off < to; off += UKS_CHUNK_SIZE) {
-		_Atomic(uintptr_t) *slot = table_slot((uintptr_t)page->addr + off, true);
-
-		if (slot)
-			atomic_store_explicit(slot, value, memory_order_release);
-	}
-}
-
-static void set_huge_slots(const struct uks_page *page, uintptr_t value)
-{
-	set_huge_slot_range(page, 0, page->map_size, value);
-}
-
-/**
- * __uks_alloc_huge - an allocation with a mapping of its own
- * @size: bytes
- * @align: alignment, a power of two
- *
- * The mapping is chunk-aligned so its chunk-table entries belong to it
- * alone.  Return: a PAGE_HUGE descriptor with addr and large_size set, or
- * NULL.
- */
-struct uks_page *__uks_alloc_huge(size_t size, size_t align)
-{
-	size_t map_size = ALIGN_UP(size, UKS_CHUNK_SIZE);
-	struct uks_page *page;
-	char *addr;
-
-	if (map_size < size)
-		return NULL;
-	addr = map_aligned(map_size, align > UKS_CHUNK_SIZE ? align : UKS_CHUNK_SIZE,
-			   PROT_READ | PROT_WRITE, 0);
-	if (!addr)
-		return NULL;
-	pthread_mutex_lock(&zone.lock);
-	page = get_spare_desc();
-	if (page) {
-		page->kind = PAGE_HUGE;
-		page->addr = addr;
-		page->large_size = size;
-		page->map_size = map_size;
-		set_huge_slots(page, (uintptr_t)page | 1);
-	}
-	pthread_mutex_unlock(&zone.lock);
-	if (!page)
-		munmap(addr, map_size);
-	return page;
-}
-
-/** __uks_free_huge - unmap a __uks_alloc_huge() allocation */
-void __uks_free_huge(struct uks_page *page)
-{
-	char *addr = page->addr;
-	size_t map_size = page->map_size;
-
-	pthread_mutex_lock(&zone.lock);
-	set_huge_slots(page, 0);
-	put_spare_desc(page);
-	pthread_mutex_unlock(&zone.lock);
-	munmap(addr, map_size);
-}
-
-/*
- * Is [@start, @start + @len) exactly one private anonymous PROT_NONE
- * mapping, as our reservations are?  From /proc/self/maps, sorted by
- * address; false when unsure.
- */
-static bool is_reservation(uintptr_t start, size_t len)
-{
-	char buf[4096], *line, *nl, *p;
-	size_t have = 0;
-	bool found = false, done = false;
-	ssize_t n;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	while (!done && (n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
-		have += (size_t)n;
-		buf[have] = '\0';
-		for (line = buf; !done && (nl = strchr(line, '\n')); line = nl + 1) {
-			uintptr_t lo = strtoul(line, &p, 16), hi;
-
-			if (lo < start)
-				continue;
-			done = true;
-			if (lo > start || *p != '-')
-				break;
-			hi = strtoul(p + 1, &p, 16);
-			/* "---p 00000000 00:00 0" and no name */
-			found = hi == start + len && !strncmp(p, " ---p ", 6) &&
-				strtoul(p + 6, &p, 16) == 0 && *p == ' ' &&
-				strtoul(p + 1, &p, 16) == 0 && *p == ':' &&
-				strtoul(p + 1, &p, 16) == 0 && *p == ' ' &&
-				strtoul(p + 1, &p, 10) == 0 && p[strspn(p, " ")] == '\n';
-		}
-		if (done || line == buf)	/* found, or a line longer than the buffer */
-			break;
-		have -= (size_t)(line - buf);
-		memmove(buf, line, have);
-	}
-	close(fd);
-	return found;
-}
-
-/*
- * Move @page's mapping, grown to @new_map bytes, to a chunk-aligned range:
- * a PROT_NONE reservation (charged to nothing) that the kernel replaces.
- * The slots are cleared first: once the pages are out, anyone may map the
- * old range.  Return: the new address, or NULL with the slots cleared.
- *
- * A failed move may or may not have unmapped the reservation: 5.15
- * unmaps the target before it checks the source and the charge, 6.18
- * checks first.  In the first case another thread may have mapped into
- * the hole since, so the reservation is unmapped only if the range is
- * free (then it is mapped again and dropped, to find out without a race)
- * or still exactly our PROT_NONE mapping.
- */
-static char *move_mapping(struct uks_page *page, size_t map_size, size_t new_map)
-{
-	char *to = map_aligned(new_map, UKS_CHUNK_SIZE, PROT_NONE, MAP_NORESERVE), *probe;
-
-	if (!to)
-		return NULL;
-	pthread_mutex_lock(&zone.lock);
-	set_huge_slots(page, 0);
-	pthread_mutex_unlock(&zone.lock);
-	if (mremap(page->addr, map_size, new_map, MREMAP_MAYMOVE | MREMAP_FIXED, to) != MAP_FAILED)
-		return to;
-	probe = mmap(to, new_map, PROT_NONE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-	if (probe == to || (probe == MAP_FAILED && is_reservation((uintptr_t)to, new_map)))
-		munmap(to, new_map);
-	else if (probe != MAP_FAILED)
-		munmap(probe, new_map);	/* a kernel without MAP_FIXED_NOREPLACE put it elsewhere */
-	return NULL;
-}
-
-/**
- * __uks_resize_huge - resize a __uks_alloc_huge() allocation in its mapping
- * @page: its descriptor
- * @new_size: bytes, more than a chunk's worth of pages would hold
- *
- * glibc's realloc() of an mmapped chunk does the same with mremap(): the
- * bytes never move, so growing a buffer step by step costs page-table
- * updates instead of a copy of everything per step (256 MiB grown in
- * 64 KiB steps took 61 s when each chunk of growth was a new mapping and
- * a copy).  A shrink unmaps the tail.  A growth happens in place when the
- * address space after the mapping is free, else the kernel moves the
- * pages to a chunk-aligned range reserved for them; not when the mapping
- * was split (mprotect(), userfaultfd registrations: EFAULT), which the
- * caller copies instead.
- *
- * The system calls are made without the zone lock, as in
- * __uks_free_huge(): moving a big mapping takes a while, and an mremap()
- * wrapper (the DAMON self agent's) may wait for a thread that allocates.
- * The slots of a range are cleared before it is unmapped or moved out of,
- * so no lookup finds a range anyone may map again; meanwhile only the
- * caller, which owns the allocation, has a reason to look it up.  So
- * fork() may copy the block in between (slots cleared, or the tail not
- * yet unmapped); the child has no thread to use it, as with any call
- * another thread had in flight.
- *
- * Return: the allocation's address, moved or not, or NULL (no address
- * space or memory, or the kernel refused) with the allocation as it was.
- */
-void *__uks_resize_huge(struct uks_page *page, size_t new_size)
-{
-	size_t new_map = ALIGN_UP(new_size, UKS_CHUNK_SIZE);
-	size_t map_size = page->map_size;
-	char *addr = page->addr, *to;
-
-	if (new_map < new_size)
-		return NULL;
-	if (new_map < map_size) {
-		pthread_mutex_lock(&zone.lock);
-		set_huge_slot_range(page, new_map, map_size, 0);
-		page->map_size = new_map;
-		pthread_mutex_unlock(&zone.lock);
-		munmap(addr + new_map, map_size - new_map);
-	} else if (new_map > map_size) {
-		to = mremap(addr, map_size, new_map, 0);
-		if (to == MAP_FAILED)
-			to = errno == EFAULT ? NULL : move_mapping(page, map_size, new_map);
-		pthread_mutex_lock(&zone.lock);
-		if (to) {
-			page->addr = to;
-			page->map_size = new_map;
-		}
-		set_huge_slots(page, (uintptr_t)page | 1);
-		pthread_mutex_unlock(&zone.lock);
-		if (!to)
-			return NULL;
-	}
-	page->large_size = new_size;
-	return page->addr;
+	__uks_huge_cache_tick(now);
 }
 
 /* fork(): hold the zone lock across it so the child sees consistent lists. */

@@ -9,7 +9,8 @@
  * Chunks are never unmapped: a free block is only madvise()d away, so a
  * stale read of a freed slab (the lockless fast path's speculative
  * get_freepointer()) reads zeroes instead of faulting, as the kernel's
- * direct map does.  Allocations above a chunk go to their own mmap().
+ * direct map does.  Allocations above a chunk go to their own mmap()
+ * (huge_map.c).
  */
 #ifndef UKS_LIB_SLAB_PAGE_ALLOC_H
 #define UKS_LIB_SLAB_PAGE_ALLOC_H
@@ -18,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "core/list.h"
 
@@ -97,9 +99,12 @@ static inline unsigned int __uks_max_page_order(void)
 	return order < UKS_MAX_PAGE_ORDER ? order : UKS_MAX_PAGE_ORDER;
 }
 
+/* How long freed memory stays resident for reuse (page_alloc.c, huge_map.c). */
+#define UKS_PURGE_DELAY_MS	10
+
 struct uks_page *__uks_alloc_pages(unsigned int order);
 void __uks_free_pages(struct uks_page *page);
-struct uks_page *__uks_alloc_huge(size_t size, size_t align);
+struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh);
 void __uks_free_huge(struct uks_page *page);
 void *__uks_resize_huge(struct uks_page *page, size_t new_size);
 void __uks_page_alloc_init(void);
@@ -108,6 +113,30 @@ void __uks_for_each_page(void (*fn)(struct uks_page *page, void *arg), void *arg
 void __uks_page_alloc_lock(void);
 void __uks_page_alloc_unlock(void);
 void __uks_page_alloc_child_reset(void);
+
+/* Shared by page_alloc.c and huge_map.c. */
+void *__uks_map_aligned(size_t size, size_t align, int prot, int flags);
+_Atomic(uintptr_t) *__uks_chunk_slot(uintptr_t addr, bool create);
+void __uks_huge_cache_expire(uint64_t now);
+extern _Atomic uint64_t __uks_huge_cache_expiry_ms;
+
+/* A coarse clock is enough for the purge delay and costs no syscall (vDSO). */
+static inline uint64_t __uks_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Unmap the cached huge mappings once the oldest has expired. */
+static inline void __uks_huge_cache_tick(uint64_t now)
+{
+	uint64_t expiry = atomic_load_explicit(&__uks_huge_cache_expiry_ms, memory_order_relaxed);
+
+	if (__builtin_expect(expiry && now >= expiry, 0))
+		__uks_huge_cache_expire(now);
+}
 
 /* Linux hands out 47-bit user addresses unless a mapping asks for more. */
 #define UKS_TABLE_LEAF_BITS	13

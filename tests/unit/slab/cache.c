@@ -289,8 +289,10 @@ static size_t resident_bytes(const void *p, size_t len)
 TEST(krealloc_grows_a_mapping_without_copying)
 {
 	size_t size = 3 << 20;
-	char *p = uks_kzalloc(size);
+	char *p;
 
+	__uks_huge_cache_expire(UINT64_MAX);	/* a cached mapping is not fresh */
+	p = uks_kzalloc(size);
 	ASSERT_NONNULL(p);
 	/* where THP is "always", the first touch would fault in 2 MiB (the
 	 * whole mapping: advising part of it would split it, and mremap()

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Allocations with a mapping of their own: more than a chunk (2 MiB) of
+ * pages, which the buddy allocator (page_alloc.c) cannot hold.
+ *
+ * Each mapping is chunk-aligned, so its chunk-table slots belong to it
+ * alone and point at its one descriptor, tagged with bit 0.  realloc()
+ * resizes a mapping with mremap() instead of copying it.
+ *
+ * Freed mappings of up to HUGE_CACHE_MAX_MAP bytes are kept mapped for
+ * the page allocator's purge delay (UKS_PURGE_DELAY_MS), at most
+ * HUGE_CACHE_SLOTS of them and HUGE_CACHE_BYTES in all, and an allocation
+ * of about the same size takes one back.  cc1 compiling a 6000-function
+ * file allocates and frees a 4 MiB block per function: with a new mapping
+ * each time, each of those pages was faulted in again (1024 faults per
+ * function, 1.85x glibc's time in a VM).  glibc serves such repeats from
+ * its heap once its dynamic mmap threshold has risen to their size (it
+ * stops rising at 32 MiB, our HUGE_CACHE_MAX_MAP); jemalloc and mimalloc
+ * keep freed extents and segments for their decay and purge delays.
+ * Expired mappings are unmapped by the next page-level call.
+ *
+ * Locking: the zone lock (__uks_page_alloc_lock()) protects the slots,
+ * the descriptor pool and the cache.  System calls are made without it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/compiler.h"
+#include "slab/page_alloc.h"
+
+#define HUGE_CACHE_SLOTS	8
+#define HUGE_CACHE_MAX_MAP	(32UL << 20)	/* glibc's largest mmap threshold */
+#define HUGE_CACHE_BYTES	(64UL << 20)	/* glibc's trim threshold at that size */
+
+struct cached_map {
+	char *addr;
+	size_t size;
+	uint64_t freed_ms;
+};
+
+static struct {
+	struct cached_map map[HUGE_CACHE_SLOTS];	/* oldest first */
+	unsigned int nr;
+	size_t bytes;
+	struct uks_page *spare_descs;
+} huge;
+
+/* When the oldest cached mapping expires; 0 when none is cached. */
+_Atomic uint64_t __uks_huge_cache_expiry_ms;
+
+/* Descriptors for huge mappings come from a small pool under the zone lock. */
+static struct uks_page *get_spare_desc(void)
+{
+	struct uks_page *d;
+
+	if (!huge.spare_descs) {
+		size_t bytes = 64 * 1024;
+		struct uks_page *arr = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (arr == MAP_FAILED)
+			return NULL;
+		for (size_t i = 0; i < bytes / sizeof(*arr); i++) {
+			arr[i].head = huge.spare_descs;
+			huge.spare_descs = &arr[i];
+		}
+	}
+	d = huge.spare_descs;
+	huge.spare_descs = d->head;
+	memset(d, 0, sizeof(*d));
+	return d;
+}
+
+static void put_spare_desc(struct uks_page *d)
+{
+	d->kind = PAGE_UNUSED;
+	d->head = huge.spare_descs;
+	huge.spare_descs = d;
+}
+
+/* Point the chunk-table slots of [from, to) of @page's mapping at @value. */
+static void set_huge_slot_range(const struct uks_page *page, size_t from, size_t to,
+				uintptr_t value)
+{
+	for (size_t off = from; off < to; off += UKS_CHUNK_SIZE) {
+		_Atomic(uintptr_t) *slot = __uks_chunk_slot((uintptr_t)page->addr + off, true);
+
+		if (slot)
+			atomic_store_explicit(slot, value, memory_order_release);
+	}
+}
+
+static void set_huge_slots(const struct uks_page *page, uintptr_t value)
+{
+	set_huge_slot_range(page, 0, page->map_size, value);
+}
+
+/* Remove cache entry @i and return it.  Zone lock held. */
+static struct cached_map take_cached(unsigned int i)
+{
+	struct cached_map m = huge.map[i];
+
+	memmove(&huge.map[i], &huge.map[i + 1], (huge.nr - i - 1) * sizeof(m));
+	huge.nr--;
+	huge.bytes -= m.size;
+	atomic_store_explicit(&__uks_huge_cache_expiry_ms,
+			      huge.nr ? huge.map[0].freed_ms + UKS_PURGE_DELAY_MS : 0,
+			      memory_order_relaxed);
+	return m;
+}
+
+/* Move the entries that expired by @now to @out; return how many.  Zone lock held. */
+static unsigned int take_expired(uint64_t now, struct cached_map *out)
+{
+	unsigned int n = 0;
+
+	while (huge.nr && now - huge.map[0].freed_ms >= UKS_PURGE_DELAY_MS)
+		out[n++] = take_cached(0);
+	return n;
+}
+
+static void unmap_all(const struct cached_map *maps, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		munmap(maps[i].addr, maps[i].size);
+}
+
+/**
+ * __uks_huge_cache_expire - unmap the cached mappings that expired by @now
+ * @now: __uks_now_ms(); UINT64_MAX unmaps them all
+ *
+ * Page-level calls make it through __uks_huge_cache_tick().
+ */
+void __uks_huge_cache_expire(uint64_t now)
+{
+	struct cached_map drop[HUGE_CACHE_SLOTS];
+	unsigned int n;
+
+	__uks_page_alloc_lock();
+	n = take_expired(now, drop);
+	__uks_page_alloc_unlock();
+	unmap_all(drop, n);
+}
+
+/*
+ * Take the smallest cached mapping that holds @map_size bytes at @align
+ * without wasting more than as much again.  Zone lock held.
+ */
+static bool take_fitting(size_t map_size, size_t align, struct cached_map *out)
+{
+	unsigned int best = HUGE_CACHE_SLOTS;
+
+	for (unsigned int i = 0; i < huge.nr; i++) {
+		const struct cached_map *m = &huge.map[i];
+
+		if (m->size < map_size || m->size / 2 > map_size ||
+		    ((uintptr_t)m->addr & (align - 1)))
+			continue;
+		if (best == HUGE_CACHE_SLOTS || m->size < huge.map[best].size)
+			best = i;
+	}
+	if (best == HUGE_CACHE_SLOTS)
+		return false;
+	*out = take_cached(best);
+	return true;
+}
+
+/**
+ * __uks_alloc_huge - an allocation with a mapping of its own
+ * @size: bytes
+ * @align: alignment, a power of two
+ * @fresh: set to true when the memory is a new mapping (it reads zeroes),
+ *	false when it is a freed one taken back from the cache
+ *
+ * Return: a PAGE_HUGE descriptor with addr and large_size set, or NULL.
+ */
+struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh)
+{
+	size_t map_size = ALIGN_UP(size, UKS_CHUNK_SIZE);
+	struct cached_map drop[HUGE_CACHE_SLOTS], reuse;
+	struct uks_page *page;
+	unsigned int n;
+	bool cached;
+	char *addr;
+
+	if (map_size < size)
+		return NULL;
+	if (align < UKS_CHUNK_SIZE)
+		align = UKS_CHUNK_SIZE;
+	__uks_page_alloc_lock();
+	n = take_expired(__uks_now_ms(), drop);
+	cached = take_fitting(map_size, align, &reuse);
+	__uks_page_alloc_unlock();
+	unmap_all(drop, n);
+
+	if (cached) {
+		addr = reuse.addr;
+		if (reuse.size > map_size)
+			munmap(addr + map_size, reuse.size - map_size);
+	} else {
+		addr = __uks_map_aligned(map_size, align, PROT_READ | PROT_WRITE, 0);
+		if (!addr)
+			return NULL;
+	}
+	__uks_page_alloc_lock();
+	page = get_spare_desc();
+	if (page) {
+		page->kind = PAGE_HUGE;
+		page->addr = addr;
+		page->large_size = size;
+		page->map_size = map_size;
+		set_huge_slots(page, (uintptr_t)page | 1);
+	}
+	__uks_page_alloc_unlock();
+	if (!page) {
+		munmap(addr, map_size);
+		return NULL;
+	}
+	*fresh = !cached;
+	return page;
+}
+
+/**
+ * __uks_free_huge - free a __uks_alloc_huge() allocation
+ * @page: its descriptor
+ *
+ * The mapping goes to the cache when it is small enough, else (and
+ * whatever the cache evicts or had expire) is unmapped.  A cached mapping
+ * gets back the protection it was handed out with: a program may have
+ * mprotect()ed part of its block (a guard page), which the next owner
+ * would fault on.  If part of it was unmapped, mprotect() fails with
+ * ENOMEM and the rest is unmapped too.  Other advice given to the pages
+ * (mlock(), MADV_DONTFORK) stays with them, as it would in glibc's heap.
+ */
+void __uks_free_huge(struct uks_page *page)
+{
+	struct cached_map drop[HUGE_CACHE_SLOTS + 1];
+	uint64_t now = __uks_now_ms();
+	struct cached_map freed = { page->addr, page->map_size, now };
+	bool keep = freed.size <= HUGE_CACHE_MAX_MAP &&
+		    !mprotect(freed.addr, freed.size, PROT_READ | PROT_WRITE);
+	unsigned int n;
+
+	__uks_page_alloc_lock();
+	set_huge_slots(page, 0);
+	put_spare_desc(page);
+	n = take_expired(now, drop);
+	if (keep) {
+		while (huge.nr == HUGE_CACHE_SLOTS || huge.bytes + freed.size > HUGE_CACHE_BYTES)
+			drop[n++] = take_cached(0);
+		huge.map[huge.nr++] = freed;
+		huge.bytes += freed.size;
+		if (huge.nr == 1)
+			atomic_store_explicit(&__uks_huge_cache_expiry_ms,
+					      now + UKS_PURGE_DELAY_MS, memory_order_relaxed);
+	} else {
+		drop[n++] = freed;
+	}
+	__uks_page_alloc_unlock();
+	unmap_all(drop, n);
+}
+
+/*
+ * Is [@start, @start + @len) exactly one private anonymous PROT_NONE
+ * mapping, as our reservations are?  From /proc/self/maps, sorted by
+ * address; false when unsure.
+ */
+static bool is_reservation(uintptr_t start, size_t len)
+{
+	char buf[4096], *line, *nl, *p;
+	size_t have = 0;
+	bool found = false, done = false;
+	ssize_t n;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	while (!done && (n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = '\0';
+		for (line = buf; !done && (nl = strchr(line, '\n')); line = nl + 1) {
+			uintptr_t lo = strtoul(line, &p, 16), hi;
+
+			if (lo < start)
+				continue;
+			done = true;
+			if (lo > start || *p != '-')
+				break;
+			hi = strtoul(p + 1, &p, 16);
+			/* "---p 00000000 00:00 0" and no name */
+			found = hi == start + len && !strncmp(p, " ---p ", 6) &&
+				strtoul(p + 6, &p, 16) == 0 && *p == ' ' &&
+				strtoul(p + 1, &p, 16) == 0 && *p == ':' &&
+				strtoul(p + 1, &p, 16) == 0 && *p == ' ' &&
+				strtoul(p + 1, &p, 10) == 0 && p[strspn(p, " ")] == '\n';
+		}
+		if (done || line == buf)	/* found, or a line longer than the buffer */
+			break;
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+	}
+	close(fd);
+	return found;
+}
+
+/*
+ * Move @page's mapping, grown to @new_map bytes, to a chunk-aligned range:
+ * a PROT_NONE reservation (charged to nothing) that the kernel replaces.
+ * The slots are cleared first: once the pages are out, anyone may map the
+ * old range.  Return: the new address, or NULL with the slots cleared.
+ *
+ * A failed move may or may not have unmapped the reservation: 5.15
+ * unmaps the target before it checks the source and the charge, 6.18
+ * checks first.  In the first case another thread may have mapped into
+ * the hole since, so the reservation is unmapped only if the range is
+ * free (then it is mapped again and dropped, to find out without a race)
+ * or still exactly our PROT_NONE mapping.
+ */
+static char *move_mapping(struct uks_page *page, size_t map_size, size_t new_map)
+{
+	char *to = __uks_map_aligned(new_map, UKS_CHUNK_SIZE, PROT_NONE, MAP_NORESERVE), *probe;
+
+	if (!to)
+		return NULL;
+	__uks_page_alloc_lock();
+	set_huge_slots(page, 0);
+	__uks_page_alloc_unlock();
+	if (mremap(page->addr, map_size, new_map, MREMAP_MAYMOVE | MREMAP_FIXED, to) != MAP_FAILED)
+		return to;
+	probe = mmap(to, new_map, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+	if (probe == to || (probe == MAP_FAILED && is_reservation((uintptr_t)to, new_map)))
+		munmap(to, new_map);
+	else if (probe != MAP_FAILED)
+		munmap(probe, new_map);	/* a kernel without MAP_FIXED_NOREPLACE put it elsewhere */
+	return NULL;
+}
+
+/**
+ * __uks_resize_huge - resize a __uks_alloc_huge() allocation in its mapping
+ * @page: its descriptor
+ * @new_size: bytes, more than a chunk's worth of pages would hold
+ *
+ * glibc's realloc() of an mmapped chunk does the same with mremap(): the
+ * bytes never move, so growing a buffer step by step costs page-table
+ * updates instead of a copy of everything per step (256 MiB grown in
+ * 64 KiB steps took 61 s when each chunk of growth was a new mapping and
+ * a copy).  A shrink unmaps the tail.  A growth happens in place when the
+ * address space after the mapping is free, else the kernel moves the
+ * pages to a chunk-aligned range reserved for them; not when the mapping
+ * was split (mprotect(), userfaultfd registrations: EFAULT), which the
+ * caller copies instead.
+ *
+ * The system calls are made without the zone lock, as in
+ * __uks_free_huge(): moving a big mapping takes a while, and an mremap()
+ * wrapper (the DAMON self agent's) may wait for a thread that allocates.
+ * The slots of a range are cleared before it is unmapped or moved out of,
+ * so no lookup finds a range anyone may map again; meanwhile only the
+ * caller, which owns the allocation, has a reason to look it up.  So
+ * fork() may copy the block in between (slots cleared, or the tail not
+ * yet unmapped); the child has no thread to use it, as with any call
+ * another thread had in flight.
+ *
+ * Return: the allocation's address, moved or not, or NULL (no address
+ * space or memory, or the kernel refused) with the allocation as it was.
+ */
+void *__uks_resize_huge(struct uks_page *page, size_t new_size)
+{
+	size_t new_map = ALIGN_UP(new_size, UKS_CHUNK_SIZE);
+	size_t map_size = page->map_size;
+	char *addr = page->addr, *to;
+
+	if (new_map < new_size)
+		return NULL;
+	if (new_map < map_size) {
+		__uks_page_alloc_lock();
+		set_huge_slot_range(page, new_map, map_size, 0);
+		page->map_size = new_map;
+		__uks_page_alloc_unlock();
+		munmap(addr + new_map, map_size - new_map);
+	} else if (new_map > map_size) {
+		to = mremap(addr, map_size, new_map, 0);
+		if (to == MAP_FAILED)
+			to = errno == EFAULT ? NULL : move_mapping(page, map_size, new_map);
+		__uks_page_alloc_lock();
+		if (to) {
+			page->addr = to;
+			page->map_size = new_map;
+		}
+		set_huge_slots(page, (uintptr_t)page | 1);
+		__uks_page_alloc_unlock();
+		if (!to)
+			return NULL;
+	}
+	page->large_size = new_size;
+	return page->addr;
+}

@@ -331,8 +331,7 @@ void __uks_free(void *p)
 }
 #endif
 
-/** uks_kzalloc - uks_kmalloc() and zero the memory */
-UKS_EXPORT void *uks_kzalloc(size_t size)
+static __attribute__((always_inline)) inline void *kzalloc_at(size_t size, unsigned long addr)
 {
 	bool fresh = false;
 	void *p;
@@ -340,24 +339,26 @@ UKS_EXPORT void *uks_kzalloc(size_t size)
 	if (unlikely(size > KMALLOC_MAX_CACHE_SIZE))
 		p = kmalloc_large(size, __uks_page_size, &fresh);
 	else
-		p = __kmalloc(size, CALLER);
+		p = __kmalloc(size, addr);
 	if (!ZERO_OR_NULL_PTR(p) && !fresh)
 		memset(p, 0, size);
 	return p;
+}
+
+/** uks_kzalloc - uks_kmalloc() and zero the memory */
+UKS_EXPORT void *uks_kzalloc(size_t size)
+{
+	return kzalloc_at(size, CALLER);
 }
 
 /** uks_kcalloc - zeroed array of @n elements of @size; NULL on overflow */
 UKS_EXPORT void *uks_kcalloc(size_t n, size_t size)
 {
 	size_t bytes;
-	void *p;
 
 	if (__builtin_mul_overflow(n, size, &bytes))
 		return NULL;
-	p = __kmalloc(bytes, CALLER);
-	if (!ZERO_OR_NULL_PTR(p))
-		memset(p, 0, bytes);
-	return p;
+	return kzalloc_at(bytes, CALLER);
 }
 
 /**

@@ -458,6 +458,14 @@ TEST(kzalloc_of_a_fresh_mapping_touches_nothing)
 		ASSERT_EQ(0, p[i]);
 	memset(p, 0x5a, size);
 	uks_kfree(p);
+	/* so does kcalloc */
+	p = uks_kcalloc(16, size / 16);
+	ASSERT_NONNULL(p);
+	ASSERT_EQ(0, mincore((void *)((uintptr_t)p & ~(uintptr_t)4095), size, vec));
+	for (size_t i = 0; i < pages; i++)
+		resident += vec[i] & 1;
+	EXPECT_EQ(0, resident);
+	uks_kfree(p);
 	/* recycled pages (a buddy block) are still zeroed */
 	p = uks_kzalloc(64 << 10);
 	ASSERT_NONNULL(p);

@@ -248,6 +248,7 @@ void *__uks_slab_alloc(struct uks_kmem_cache *s, unsigned long addr)
 	void *freelist;
 
 	stat(s, ALLOC_SLOWPATH);
+	__uks_huge_cache_poll();
 	if (s->sheaf_capacity) {
 		/* A full sheaf in the barn comes before the slabs (sheaf.c). */
 		void *object = __uks_sheaf_alloc_slow(s);

@@ -17,13 +17,17 @@
  * its heap once its dynamic mmap threshold has risen to their size (it
  * stops rising at 32 MiB, our HUGE_CACHE_MAX_MAP); jemalloc and mimalloc
  * keep freed extents and segments for their decay and purge delays.
- * Expired mappings are unmapped by the next page-level call.
+ * Expired mappings are unmapped by the next page-level call or slab
+ * slow path (a fast path reads no clock): a program that then makes only
+ * fast-path calls keeps up to HUGE_CACHE_BYTES mapped, as glibc keeps up
+ * to its trim threshold (twice its mmap threshold) at the top of its heap.
  *
  * Locking: the zone lock (__uks_page_alloc_lock()) protects the slots,
  * the descriptor pool and the cache.  System calls are made without it.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,6 +35,10 @@
 
 #include "core/compiler.h"
 #include "slab/page_alloc.h"
+
+#ifndef MADV_GUARD_REMOVE
+#define MADV_GUARD_REMOVE	103	/* Linux 6.13; older kernels: EINVAL */
+#endif
 
 #define HUGE_CACHE_SLOTS	8
 #define HUGE_CACHE_MAX_MAP	(32UL << 20)	/* glibc's largest mmap threshold */
@@ -113,12 +121,16 @@ static struct cached_map take_cached(unsigned int i)
 	return m;
 }
 
-/* Move the entries that expired by @now to @out; return how many.  Zone lock held. */
+/*
+ * Move the entries that expired by @now to @out; return how many.  Zone
+ * lock held.  @now may have been read before the lock, so an entry may be
+ * younger than it: signed, that is not expired.
+ */
 static unsigned int take_expired(uint64_t now, struct cached_map *out)
 {
 	unsigned int n = 0;
 
-	while (huge.nr && now - huge.map[0].freed_ms >= UKS_PURGE_DELAY_MS)
+	while (huge.nr && (int64_t)(now - huge.map[0].freed_ms) >= UKS_PURGE_DELAY_MS)
 		out[n++] = take_cached(0);
 	return n;
 }
@@ -131,7 +143,7 @@ static void unmap_all(const struct cached_map *maps, unsigned int n)
 
 /**
  * __uks_huge_cache_expire - unmap the cached mappings that expired by @now
- * @now: __uks_now_ms(); UINT64_MAX unmaps them all
+ * @now: __uks_now_ms()
  *
  * Page-level calls make it through __uks_huge_cache_tick().
  */
@@ -142,6 +154,19 @@ void __uks_huge_cache_expire(uint64_t now)
 
 	__uks_page_alloc_lock();
 	n = take_expired(now, drop);
+	__uks_page_alloc_unlock();
+	unmap_all(drop, n);
+}
+
+/** __uks_huge_cache_drain - unmap every cached mapping, expired or not */
+void __uks_huge_cache_drain(void)
+{
+	struct cached_map drop[HUGE_CACHE_SLOTS];
+	unsigned int n = 0;
+
+	__uks_page_alloc_lock();
+	while (huge.nr)
+		drop[n++] = take_cached(0);
 	__uks_page_alloc_unlock();
 	unmap_all(drop, n);
 }
@@ -224,31 +249,67 @@ struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh)
 	return page;
 }
 
+/*
+ * Give @addr back the protection and protection key it was handed out
+ * with.  Without protection keys (EINVAL, ENOSYS: none can have been
+ * set) that is mprotect(), and pkey_mprotect() is not tried again.
+ */
+static bool restore_protection(char *addr, size_t size)
+{
+	static atomic_bool no_pkeys;
+
+	if (!atomic_load_explicit(&no_pkeys, memory_order_relaxed)) {
+		if (!pkey_mprotect(addr, size, PROT_READ | PROT_WRITE, 0))
+			return true;
+		if (errno != EINVAL && errno != ENOSYS)
+			return false;
+		atomic_store_explicit(&no_pkeys, true, memory_order_relaxed);
+	}
+	return !mprotect(addr, size, PROT_READ | PROT_WRITE);
+}
+
+/*
+ * Undo what the last owner may have done to its mapping that would hurt
+ * the next one: protections and protection keys (a guard page would
+ * fault), guard regions, mlock() (the next owner's mlock() would pass
+ * RLIMIT_MEMLOCK), MADV_DONTFORK (a fork child would miss the pages) and
+ * MADV_WIPEONFORK (it would see zeroes).  On an unchanged mapping each
+ * call only walks its one VMA.  False if any fails (part of the mapping
+ * was unmapped: ENOMEM), and then it is not reused.
+ */
+static bool reset_for_reuse(char *addr, size_t size)
+{
+	if (!restore_protection(addr, size))
+		return false;
+	if (madvise(addr, size, MADV_GUARD_REMOVE) && errno != EINVAL)
+		return false;
+	return !munlock(addr, size) && !madvise(addr, size, MADV_DOFORK) &&
+	       !madvise(addr, size, MADV_KEEPONFORK);
+}
+
 /**
  * __uks_free_huge - free a __uks_alloc_huge() allocation
  * @page: its descriptor
  *
- * The mapping goes to the cache when it is small enough, else (and
- * whatever the cache evicts or had expire) is unmapped.  A cached mapping
- * gets back the protection it was handed out with: a program may have
- * mprotect()ed part of its block (a guard page), which the next owner
- * would fault on.  If part of it was unmapped, mprotect() fails with
- * ENOMEM and the rest is unmapped too.  Other advice given to the pages
- * (mlock(), MADV_DONTFORK) stays with them, as it would in glibc's heap.
+ * The mapping goes to the cache when it is small enough and
+ * reset_for_reuse() succeeds; else it (and whatever the cache evicts or
+ * had expire) is unmapped.  What a reset cannot undo stays with the
+ * pages, as it would in glibc's heap: a program's own userfaultfd
+ * registration, and a mapping placed over part of the block.
  */
 void __uks_free_huge(struct uks_page *page)
 {
 	struct cached_map drop[HUGE_CACHE_SLOTS + 1];
-	uint64_t now = __uks_now_ms();
-	struct cached_map freed = { page->addr, page->map_size, now };
-	bool keep = freed.size <= HUGE_CACHE_MAX_MAP &&
-		    !mprotect(freed.addr, freed.size, PROT_READ | PROT_WRITE);
+	struct cached_map freed = { page->addr, page->map_size, 0 };
+	bool keep = freed.size <= HUGE_CACHE_MAX_MAP && reset_for_reuse(freed.addr, freed.size);
 	unsigned int n;
 
 	__uks_page_alloc_lock();
 	set_huge_slots(page, 0);
 	put_spare_desc(page);
-	n = take_expired(now, drop);
+	/* read under the lock, so the cache stays oldest first */
+	freed.freed_ms = __uks_now_ms();
+	n = take_expired(freed.freed_ms, drop);
 	if (keep) {
 		while (huge.nr == HUGE_CACHE_SLOTS || huge.bytes + freed.size > HUGE_CACHE_BYTES)
 			drop[n++] = take_cached(0);
@@ -256,7 +317,8 @@ void __uks_free_huge(struct uks_page *page)
 		huge.bytes += freed.size;
 		if (huge.nr == 1)
 			atomic_store_explicit(&__uks_huge_cache_expiry_ms,
-					      now + UKS_PURGE_DELAY_MS, memory_order_relaxed);
+					      freed.freed_ms + UKS_PURGE_DELAY_MS,
+					      memory_order_relaxed);
 	} else {
 		drop[n++] = freed;
 	}

@@ -118,6 +118,7 @@ void __uks_page_alloc_child_reset(void);
 void *__uks_map_aligned(size_t size, size_t align, int prot, int flags);
 _Atomic(uintptr_t) *__uks_chunk_slot(uintptr_t addr, bool create);
 void __uks_huge_cache_expire(uint64_t now);
+void __uks_huge_cache_drain(void);
 extern _Atomic uint64_t __uks_huge_cache_expiry_ms;
 
 /* A coarse clock is enough for the purge delay and costs no syscall (vDSO). */
@@ -136,6 +137,14 @@ static inline void __uks_huge_cache_tick(uint64_t now)
 
 	if (__builtin_expect(expiry && now >= expiry, 0))
 		__uks_huge_cache_expire(now);
+}
+
+/* The same from a slab slow path: no clock read while nothing is cached. */
+static inline void __uks_huge_cache_poll(void)
+{
+	if (__builtin_expect(atomic_load_explicit(&__uks_huge_cache_expiry_ms,
+						  memory_order_relaxed) != 0, 0))
+		__uks_huge_cache_tick(__uks_now_ms());
 }
 
 /* Linux hands out 47-bit user addresses unless a mapping asks for more. */

@@ -291,7 +291,7 @@ TEST(krealloc_grows_a_mapping_without_copying)
 	size_t size = 3 << 20;
 	char *p;
 
-	__uks_huge_cache_expire(UINT64_MAX);	/* a cached mapping is not fresh */
+	__uks_huge_cache_drain();	/* a cached mapping is not fresh */
 	p = uks_kzalloc(size);
 	ASSERT_NONNULL(p);
 	/* where THP is "always", the first touch would fault in 2 MiB (the

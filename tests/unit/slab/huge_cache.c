@@ -2,14 +2,19 @@
 /*
  * The cache of freed huge mappings (lib/slab/huge_map.c): blocks above
  * 2 MiB are kept mapped for the purge delay and taken back by allocations
- * of about their size, zeroed for kzalloc, unprotected, bounded in number
- * and bytes, and unmapped once they expire.
+ * of about their size, zeroed for kzalloc, with what their last owner
+ * did to them undone, bounded in number and bytes, and unmapped once they
+ * expire.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -29,7 +34,7 @@ static bool mapped(const void *p, size_t len)
 /* Start from an empty cache: earlier tests leave mappings in it. */
 static void drain(void)
 {
-	__uks_huge_cache_expire(UINT64_MAX);
+	__uks_huge_cache_drain();
 }
 
 TEST(a_freed_mapping_is_taken_back)
@@ -134,6 +139,142 @@ TEST(a_protected_page_is_writable_again)
 	ASSERT_EQ(p, q);
 	memset(q, 0x11, size);		/* SIGSEGV if a page kept its protection */
 	uks_kfree(q);
+	drain();
+}
+
+/* So is a guard region (Linux 6.13), which mprotect() does not remove. */
+TEST(a_guard_region_is_removed)
+{
+	size_t size = 4 * MiB;
+	char *p, *q;
+
+	drain();
+	p = uks_kmalloc(size);
+	ASSERT_NONNULL(p);
+	if (madvise(p + MiB, 4096, 102 /* MADV_GUARD_INSTALL */)) {
+		uks_kfree(p);
+		SKIP(return, "no MADV_GUARD_INSTALL on this kernel");
+	}
+	uks_kfree(p);
+	q = uks_kmalloc(size);
+	ASSERT_EQ(p, q);
+	memset(q, 0x22, size);
+	uks_kfree(q);
+	drain();
+}
+
+static unsigned long status_kb(const char *field)
+{
+	char line[256];
+	unsigned long kb = ~0UL;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, strlen(field)))
+			kb = strtoul(line + strlen(field), NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* A block its owner locked is unlocked: locked memory counts against RLIMIT_MEMLOCK. */
+TEST(a_locked_block_is_unlocked)
+{
+	size_t size = 3 * MiB;
+	unsigned long before = status_kb("VmLck:");
+	char *p;
+
+	drain();
+	p = uks_kmalloc(size);
+	ASSERT_NONNULL(p);
+	if (mlock(p, size) || status_kb("VmLck:") == before) {
+		/* ASan's mlock() does nothing */
+		uks_kfree(p);
+		SKIP(return, "mlock: no effect (%s)", strerror(errno));
+	}
+	EXPECT_EQ(before + size / 1024, status_kb("VmLck:"));
+	uks_kfree(p);
+	EXPECT_TRUE(mapped(p, size));
+	EXPECT_EQ(before, status_kb("VmLck:"));
+	drain();
+}
+
+/*
+ * Fork children get a reused block whole, whatever the last owner asked:
+ * MADV_DONTFORK would leave the range unmapped in the child, and
+ * MADV_WIPEONFORK would give it zeroes.
+ */
+TEST(fork_children_see_a_reused_block)
+{
+	static const int advice[] = { MADV_DONTFORK, MADV_WIPEONFORK };
+	size_t size = 3 * MiB;
+
+	for (unsigned int i = 0; i < sizeof(advice) / sizeof(advice[0]); i++) {
+		char *p, *q;
+		int status;
+		pid_t pid;
+
+		drain();
+		p = uks_kmalloc(size);
+		ASSERT_NONNULL(p);
+		ASSERT_EQ(0, madvise(p, size, advice[i]));
+		uks_kfree(p);
+		q = uks_kmalloc(size);
+		ASSERT_EQ(p, q);
+		memset(q, 0x33, size);
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			for (size_t off = 0; off < size; off += 4096)
+				if (q[off] != 0x33)
+					_exit(1);
+			_exit(0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		uks_kfree(q);
+	}
+	drain();
+}
+
+/* A slab slow path expires the cache too, not only page-level calls. */
+TEST(a_slab_slow_path_expires_the_cache)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("huge_cache_poll", 64, 0, 0, NULL);
+	void *obj;
+	char *p;
+
+	ASSERT_NONNULL(s);
+	obj = uks_kmem_cache_alloc(s);	/* the slab page comes now */
+	ASSERT_NONNULL(obj);
+	uks_kmem_cache_free(s, obj);
+	drain();
+	p = uks_kmalloc(3 * MiB);
+	ASSERT_NONNULL(p);
+	uks_kfree(p);
+	usleep(50 * 1000);
+	ASSERT_TRUE(mapped(p, 3 * MiB));
+	uks_kmem_cache_shrink(s);	/* its CPU slab goes: the next alloc is slow */
+	obj = uks_kmem_cache_alloc(s);
+	ASSERT_NONNULL(obj);
+	EXPECT_FALSE(mapped(p, 3 * MiB));
+	uks_kmem_cache_free(s, obj);
+	uks_kmem_cache_destroy(s);
+}
+
+/* An expiry with a time read before a later free leaves that free's mapping. */
+TEST(an_older_clock_reading_expires_nothing_newer)
+{
+	uint64_t before = __uks_now_ms();
+	char *p;
+
+	drain();
+	usleep(20 * 1000);
+	p = uks_kmalloc(3 * MiB);
+	ASSERT_NONNULL(p);
+	uks_kfree(p);
+	__uks_huge_cache_expire(before);
+	EXPECT_TRUE(mapped(p, 3 * MiB));
 	drain();
 }
 

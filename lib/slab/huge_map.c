@@ -67,10 +67,9 @@ static struct uks_page *get_spare_desc(void)
 
 	if (!huge.spare_descs) {
 		size_t bytes = 64 * 1024;
-		struct uks_page *arr = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct uks_page *arr = __uks_map_anon(bytes);
 
-		if (arr == MAP_FAILED)
+		if (!arr)
 			return NULL;
 		for (size_t i = 0; i < bytes / sizeof(*arr); i++) {
 			arr[i].head = huge.spare_descs;
@@ -121,16 +120,12 @@ static struct cached_map take_cached(unsigned int i)
 	return m;
 }
 
-/*
- * Move the entries that expired by @now to @out; return how many.  Zone
- * lock held.  @now may have been read before the lock, so an entry may be
- * younger than it: signed, that is not expired.
- */
+/* Move the entries that expired by @now to @out; return how many.  Zone lock held. */
 static unsigned int take_expired(uint64_t now, struct cached_map *out)
 {
 	unsigned int n = 0;
 
-	while (huge.nr && (int64_t)(now - huge.map[0].freed_ms) >= UKS_PURGE_DELAY_MS)
+	while (huge.nr && __uks_purge_due(now, huge.map[0].freed_ms))
 		out[n++] = take_cached(0);
 	return n;
 }

@@ -46,7 +46,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -82,7 +81,7 @@ static struct {
 _Atomic(uintptr_t *) __uks_chunk_table[1UL << UKS_TABLE_TOP_BITS];
 unsigned int __uks_chunk_pages_mask;
 
-static void *map_anon(size_t size)
+void *__uks_map_anon(size_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -170,7 +169,7 @@ _Atomic(uintptr_t) *__uks_chunk_slot(uintptr_t addr, bool create)
 
 		if (!create)
 			return NULL;
-		fresh = map_anon(sizeof(uintptr_t) << UKS_TABLE_LEAF_BITS);
+		fresh = __uks_map_anon(sizeof(uintptr_t) << UKS_TABLE_LEAF_BITS);
 		if (!fresh)
 			return NULL;
 		if (atomic_compare_exchange_strong(&__uks_chunk_table[top], &expected, fresh)) {
@@ -230,7 +229,7 @@ static int remember_chunk(struct uks_page *descs)
 
 	if (nr_chunks == chunk_list_cap) {
 		size_t cap = chunk_list_cap ? chunk_list_cap * 2 : 512;
-		struct uks_page **bigger = map_anon(cap * sizeof(*bigger));
+		struct uks_page **bigger = __uks_map_anon(cap * sizeof(*bigger));
 
 		if (!bigger)
 			return -ENOMEM;
@@ -296,7 +295,7 @@ static int grow_zone(void)
 	thp = zone.huge_chunks && nr_chunks >= SMALL_PAGE_CHUNKS && thp_usable() &&
 	      madvise(base, UKS_CHUNK_SIZE, MADV_HUGEPAGE) == 0;
 	/* the cache map, then the descriptors (see page_alloc.h) */
-	meta = map_anon(meta_bytes);
+	meta = __uks_map_anon(meta_bytes);
 	descs = meta ? (struct uks_page *)(meta + UKS_PAGE_CACHE_MAP_BYTES) : NULL;
 	slot = descs ? __uks_chunk_slot((uintptr_t)base, true) : NULL;
 	if (!slot || remember_chunk(descs)) {
@@ -349,7 +348,7 @@ static void purge_old_blocks(uint64_t now)
 		list_for_each_entry_safe(page, next, head, buddy) {
 			if (!page->nr_dirty)
 				break;		/* the clean blocks follow */
-			if (now - page->dirty_since_ms < UKS_PURGE_DELAY_MS)
+			if (!__uks_purge_due(now, page->dirty_since_ms))
 				continue;
 			if (spare_thp && page->thp_chunk && o < (int)zone.max_order)
 				continue;	/* it would split a huge page */

@@ -115,6 +115,7 @@ void __uks_page_alloc_unlock(void);
 void __uks_page_alloc_child_reset(void);
 
 /* Shared by page_alloc.c and huge_map.c. */
+void *__uks_map_anon(size_t size);
 void *__uks_map_aligned(size_t size, size_t align, int prot, int flags);
 _Atomic(uintptr_t) *__uks_chunk_slot(uintptr_t addr, bool create);
 void __uks_huge_cache_expire(uint64_t now);
@@ -128,6 +129,17 @@ static inline uint64_t __uks_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Has memory freed at @since waited out the purge delay by @now?  @now is
+ * often read before the zone lock, so a block another thread freed since
+ * is younger than it: signed, that is not due (unsigned, it wrapped and
+ * was purged at once).
+ */
+static inline bool __uks_purge_due(uint64_t now, uint64_t since)
+{
+	return (int64_t)(now - since) >= UKS_PURGE_DELAY_MS;
 }
 
 /* Unmap the cached huge mappings once the oldest has expired. */

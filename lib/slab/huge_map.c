@@ -7,20 +7,10 @@
  * alone and point at its one descriptor, tagged with bit 0.  realloc()
  * resizes a mapping with mremap() instead of copying it.
  *
- * Freed mappings of up to HUGE_CACHE_MAX_MAP bytes are kept mapped for
- * the page allocator's purge delay (UKS_PURGE_DELAY_MS), at most
- * HUGE_CACHE_SLOTS of them and HUGE_CACHE_BYTES in all, and an allocation
- * of about the same size takes one back.  cc1 compiling a 6000-function
- * file allocates and frees a 4 MiB block per function: with a new mapping
- * each time, each of those pages was faulted in again (1024 faults per
- * function, 1.85x glibc's time in a VM).  glibc serves such repeats from
- * its heap once its dynamic mmap threshold has risen to their size (it
- * stops rising at 32 MiB, our HUGE_CACHE_MAX_MAP); jemalloc and mimalloc
- * keep freed extents and segments for their decay and purge delays.
- * Expired mappings are unmapped by the next page-level call or slab
- * slow path (a fast path reads no clock): a program that then makes only
- * fast-path calls keeps up to HUGE_CACHE_BYTES mapped, as glibc keeps up
- * to its trim threshold (twice its mmap threshold) at the top of its heap.
+ * Freed mappings of up to HUGE_CACHE_MAX_MAP bytes, and the tails that
+ * shrinking ones give up, go to the huge cache (huge_cache.c) once what
+ * their owner did to them is undone, and new ones are carved from it
+ * first.
  *
  * Locking: the zone lock (__uks_page_alloc_lock()) protects the slots,
  * the descriptor pool and the cache.  System calls are made without it.
@@ -34,31 +24,17 @@
 #include <unistd.h>
 
 #include "core/compiler.h"
-#include "slab/page_alloc.h"
+#include "slab/huge_cache.h"
 
 #ifndef MADV_GUARD_REMOVE
 #define MADV_GUARD_REMOVE	103	/* Linux 6.13; older kernels: EINVAL */
 #endif
 
-#define HUGE_CACHE_SLOTS	8
-#define HUGE_CACHE_MAX_MAP	(32UL << 20)	/* glibc's largest mmap threshold */
-#define HUGE_CACHE_BYTES	(64UL << 20)	/* glibc's trim threshold at that size */
-
-struct cached_map {
-	char *addr;
-	size_t size;
-	uint64_t freed_ms;
-};
-
 static struct {
-	struct cached_map map[HUGE_CACHE_SLOTS];	/* oldest first */
-	unsigned int nr;
-	size_t bytes;
 	struct uks_page *spare_descs;
+	size_t in_use;		/* bytes mapped for live blocks */
+	size_t peak;		/* the most in_use has been */
 } huge;
-
-/* When the oldest cached mapping expires; 0 when none is cached. */
-_Atomic uint64_t __uks_huge_cache_expiry_ms;
 
 /* Descriptors for huge mappings come from a small pool under the zone lock. */
 static struct uks_page *get_spare_desc(void)
@@ -89,6 +65,27 @@ static void put_spare_desc(struct uks_page *d)
 	huge.spare_descs = d;
 }
 
+/**
+ * __uks_huge_usage - bytes huge blocks hold now and held at most (for tests)
+ * @in_use: set to the bytes mapped for live blocks
+ * @peak: set to the most that has been
+ */
+void __uks_huge_usage(size_t *in_use, size_t *peak)
+{
+	__uks_page_alloc_lock();
+	*in_use = huge.in_use;
+	*peak = huge.peak;
+	__uks_page_alloc_unlock();
+}
+
+/* Live blocks took @bytes more.  Zone lock held. */
+static void note_growth(size_t bytes)
+{
+	huge.in_use += bytes;
+	if (huge.in_use > huge.peak)
+		huge.peak = huge.in_use;
+}
+
 /* Point the chunk-table slots of [from, to) of @page's mapping at @value. */
 static void set_huge_slot_range(const struct uks_page *page, size_t from, size_t to,
 				uintptr_t value)
@@ -106,89 +103,6 @@ static void set_huge_slots(const struct uks_page *page, uintptr_t value)
 	set_huge_slot_range(page, 0, page->map_size, value);
 }
 
-/* Remove cache entry @i and return it.  Zone lock held. */
-static struct cached_map take_cached(unsigned int i)
-{
-	struct cached_map m = huge.map[i];
-
-	memmove(&huge.map[i], &huge.map[i + 1], (huge.nr - i - 1) * sizeof(m));
-	huge.nr--;
-	huge.bytes -= m.size;
-	atomic_store_explicit(&__uks_huge_cache_expiry_ms,
-			      huge.nr ? huge.map[0].freed_ms + UKS_PURGE_DELAY_MS : 0,
-			      memory_order_relaxed);
-	return m;
-}
-
-/* Move the entries that expired by @now to @out; return how many.  Zone lock held. */
-static unsigned int take_expired(uint64_t now, struct cached_map *out)
-{
-	unsigned int n = 0;
-
-	while (huge.nr && __uks_purge_due(now, huge.map[0].freed_ms))
-		out[n++] = take_cached(0);
-	return n;
-}
-
-static void unmap_all(const struct cached_map *maps, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		munmap(maps[i].addr, maps[i].size);
-}
-
-/**
- * __uks_huge_cache_expire - unmap the cached mappings that expired by @now
- * @now: __uks_now_ms()
- *
- * Page-level calls make it through __uks_huge_cache_tick().
- */
-void __uks_huge_cache_expire(uint64_t now)
-{
-	struct cached_map drop[HUGE_CACHE_SLOTS];
-	unsigned int n;
-
-	__uks_page_alloc_lock();
-	n = take_expired(now, drop);
-	__uks_page_alloc_unlock();
-	unmap_all(drop, n);
-}
-
-/** __uks_huge_cache_drain - unmap every cached mapping, expired or not */
-void __uks_huge_cache_drain(void)
-{
-	struct cached_map drop[HUGE_CACHE_SLOTS];
-	unsigned int n = 0;
-
-	__uks_page_alloc_lock();
-	while (huge.nr)
-		drop[n++] = take_cached(0);
-	__uks_page_alloc_unlock();
-	unmap_all(drop, n);
-}
-
-/*
- * Take the smallest cached mapping that holds @map_size bytes at @align
- * without wasting more than as much again.  Zone lock held.
- */
-static bool take_fitting(size_t map_size, size_t align, struct cached_map *out)
-{
-	unsigned int best = HUGE_CACHE_SLOTS;
-
-	for (unsigned int i = 0; i < huge.nr; i++) {
-		const struct cached_map *m = &huge.map[i];
-
-		if (m->size < map_size || m->size / 2 > map_size ||
-		    ((uintptr_t)m->addr & (align - 1)))
-			continue;
-		if (best == HUGE_CACHE_SLOTS || m->size < huge.map[best].size)
-			best = i;
-	}
-	if (best == HUGE_CACHE_SLOTS)
-		return false;
-	*out = take_cached(best);
-	return true;
-}
-
 /**
  * __uks_alloc_huge - an allocation with a mapping of its own
  * @size: bytes
@@ -201,10 +115,8 @@ static bool take_fitting(size_t map_size, size_t align, struct cached_map *out)
 struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh)
 {
 	size_t map_size = ALIGN_UP(size, UKS_CHUNK_SIZE);
-	struct cached_map drop[HUGE_CACHE_SLOTS], reuse;
+	struct huge_unmaps evicted = { 0 };
 	struct uks_page *page;
-	unsigned int n;
-	bool cached;
 	char *addr;
 
 	if (map_size < size)
@@ -212,16 +124,12 @@ struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh)
 	if (align < UKS_CHUNK_SIZE)
 		align = UKS_CHUNK_SIZE;
 	__uks_page_alloc_lock();
-	n = take_expired(__uks_now_ms(), drop);
-	cached = take_fitting(map_size, align, &reuse);
+	addr = __uks_huge_cache_take(map_size, align, __uks_now_ms(), &evicted);
 	__uks_page_alloc_unlock();
-	unmap_all(drop, n);
+	__uks_huge_unmap(&evicted);
 
-	if (cached) {
-		addr = reuse.addr;
-		if (reuse.size > map_size)
-			munmap(addr + map_size, reuse.size - map_size);
-	} else {
+	*fresh = !addr;
+	if (!addr) {
 		addr = __uks_map_aligned(map_size, align, PROT_READ | PROT_WRITE, 0);
 		if (!addr)
 			return NULL;
@@ -234,13 +142,13 @@ struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh)
 		page->large_size = size;
 		page->map_size = map_size;
 		set_huge_slots(page, (uintptr_t)page | 1);
+		note_growth(map_size);
 	}
 	__uks_page_alloc_unlock();
 	if (!page) {
 		munmap(addr, map_size);
 		return NULL;
 	}
-	*fresh = !cached;
 	return page;
 }
 
@@ -282,43 +190,45 @@ static bool reset_for_reuse(char *addr, size_t size)
 	       !madvise(addr, size, MADV_KEEPONFORK);
 }
 
+/*
+ * Give [@addr, @addr + @size), which a block of ours no longer covers,
+ * to the cache, or unmap it.  Its slots are cleared.
+ */
+static void release_range(char *addr, size_t size)
+{
+	bool keep = size <= HUGE_CACHE_MAX_MAP && reset_for_reuse(addr, size);
+	struct huge_unmaps evicted = { 0 };
+
+	__uks_page_alloc_lock();
+	if (keep)
+		__uks_huge_cache_put(addr, size, __uks_now_ms(),
+				     huge_cache_budget(huge.in_use, huge.peak), &evicted);
+	__uks_page_alloc_unlock();
+	if (!keep)
+		munmap(addr, size);
+	__uks_huge_unmap(&evicted);
+}
+
 /**
  * __uks_free_huge - free a __uks_alloc_huge() allocation
  * @page: its descriptor
  *
  * The mapping goes to the cache when it is small enough and
- * reset_for_reuse() succeeds; else it (and whatever the cache evicts or
- * had expire) is unmapped.  What a reset cannot undo stays with the
- * pages, as it would in glibc's heap: a program's own userfaultfd
- * registration, and a mapping placed over part of the block.
+ * reset_for_reuse() succeeds; else it is unmapped.  What a reset cannot
+ * undo stays with the pages, as it would in glibc's heap: a program's own
+ * userfaultfd registration, and a mapping placed over part of the block.
  */
 void __uks_free_huge(struct uks_page *page)
 {
-	struct cached_map drop[HUGE_CACHE_SLOTS + 1];
-	struct cached_map freed = { page->addr, page->map_size, 0 };
-	bool keep = freed.size <= HUGE_CACHE_MAX_MAP && reset_for_reuse(freed.addr, freed.size);
-	unsigned int n;
+	char *addr = page->addr;
+	size_t size = page->map_size;
 
 	__uks_page_alloc_lock();
 	set_huge_slots(page, 0);
 	put_spare_desc(page);
-	/* read under the lock, so the cache stays oldest first */
-	freed.freed_ms = __uks_now_ms();
-	n = take_expired(freed.freed_ms, drop);
-	if (keep) {
-		while (huge.nr == HUGE_CACHE_SLOTS || huge.bytes + freed.size > HUGE_CACHE_BYTES)
-			drop[n++] = take_cached(0);
-		huge.map[huge.nr++] = freed;
-		huge.bytes += freed.size;
-		if (huge.nr == 1)
-			atomic_store_explicit(&__uks_huge_cache_expiry_ms,
-					      freed.freed_ms + UKS_PURGE_DELAY_MS,
-					      memory_order_relaxed);
-	} else {
-		drop[n++] = freed;
-	}
+	huge.in_use -= size;
 	__uks_page_alloc_unlock();
-	unmap_all(drop, n);
+	release_range(addr, size);
 }
 
 /*
@@ -406,11 +316,13 @@ static char *move_mapping(struct uks_page *page, size_t map_size, size_t new_map
  * bytes never move, so growing a buffer step by step costs page-table
  * updates instead of a copy of everything per step (256 MiB grown in
  * 64 KiB steps took 61 s when each chunk of growth was a new mapping and
- * a copy).  A shrink unmaps the tail.  A growth happens in place when the
- * address space after the mapping is free, else the kernel moves the
- * pages to a chunk-aligned range reserved for them; not when the mapping
- * was split (mprotect(), userfaultfd registrations: EFAULT), which the
- * caller copies instead.
+ * a copy).  A shrink gives the tail to the huge cache.  A growth takes
+ * the cached extent right after the mapping if it is big enough, or
+ * happens in place when the address space after the mapping is free, else
+ * the kernel moves the pages to a chunk-aligned range reserved for them;
+ * not when the block spans several VMAs (an mprotect() or userfaultfd
+ * registration split it, or it was carved across two cached extents:
+ * EFAULT), which the caller copies instead.
  *
  * The system calls are made without the zone lock, as in
  * __uks_free_huge(): moving a big mapping takes a while, and an mremap()
@@ -419,7 +331,7 @@ static char *move_mapping(struct uks_page *page, size_t map_size, size_t new_map
  * so no lookup finds a range anyone may map again; meanwhile only the
  * caller, which owns the allocation, has a reason to look it up.  So
  * fork() may copy the block in between (slots cleared, or the tail not
- * yet unmapped); the child has no thread to use it, as with any call
+ * yet released); the child has no thread to use it, as with any call
  * another thread had in flight.
  *
  * Return: the allocation's address, moved or not, or NULL (no address
@@ -437,9 +349,19 @@ void *__uks_resize_huge(struct uks_page *page, size_t new_size)
 		__uks_page_alloc_lock();
 		set_huge_slot_range(page, new_map, map_size, 0);
 		page->map_size = new_map;
+		huge.in_use -= map_size - new_map;
 		__uks_page_alloc_unlock();
-		munmap(addr + new_map, map_size - new_map);
+		release_range(addr + new_map, map_size - new_map);
 	} else if (new_map > map_size) {
+		__uks_page_alloc_lock();
+		if (__uks_huge_cache_take_at(addr + map_size, new_map - map_size)) {
+			page->map_size = new_map;
+			set_huge_slots(page, (uintptr_t)page | 1);
+			note_growth(new_map - map_size);
+		}
+		__uks_page_alloc_unlock();
+		if (page->map_size == new_map)
+			goto done;
 		to = mremap(addr, map_size, new_map, 0);
 		if (to == MAP_FAILED)
 			to = errno == EFAULT ? NULL : move_mapping(page, map_size, new_map);
@@ -447,12 +369,14 @@ void *__uks_resize_huge(struct uks_page *page, size_t new_size)
 		if (to) {
 			page->addr = to;
 			page->map_size = new_map;
+			note_growth(new_map - map_size);
 		}
 		set_huge_slots(page, (uintptr_t)page | 1);
 		__uks_page_alloc_unlock();
 		if (!to)
 			return NULL;
 	}
+done:
 	page->large_size = new_size;
 	return page->addr;
 }

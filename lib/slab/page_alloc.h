@@ -120,6 +120,9 @@ void *__uks_map_aligned(size_t size, size_t align, int prot, int flags);
 _Atomic(uintptr_t) *__uks_chunk_slot(uintptr_t addr, bool create);
 void __uks_huge_cache_expire(uint64_t now);
 void __uks_huge_cache_drain(void);
+size_t __uks_huge_cache_bytes(void);
+uint64_t __uks_huge_cache_delay_ms(void);
+void __uks_huge_usage(size_t *in_use, size_t *peak);
 extern _Atomic uint64_t __uks_huge_cache_expiry_ms;
 
 /* A coarse clock is enough for the purge delay and costs no syscall (vDSO). */
@@ -142,7 +145,7 @@ static inline bool __uks_purge_due(uint64_t now, uint64_t since)
 	return (int64_t)(now - since) >= UKS_PURGE_DELAY_MS;
 }
 
-/* Unmap the cached huge mappings once the oldest has expired. */
+/* Unmap the cached huge extents once the oldest has expired. */
 static inline void __uks_huge_cache_tick(uint64_t now)
 {
 	uint64_t expiry = atomic_load_explicit(&__uks_huge_cache_expiry_ms, memory_order_relaxed);

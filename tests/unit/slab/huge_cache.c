@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The cache of freed huge mappings (lib/slab/huge_map.c): blocks above
- * 2 MiB are kept mapped for the purge delay and taken back by allocations
- * of about their size, zeroed for kzalloc, with what their last owner
- * did to them undone, bounded in number and bytes, and unmapped once they
- * expire.
+ * The cache of freed huge mappings (lib/slab/huge_cache.c): blocks above
+ * 2 MiB are kept mapped as extents for the purge delay, split and merged
+ * for allocations of any size, zeroed for kzalloc, with what their last
+ * owner did to them undone, bounded in number and bytes, and unmapped
+ * once they expire.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +29,25 @@ static bool mapped(const void *p, size_t len)
 	static unsigned char vec[(64 << 20) / 4096];
 
 	return len <= sizeof(vec) * 4096 && mincore((void *)p, len, vec) == 0;
+}
+
+/* How many bytes of [p, p + len) are mapped, counted in chunks. */
+static size_t mapped_bytes(const char *p, size_t len)
+{
+	size_t bytes = 0;
+
+	for (size_t off = 0; off < len; off += 2 * MiB)
+		bytes += mapped(p + off, 2 * MiB) ? 2 * MiB : 0;
+	return bytes;
+}
+
+/* Is the footprint of huge blocks within what the cache may add to it? */
+static bool within_budget(void)
+{
+	size_t in_use, peak, cached = __uks_huge_cache_bytes();
+
+	__uks_huge_usage(&in_use, &peak);
+	return cached <= 64 * MiB || in_use + cached <= peak;
 }
 
 /* Start from an empty cache: earlier tests leave mappings in it. */
@@ -93,33 +112,96 @@ TEST(mappings_above_32_mib_are_unmapped_at_once)
 	EXPECT_FALSE(mapped(p, 40 * MiB));
 }
 
-/*
- * A cached mapping up to twice the size asked for is taken and its tail
- * unmapped; a bigger one is left for an allocation of its size.
- */
-TEST(a_bigger_mapping_is_trimmed_or_left)
+/* An allocation takes the front of a bigger extent and leaves the rest cached. */
+TEST(a_bigger_extent_is_split)
 {
+	char *p, *q, *r;
+
+	drain();
+	p = uks_kmalloc(16 * MiB);
+	ASSERT_NONNULL(p);
+	memset(p, 0x5a, 16 * MiB);
+	uks_kfree(p);
+	q = uks_kmalloc(5 * MiB);	/* a 6 MiB block */
+	ASSERT_EQ(p, q);
+	EXPECT_EQ(10 * MiB, __uks_huge_cache_bytes());
+	r = uks_kmalloc(3 * MiB);	/* 4 MiB more */
+	ASSERT_EQ(p + 6 * MiB, r);
+	EXPECT_EQ((unsigned char)0x5a, (unsigned char)r[4 * MiB - 1]);	/* not faulted in again */
+	EXPECT_EQ(6 * MiB, __uks_huge_cache_bytes());
+	EXPECT_TRUE(mapped(p, 16 * MiB));
+
+	/* freed, the pieces merge back into one extent */
+	uks_kfree(q);
+	uks_kfree(r);
+	EXPECT_EQ(16 * MiB, __uks_huge_cache_bytes());
+	q = uks_kmalloc(15 * MiB);
+	EXPECT_EQ(p, q);
+	uks_kfree(q);
+	drain();
+	EXPECT_FALSE(mapped(p, 16 * MiB));
+}
+
+/* A shrinking block gives its tail to the cache, and a growing one takes it back. */
+TEST(realloc_trades_tails_with_the_cache)
+{
+	bool ours;
 	char *p, *q;
 
 	drain();
-	p = uks_kmalloc(8 * MiB);
-	ASSERT_NONNULL(p);
-	uks_kfree(p);
-	q = uks_kmalloc(5 * MiB);	/* a 6 MiB mapping */
-	ASSERT_EQ(p, q);
-	EXPECT_TRUE(mapped(q, 6 * MiB));
-	EXPECT_FALSE(mapped(q + 6 * MiB, 2 * MiB));
-	uks_kfree(q);
-	drain();
-
 	p = uks_kmalloc(16 * MiB);
 	ASSERT_NONNULL(p);
-	uks_kfree(p);
-	q = uks_kmalloc(3 * MiB);	/* 4 MiB: less than half of it */
-	ASSERT_NONNULL(q);
-	EXPECT_NE(p, q);
+	memset(p, 0x77, 16 * MiB);
+	q = __uks_krealloc_if_ours(p, 5 * MiB, &ours);	/* malloc's realloc() */
+	ASSERT_TRUE(ours);
+	ASSERT_EQ(p, q);
+	EXPECT_EQ(10 * MiB, __uks_huge_cache_bytes());
 	EXPECT_TRUE(mapped(p, 16 * MiB));
+
+	q = uks_krealloc(p, 12 * MiB);	/* the cached extent right after it */
+	ASSERT_EQ(p, q);
+	EXPECT_EQ(4 * MiB, __uks_huge_cache_bytes());
+	EXPECT_GE(uks_ksize(q), 12 * MiB);
+	for (size_t off = 0; off < 12 * MiB; off += 4096)
+		ASSERT_EQ((unsigned char)0x77, (unsigned char)q[off]);
+	memset(q, 0x12, 12 * MiB);
+
+	/* more than the cache holds there: mremap() moves or grows it */
+	q = uks_krealloc(q, 24 * MiB);
+	ASSERT_NONNULL(q);
+	for (size_t off = 0; off < 12 * MiB; off += 4096)
+		ASSERT_EQ((unsigned char)0x12, (unsigned char)q[off]);
+	memset(q, 0x13, 24 * MiB);
 	uks_kfree(q);
+	drain();
+}
+
+/* Blocks of assorted sizes reuse each other's pages. */
+TEST(assorted_sizes_share_pages)
+{
+	unsigned int seed = 42;
+	unsigned long fresh = 0;
+	char *live[6] = { 0 };
+
+	drain();
+	for (int i = 0; i < 200; i++) {
+		size_t size = 3 * MiB + (size_t)(rand_r(&seed) % (17 * MiB));
+		unsigned int slot = (unsigned int)rand_r(&seed) % 6;
+		char *p;
+
+		uks_kfree(live[slot]);
+		p = uks_kmalloc(size);
+		ASSERT_NONNULL(p);
+		/* a block carved from the cache keeps the last owner's bytes */
+		fresh += p[0] == 0 && p[size - 1] == 0;
+		memset(p, i + 1, size);
+		live[slot] = p;
+		ASSERT_TRUE(within_budget());
+	}
+	for (int i = 0; i < 6; i++)
+		uks_kfree(live[i]);
+	/* 6 are new; the rest mostly come from the cache */
+	EXPECT_LT(fresh, 60);
 	drain();
 }
 
@@ -284,36 +366,111 @@ TEST(an_older_clock_reading_expires_nothing_newer)
 	drain();
 }
 
-/* At most 8 mappings and 64 MiB stay cached; the oldest go first. */
-TEST(the_cache_is_bounded)
+/* At most 16 extents stay cached; of equal ones, the oldest go first. */
+TEST(the_cache_holds_16_extents)
 {
-	char *blocks[12];
+	char *blocks[34];
 	int kept = 0;
 
 	drain();
-	for (int i = 0; i < 12; i++) {
+	for (int i = 0; i < 34; i++) {
 		blocks[i] = uks_kmalloc(3 * MiB);
 		ASSERT_NONNULL(blocks[i]);
 	}
-	for (int i = 0; i < 12; i++)
+	/* every other one: 17 extents that do not touch */
+	for (int i = 0; i < 34; i += 2)
 		uks_kfree(blocks[i]);
-	for (int i = 0; i < 12; i++)
+	for (int i = 0; i < 34; i += 2)
 		kept += mapped(blocks[i], 3 * MiB);
-	EXPECT_EQ(8, kept);
+	EXPECT_EQ(16, kept);
 	EXPECT_FALSE(mapped(blocks[0], 3 * MiB));
-	EXPECT_TRUE(mapped(blocks[11], 3 * MiB));
-	drain();
-
-	for (int i = 0; i < 4; i++) {
-		blocks[i] = uks_kmalloc(24 * MiB);
-		ASSERT_NONNULL(blocks[i]);
-	}
-	for (int i = 0; i < 4; i++)
+	EXPECT_TRUE(mapped(blocks[32], 3 * MiB));
+	EXPECT_EQ(64 * MiB, __uks_huge_cache_bytes());
+	for (int i = 1; i < 34; i += 2)
 		uks_kfree(blocks[i]);
-	kept = 0;
-	for (int i = 0; i < 4; i++)
-		kept += mapped(blocks[i], 24 * MiB);
-	EXPECT_EQ(2, kept);
+	EXPECT_TRUE(within_budget());
+	drain();
+}
+
+/*
+ * The cache takes the footprint of huge blocks (in use plus cached) past
+ * neither its peak nor 64 MiB more than is in use.  Each test runs in a
+ * new process: the peak starts at 0.
+ */
+TEST(the_cache_stays_within_the_peak)
+{
+	char *small[24], *big[6];
+	size_t in_use, peak, bytes = 0;
+
+	drain();
+	for (int i = 0; i < 24; i++) {
+		small[i] = uks_kmalloc(3 * MiB);	/* 4 MiB each */
+		ASSERT_NONNULL(small[i]);
+	}
+	for (int i = 0; i < 24; i += 2)
+		uks_kfree(small[i]);
+	EXPECT_EQ(48 * MiB, __uks_huge_cache_bytes());
+
+	/* no 4 MiB extent holds them: new mappings, back to the 96 MiB peak */
+	for (int i = 0; i < 6; i++) {
+		big[i] = uks_kmalloc(7 * MiB);
+		ASSERT_NONNULL(big[i]);
+	}
+	__uks_huge_usage(&in_use, &peak);
+	EXPECT_EQ(96 * MiB, in_use);
+	EXPECT_EQ(96 * MiB, peak);
+
+	/* with 48 MiB in use, 64 MiB is the bound */
+	for (int i = 1; i < 24; i += 2) {
+		uks_kfree(small[i]);
+		ASSERT_TRUE(within_budget());
+	}
+	EXPECT_EQ(64 * MiB, __uks_huge_cache_bytes());
+	for (int i = 0; i < 24; i++)
+		bytes += mapped_bytes(small[i], 4 * MiB);
+	EXPECT_EQ(64 * MiB, bytes);
+
+	/* nothing in use: the peak, 96 MiB */
+	for (int i = 0; i < 6; i++) {
+		uks_kfree(big[i]);
+		ASSERT_TRUE(within_budget());
+	}
+	EXPECT_LE(__uks_huge_cache_bytes(), 96 * MiB);
+	drain();
+}
+
+/*
+ * An allocation that misses just after an expiry unmapped an extent it
+ * would have fitted in makes the cache keep extents for 1 s from then on.
+ */
+TEST(a_premature_expiry_lengthens_the_delay)
+{
+	char *p, *q;
+
+	drain();
+	EXPECT_EQ(10, __uks_huge_cache_delay_ms());
+	p = uks_kmalloc(6 * MiB);
+	ASSERT_NONNULL(p);
+	uks_kfree(p);
+	usleep(30 * 1000);
+	uks_kfree(uks_kmalloc(64 << 10));	/* expires it */
+	ASSERT_FALSE(mapped(p, 6 * MiB));
+	EXPECT_EQ(10, __uks_huge_cache_delay_ms());
+
+	q = uks_kmalloc(3 * MiB);	/* it would have fitted */
+	ASSERT_NONNULL(q);
+	EXPECT_EQ(1000, __uks_huge_cache_delay_ms());
+	uks_kfree(q);
+	usleep(30 * 1000);
+	uks_kfree(uks_kmalloc(64 << 10));
+	EXPECT_TRUE(mapped(q, 3 * MiB));	/* still cached */
+
+	/* a miss with nothing recently expired changes nothing */
+	drain();
+	q = uks_kmalloc(3 * MiB);
+	ASSERT_NONNULL(q);
+	EXPECT_EQ(10, __uks_huge_cache_delay_ms());
+	uks_kfree(q);
 	drain();
 }
 

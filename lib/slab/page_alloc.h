@@ -99,7 +99,7 @@ static inline unsigned int __uks_max_page_order(void)
 	return order < UKS_MAX_PAGE_ORDER ? order : UKS_MAX_PAGE_ORDER;
 }
 
-/* How long freed memory stays resident for reuse (page_alloc.c, huge_map.c). */
+/* How long freed memory stays resident for reuse (page_alloc.c, huge_cache.c). */
 #define UKS_PURGE_DELAY_MS	10
 
 struct uks_page *__uks_alloc_pages(unsigned int order);
@@ -114,7 +114,7 @@ void __uks_page_alloc_lock(void);
 void __uks_page_alloc_unlock(void);
 void __uks_page_alloc_child_reset(void);
 
-/* Shared by page_alloc.c and huge_map.c. */
+/* Shared by page_alloc.c, huge_map.c and huge_cache.c. */
 void *__uks_map_anon(size_t size);
 void *__uks_map_aligned(size_t size, size_t align, int prot, int flags);
 _Atomic(uintptr_t) *__uks_chunk_slot(uintptr_t addr, bool create);

@@ -35,19 +35,23 @@ unsigned int __uks_kmalloc_minalign = UKS_KMALLOC_MINALIGN;
 
 #ifdef UKS_MALLOC_SHIM
 /*
- * The shim's classes: 16-byte steps to 128, then two per doubling (192,
- * 256, 384, 512, 768, ... 6144, 8192).  Power-of-two classes waste a
+ * The shim's classes: 16-byte steps to 128, then two per doubling to
+ * 1 KiB (192, 256, 384, 512, 768, 1024), then four per doubling (1280,
+ * 1536, 1792, 2048, 2560, ... 7168, 8192).  Power-of-two classes waste a
  * third of a uniform 257..4096-byte request mix, and a heap that much
  * sparser touches more pages: on bench/malloc-peers' mixed pattern the
  * program's own first touches of its objects are most of the time.  Four
- * per doubling (jemalloc's spacing) wasted less, but every class keeps
- * its own CPU slabs, partial slabs and sheaves on each CPU: prodcons
- * (16..512-byte objects across two threads) had 16 classes in use and a
- * peak RSS 160 KiB higher, larson 300 KiB, while mixed's RSS was 1% lower
- * and its time the same.  Power-of-two classes stay among them, naturally
- * aligned, for uks_kmalloc_aligned().
+ * per doubling below 1 KiB (jemalloc's spacing) wasted less, but every
+ * class keeps its own CPU slabs, partial slabs and sheaves on each CPU:
+ * prodcons (16..512-byte objects across two threads) had 16 classes in
+ * use and a peak RSS 160 KiB higher, larson 300 KiB, while mixed's RSS
+ * was 1% lower and its time the same.  Above 1 KiB that overhead is small
+ * beside the waste: sqlite's 1032-byte and 4368-byte blocks in 1536- and
+ * 6144-byte slots gave it 1.52x glibc's peak RSS (mimalloc and jemalloc,
+ * four per doubling there, 1.20x and 1.36x).  Power-of-two classes stay
+ * among them, naturally aligned, for uks_kmalloc_aligned().
  */
-#define KMALLOC_NR_CLASSES	21	/* index 0 unused */
+#define KMALLOC_NR_CLASSES	27	/* index 0 unused */
 
 static unsigned int kmalloc_index(size_t size)
 {
@@ -56,16 +60,25 @@ static unsigned int kmalloc_index(size_t size)
 	if (size <= 128)
 		return (unsigned int)((size + 15) >> 4);
 	lo = 63u - (unsigned int)__builtin_clzl(size - 1);	/* 2^lo < size <= 2^(lo+1) */
-	return 9 + (lo - 7) * 2 + (unsigned int)(((size - 1) >> (lo - 1)) & 1);
+	if (lo < 10)
+		return 9 + (lo - 7) * 2 + (unsigned int)(((size - 1) >> (lo - 1)) & 1);
+	return 15 + (lo - 10) * 4 + (unsigned int)(((size - 1) >> (lo - 2)) & 3);
 }
 
 static unsigned int kmalloc_class_size(unsigned int idx)
 {
-	unsigned int j = idx - 9, lo = 7 + j / 2;
+	unsigned int j, lo;
 
 	if (idx <= 8)
 		return idx * 16;
-	return (1U << lo) + (j % 2 + 1) * (1U << (lo - 1));
+	if (idx <= 14) {
+		j = idx - 9;
+		lo = 7 + j / 2;
+		return (1U << lo) + (j % 2 + 1) * (1U << (lo - 1));
+	}
+	j = idx - 15;
+	lo = 10 + j / 4;
+	return (1U << lo) + (j % 4 + 1) * (1U << (lo - 2));
 }
 #else
 #define KMALLOC_NR_CLASSES	(KMALLOC_SHIFT_HIGH + 1)
@@ -152,7 +165,7 @@ static struct uks_kmem_cache *create_kmalloc_class(unsigned int idx)
  *
  * As the kernel does, libuks creates every class at once.  The preload
  * shim creates each on its first use instead: a class costs a few KiB of
- * resident metadata, and most programs use half of the shim's 20 classes.
+ * resident metadata, and most programs use half of the shim's 26 classes.
  */
 int __uks_kmalloc_init(void)
 {

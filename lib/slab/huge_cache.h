@@ -25,19 +25,21 @@ struct huge_unmaps {
 
 /*
  * How many bytes the cache may hold while huge blocks hold @in_use bytes
- * and held at most @peak: up to the peak, or HUGE_CACHE_MIN_BYTES.
+ * and held at most @peak: what keeps their footprint (in use plus cached)
+ * within the peak, or within HUGE_CACHE_MIN_BYTES when that is more.
  */
 static inline size_t huge_cache_budget(size_t in_use, size_t peak)
 {
-	size_t room = peak > in_use ? peak - in_use : 0;
+	size_t limit = peak > HUGE_CACHE_MIN_BYTES ? peak : HUGE_CACHE_MIN_BYTES;
 
-	return room > HUGE_CACHE_MIN_BYTES ? room : HUGE_CACHE_MIN_BYTES;
+	return limit > in_use ? limit - in_use : 0;
 }
 
 void __uks_huge_cache_put(char *addr, size_t size, uint64_t now, size_t budget,
 			  struct huge_unmaps *out);
 char *__uks_huge_cache_take(size_t size, size_t align, uint64_t now, struct huge_unmaps *out);
 bool __uks_huge_cache_take_at(char *addr, size_t size);
+void __uks_huge_cache_trim(size_t budget, struct huge_unmaps *out);
 void __uks_huge_unmap(const struct huge_unmaps *out);
 
 #endif

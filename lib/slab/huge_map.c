@@ -125,6 +125,13 @@ struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh)
 		align = UKS_CHUNK_SIZE;
 	__uks_page_alloc_lock();
 	addr = __uks_huge_cache_take(map_size, align, __uks_now_ms(), &evicted);
+	if (!addr) {
+		/* the new mapping counts as in use */
+		size_t in_use = huge.in_use + map_size;
+
+		__uks_huge_cache_trim(huge_cache_budget(in_use, in_use > huge.peak ? in_use : huge.peak),
+				      &evicted);
+	}
 	__uks_page_alloc_unlock();
 	__uks_huge_unmap(&evicted);
 

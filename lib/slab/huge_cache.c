@@ -31,9 +31,10 @@
  * oldest instead cost that program 10% more time).
  *
  * Expired extents are unmapped by the next page-level call or slab slow
- * path (a fast path reads no clock): a program that then makes only
- * fast-path calls keeps them mapped, as glibc keeps up to its trim
- * threshold at the top of its heap.
+ * path (a fast path reads no clock): a program that frees its big blocks
+ * and then makes only fast-path calls keeps them mapped, up to its peak,
+ * as glibc keeps the free holes of its heap (it trims only the top, past
+ * twice its mmap threshold).
  *
  * Extents merged from separate mappings are separate VMAs, and a block
  * carved across that seam cannot be moved by mremap() (EFAULT): realloc()

@@ -22,19 +22,22 @@
  *
  * The cache never takes the footprint of huge blocks (in use plus cached)
  * past its peak so far, or past HUGE_CACHE_MIN_BYTES when that is more;
- * a miss evicts extents to make room for its new mapping too.  glibc's
- * heap, too, keeps what its peak needed.  numpy temporaries of 2-24 MB
- * took 1.29x glibc's peak RSS when the cache could add 64 MiB to what was
- * in use, 0.98x now, in the same time.
- * At most HUGE_CACHE_SLOTS extents stay; the smallest go first, as they
- * serve the fewest requests (a 2 MiB one none on its own; evicting the
- * oldest instead cost that program 10% more time).
+ * a miss, or a growth by mremap(), evicts extents to make room for its
+ * new pages too.  glibc's heap, too, keeps what its peak needed.  numpy
+ * temporaries of 2-24 MB took 1.29x glibc's peak RSS when the cache could
+ * add 64 MiB to what was in use, 0.98x now, in the same time.  The cache
+ * never holds more than HUGE_CACHE_MAX_BYTES either (that Python program
+ * took 1.15x glibc's time with 64 MiB, 1.03x with 128), and at most
+ * HUGE_CACHE_SLOTS extents; the smallest go first, as they serve the
+ * fewest requests (a 2 MiB one none on its own; evicting the oldest
+ * instead cost that program 10% more time).
  *
  * Expired extents are unmapped by the next page-level call or slab slow
  * path (a fast path reads no clock): a program that frees its big blocks
- * and then makes only fast-path calls keeps them mapped, up to its peak,
- * as glibc keeps the free holes of its heap (it trims only the top, past
- * twice its mmap threshold).
+ * and then makes only fast-path calls keeps up to HUGE_CACHE_MAX_BYTES
+ * mapped, as glibc keeps the free holes of its heap (it trims only the
+ * top, past twice its mmap threshold) and jemalloc and mimalloc their
+ * dirty pages until their next call.
  *
  * Extents merged from separate mappings are separate VMAs, and a block
  * carved across that seam cannot be moved by mremap() (EFAULT): realloc()

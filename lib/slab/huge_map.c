@@ -78,6 +78,18 @@ void __uks_huge_usage(size_t *in_use, size_t *peak)
 	__uks_page_alloc_unlock();
 }
 
+/*
+ * Evict cached extents so that a new mapping of @bytes keeps the cache
+ * within its budget too.  Zone lock held.
+ */
+static void make_room(size_t bytes, struct huge_unmaps *evicted)
+{
+	size_t in_use = huge.in_use + bytes;
+
+	__uks_huge_cache_trim(huge_cache_budget(in_use, in_use > huge.peak ? in_use : huge.peak),
+			      evicted);
+}
+
 /* Live blocks took @bytes more.  Zone lock held. */
 static void note_growth(size_t bytes)
 {
@@ -125,13 +137,8 @@ struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh)
 		align = UKS_CHUNK_SIZE;
 	__uks_page_alloc_lock();
 	addr = __uks_huge_cache_take(map_size, align, __uks_now_ms(), &evicted);
-	if (!addr) {
-		/* the new mapping counts as in use */
-		size_t in_use = huge.in_use + map_size;
-
-		__uks_huge_cache_trim(huge_cache_budget(in_use, in_use > huge.peak ? in_use : huge.peak),
-				      &evicted);
-	}
+	if (!addr)
+		make_room(map_size, &evicted);
 	__uks_page_alloc_unlock();
 	__uks_huge_unmap(&evicted);
 
@@ -182,10 +189,13 @@ static bool restore_protection(char *addr, size_t size)
  * Undo what the last owner may have done to its mapping that would hurt
  * the next one: protections and protection keys (a guard page would
  * fault), guard regions, mlock() (the next owner's mlock() would pass
- * RLIMIT_MEMLOCK), MADV_DONTFORK (a fork child would miss the pages) and
- * MADV_WIPEONFORK (it would see zeroes).  On an unchanged mapping each
- * call only walks its one VMA.  False if any fails (part of the mapping
- * was unmapped: ENOMEM), and then it is not reused.
+ * RLIMIT_MEMLOCK), MADV_DONTFORK (a fork child would miss the pages),
+ * MADV_WIPEONFORK (it would see zeroes) and MADV_DONTDUMP (core dumps
+ * would miss them).  On an unchanged mapping each call only walks its one
+ * VMA.  False if any fails (part of the mapping was unmapped: ENOMEM),
+ * and then it is not reused.  MADV_HUGEPAGE and MADV_NOHUGEPAGE have no
+ * undo back to the default, and stay, as in glibc's heap; so does KSM's
+ * MADV_MERGEABLE, which changes nothing the next owner can see.
  */
 static bool reset_for_reuse(char *addr, size_t size)
 {
@@ -194,16 +204,18 @@ static bool reset_for_reuse(char *addr, size_t size)
 	if (madvise(addr, size, MADV_GUARD_REMOVE) && errno != EINVAL)
 		return false;
 	return !munlock(addr, size) && !madvise(addr, size, MADV_DOFORK) &&
-	       !madvise(addr, size, MADV_KEEPONFORK);
+	       !madvise(addr, size, MADV_KEEPONFORK) && !madvise(addr, size, MADV_DODUMP);
 }
 
 /*
- * Give [@addr, @addr + @size), which a block of ours no longer covers,
- * to the cache, or unmap it.  Its slots are cleared.
+ * Give [@addr, @addr + @size), which a block of @block_size bytes no
+ * longer covers, to the cache, or unmap it.  Its slots are cleared.  As
+ * for whole blocks, none of a block above HUGE_CACHE_MAX_MAP is kept:
+ * a 512 MiB buffer shrunk in 30 MiB steps left all its tails cached.
  */
-static void release_range(char *addr, size_t size)
+static void release_range(char *addr, size_t size, size_t block_size)
 {
-	bool keep = size <= HUGE_CACHE_MAX_MAP && reset_for_reuse(addr, size);
+	bool keep = block_size <= HUGE_CACHE_MAX_MAP && reset_for_reuse(addr, size);
 	struct huge_unmaps evicted = { 0 };
 
 	__uks_page_alloc_lock();
@@ -235,7 +247,7 @@ void __uks_free_huge(struct uks_page *page)
 	put_spare_desc(page);
 	huge.in_use -= size;
 	__uks_page_alloc_unlock();
-	release_range(addr, size);
+	release_range(addr, size, size);
 }
 
 /*
@@ -348,6 +360,7 @@ void *__uks_resize_huge(struct uks_page *page, size_t new_size)
 {
 	size_t new_map = ALIGN_UP(new_size, UKS_CHUNK_SIZE);
 	size_t map_size = page->map_size;
+	struct huge_unmaps evicted = { 0 };
 	char *addr = page->addr, *to;
 
 	if (new_map < new_size)
@@ -358,15 +371,18 @@ void *__uks_resize_huge(struct uks_page *page, size_t new_size)
 		page->map_size = new_map;
 		huge.in_use -= map_size - new_map;
 		__uks_page_alloc_unlock();
-		release_range(addr + new_map, map_size - new_map);
+		release_range(addr + new_map, map_size - new_map, map_size);
 	} else if (new_map > map_size) {
 		__uks_page_alloc_lock();
 		if (__uks_huge_cache_take_at(addr + map_size, new_map - map_size)) {
 			page->map_size = new_map;
 			set_huge_slots(page, (uintptr_t)page | 1);
 			note_growth(new_map - map_size);
+		} else {
+			make_room(new_map - map_size, &evicted);
 		}
 		__uks_page_alloc_unlock();
+		__uks_huge_unmap(&evicted);
 		if (page->map_size == new_map)
 			goto done;
 		to = mremap(addr, map_size, new_map, 0);

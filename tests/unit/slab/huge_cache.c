@@ -37,7 +37,7 @@ static bool within_budget(void)
 	size_t in_use, peak, cached = __uks_huge_cache_bytes();
 
 	__uks_huge_usage(&in_use, &peak);
-	return in_use + cached <= (peak > 64 * MiB ? peak : 64 * MiB);
+	return cached <= 128 * MiB && in_use + cached <= (peak > 64 * MiB ? peak : 64 * MiB);
 }
 
 /* Start from an empty cache: earlier tests leave mappings in it. */
@@ -439,6 +439,110 @@ TEST(the_cache_stays_within_the_peak)
 	EXPECT_EQ(0, __uks_huge_cache_bytes());
 	for (int i = 0; i < 6; i++)
 		uks_kfree(big[i]);
+	drain();
+}
+
+/* Growing a block by mremap() makes room in the cache for its new pages too. */
+TEST(growth_keeps_the_cache_within_the_peak)
+{
+	char *blocks[10], *p;
+
+	drain();
+	for (int i = 0; i < 10; i++) {
+		blocks[i] = uks_kmalloc(20 * MiB);
+		ASSERT_NONNULL(blocks[i]);
+	}
+	for (int i = 1; i < 10; i += 2)
+		uks_kfree(blocks[i]);
+	EXPECT_EQ(100 * MiB, __uks_huge_cache_bytes());
+	p = uks_krealloc(blocks[0], 120 * MiB);
+	ASSERT_NONNULL(p);
+	EXPECT_TRUE(within_budget());
+	uks_kfree(p);
+	for (int i = 2; i < 10; i += 2)
+		uks_kfree(blocks[i]);
+	drain();
+}
+
+/* At most 128 MiB stay cached, whatever the peak. */
+TEST(the_cache_holds_at_most_128_mib)
+{
+	char *blocks[10];
+
+	drain();
+	for (int i = 0; i < 10; i++) {
+		blocks[i] = uks_kmalloc(20 * MiB);
+		ASSERT_NONNULL(blocks[i]);
+	}
+	for (int i = 0; i < 10; i++)
+		uks_kfree(blocks[i]);
+	EXPECT_EQ(128 * MiB, __uks_huge_cache_bytes());
+	drain();
+}
+
+/*
+ * Nothing of a block above 32 MiB is cached, its tails included: a big
+ * buffer shrunk step by step would otherwise stay resident whole.
+ */
+TEST(tails_of_big_blocks_are_unmapped)
+{
+	bool ours;
+	char *p, *q;
+
+	drain();
+	p = uks_kmalloc(64 * MiB);
+	ASSERT_NONNULL(p);
+	memset(p, 1, 64 * MiB);
+	q = __uks_krealloc_if_ours(p, 34 * MiB, &ours);
+	ASSERT_EQ(p, q);
+	EXPECT_EQ(0, __uks_huge_cache_bytes());
+	EXPECT_FALSE(mapped(p + 34 * MiB, 2 * MiB));
+	q = __uks_krealloc_if_ours(p, 20 * MiB, &ours);	/* from 34 MiB: still big */
+	ASSERT_EQ(p, q);
+	EXPECT_EQ(0, __uks_huge_cache_bytes());
+	q = __uks_krealloc_if_ours(p, 10 * MiB, &ours);	/* from 20 MiB: cached */
+	ASSERT_EQ(p, q);
+	EXPECT_EQ(10 * MiB, __uks_huge_cache_bytes());
+	uks_kfree(q);
+	drain();
+}
+
+/* Does the VMA holding @p carry the VmFlags mnemonic @flag? */
+static bool vma_has_flag(const void *p, const char *flag)
+{
+	char line[512], want[8];
+	bool in_vma = false, found = false;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	snprintf(want, sizeof(want), " %s", flag);
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in_vma = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in_vma && !strncmp(line, "VmFlags:", 8))
+			found = strstr(line + 8, want) != NULL;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* A block its owner left out of core dumps is dumped again for the next one. */
+TEST(a_dontdump_block_is_dumped_again)
+{
+	char *p, *q;
+
+	drain();
+	p = uks_kmalloc(8 * MiB);
+	ASSERT_NONNULL(p);
+	ASSERT_EQ(0, madvise(p, 8 * MiB, MADV_DONTDUMP));
+	ASSERT_TRUE(vma_has_flag(p, "dd"));
+	uks_kfree(p);
+	q = uks_kmalloc(8 * MiB);
+	ASSERT_EQ(p, q);
+	EXPECT_FALSE(vma_has_flag(q, "dd"));
+	uks_kfree(q);
 	drain();
 }
 

@@ -368,24 +368,15 @@ void __uks_huge_cache_drain(void)
 	__uks_huge_unmap(&out);
 }
 
-/** __uks_huge_cache_delay_ms - how long freed extents stay cached now */
-uint64_t __uks_huge_cache_delay_ms(void)
+/**
+ * __uks_huge_cache_stats - the cache's state now (for tests)
+ * @bytes: set to the bytes cached
+ * @delay_ms: set to how long freed extents stay cached
+ */
+void __uks_huge_cache_stats(size_t *bytes, uint64_t *delay_ms)
 {
-	uint64_t delay;
-
 	__uks_page_alloc_lock();
-	delay = cache.delay_ms;
+	*bytes = cache.bytes;
+	*delay_ms = cache.delay_ms;
 	__uks_page_alloc_unlock();
-	return delay;
-}
-
-/** __uks_huge_cache_bytes - bytes cached now (for tests and stats) */
-size_t __uks_huge_cache_bytes(void)
-{
-	size_t bytes;
-
-	__uks_page_alloc_lock();
-	bytes = cache.bytes;
-	__uks_page_alloc_unlock();
-	return bytes;
 }

@@ -120,8 +120,7 @@ void *__uks_map_aligned(size_t size, size_t align, int prot, int flags);
 _Atomic(uintptr_t) *__uks_chunk_slot(uintptr_t addr, bool create);
 void __uks_huge_cache_expire(uint64_t now);
 void __uks_huge_cache_drain(void);
-size_t __uks_huge_cache_bytes(void);
-uint64_t __uks_huge_cache_delay_ms(void);
+void __uks_huge_cache_stats(size_t *bytes, uint64_t *delay_ms);
 void __uks_huge_usage(size_t *in_use, size_t *peak);
 extern _Atomic uint64_t __uks_huge_cache_expiry_ms;
 

@@ -31,10 +31,56 @@ static bool mapped(const void *p, size_t len)
 	return len <= sizeof(vec) * 4096 && mincore((void *)p, len, vec) == 0;
 }
 
+/* Bytes cached now; the delay too, if @delay is not NULL. */
+static size_t cached_bytes_and_delay(uint64_t *delay)
+{
+	size_t bytes;
+	uint64_t ms;
+
+	__uks_huge_cache_stats(&bytes, &ms);
+	if (delay)
+		*delay = ms;
+	return bytes;
+}
+
+static size_t cached_bytes(void)
+{
+	return cached_bytes_and_delay(NULL);
+}
+
+static uint64_t delay_ms(void)
+{
+	uint64_t ms;
+
+	cached_bytes_and_delay(&ms);
+	return ms;
+}
+
+/* A block of @size bytes, every byte @byte (resident); NULL if none. */
+static char *filled_block(size_t size, int byte)
+{
+	char *p = uks_kmalloc(size);
+
+	if (p)
+		memset(p, byte, size);
+	return p;
+}
+
+/* Allocate @n blocks of @size bytes; false if any allocation fails. */
+static bool alloc_blocks(char **blocks, int n, size_t size)
+{
+	for (int i = 0; i < n; i++) {
+		blocks[i] = uks_kmalloc(size);
+		if (!blocks[i])
+			return false;
+	}
+	return true;
+}
+
 /* Is the footprint of huge blocks within what the cache may add to it? */
 static bool within_budget(void)
 {
-	size_t in_use, peak, cached = __uks_huge_cache_bytes();
+	size_t in_use, peak, cached = cached_bytes();
 
 	__uks_huge_usage(&in_use, &peak);
 	return cached <= 128 * MiB && in_use + cached <= (peak > 64 * MiB ? peak : 64 * MiB);
@@ -108,23 +154,22 @@ TEST(a_bigger_extent_is_split)
 	char *p, *q, *r;
 
 	drain();
-	p = uks_kmalloc(16 * MiB);
+	p = filled_block(16 * MiB, 0x5a);
 	ASSERT_NONNULL(p);
-	memset(p, 0x5a, 16 * MiB);
 	uks_kfree(p);
 	q = uks_kmalloc(5 * MiB);	/* a 6 MiB block */
 	ASSERT_EQ(p, q);
-	EXPECT_EQ(10 * MiB, __uks_huge_cache_bytes());
+	EXPECT_EQ(10 * MiB, cached_bytes());
 	r = uks_kmalloc(3 * MiB);	/* 4 MiB more */
 	ASSERT_EQ(p + 6 * MiB, r);
 	EXPECT_EQ((unsigned char)0x5a, (unsigned char)r[4 * MiB - 1]);	/* not faulted in again */
-	EXPECT_EQ(6 * MiB, __uks_huge_cache_bytes());
+	EXPECT_EQ(6 * MiB, cached_bytes());
 	EXPECT_TRUE(mapped(p, 16 * MiB));
 
 	/* freed, the pieces merge back into one extent */
 	uks_kfree(q);
 	uks_kfree(r);
-	EXPECT_EQ(16 * MiB, __uks_huge_cache_bytes());
+	EXPECT_EQ(16 * MiB, cached_bytes());
 	q = uks_kmalloc(15 * MiB);
 	EXPECT_EQ(p, q);
 	uks_kfree(q);
@@ -139,18 +184,17 @@ TEST(realloc_trades_tails_with_the_cache)
 	char *p, *q;
 
 	drain();
-	p = uks_kmalloc(16 * MiB);
+	p = filled_block(16 * MiB, 0x77);
 	ASSERT_NONNULL(p);
-	memset(p, 0x77, 16 * MiB);
 	q = __uks_krealloc_if_ours(p, 5 * MiB, &ours);	/* malloc's realloc() */
 	ASSERT_TRUE(ours);
 	ASSERT_EQ(p, q);
-	EXPECT_EQ(10 * MiB, __uks_huge_cache_bytes());
+	EXPECT_EQ(10 * MiB, cached_bytes());
 	EXPECT_TRUE(mapped(p, 16 * MiB));
 
 	q = uks_krealloc(p, 12 * MiB);	/* the cached extent right after it */
 	ASSERT_EQ(p, q);
-	EXPECT_EQ(4 * MiB, __uks_huge_cache_bytes());
+	EXPECT_EQ(4 * MiB, cached_bytes());
 	EXPECT_GE(uks_ksize(q), 12 * MiB);
 	for (size_t off = 0; off < 12 * MiB; off += 4096)
 		ASSERT_EQ((unsigned char)0x77, (unsigned char)q[off]);
@@ -363,10 +407,7 @@ TEST(the_cache_holds_16_extents)
 	int kept = 0;
 
 	drain();
-	for (int i = 0; i < 34; i++) {
-		blocks[i] = uks_kmalloc(3 * MiB);
-		ASSERT_NONNULL(blocks[i]);
-	}
+	ASSERT_TRUE(alloc_blocks(blocks, 34, 3 * MiB));
 	/* every other one: 17 extents that do not touch */
 	for (int i = 0; i < 34; i += 2)
 		uks_kfree(blocks[i]);
@@ -375,7 +416,7 @@ TEST(the_cache_holds_16_extents)
 	EXPECT_EQ(16, kept);
 	EXPECT_FALSE(mapped(blocks[0], 3 * MiB));
 	EXPECT_TRUE(mapped(blocks[32], 3 * MiB));
-	EXPECT_EQ(64 * MiB, __uks_huge_cache_bytes());
+	EXPECT_EQ(64 * MiB, cached_bytes());
 	for (int i = 1; i < 34; i += 2)
 		uks_kfree(blocks[i]);
 	EXPECT_TRUE(within_budget());
@@ -393,13 +434,10 @@ TEST(the_cache_stays_within_the_peak)
 	size_t in_use, peak;
 
 	drain();
-	for (int i = 0; i < 24; i++) {
-		small[i] = uks_kmalloc(3 * MiB);	/* 4 MiB each */
-		ASSERT_NONNULL(small[i]);
-	}
+	ASSERT_TRUE(alloc_blocks(small, 24, 3 * MiB));	/* 4 MiB each */
 	for (int i = 0; i < 24; i += 2)
 		uks_kfree(small[i]);
-	EXPECT_EQ(48 * MiB, __uks_huge_cache_bytes());
+	EXPECT_EQ(48 * MiB, cached_bytes());
 
 	/*
 	 * No 4 MiB extent holds them: new mappings, back to the 96 MiB peak,
@@ -413,20 +451,20 @@ TEST(the_cache_stays_within_the_peak)
 	__uks_huge_usage(&in_use, &peak);
 	EXPECT_EQ(96 * MiB, in_use);
 	EXPECT_EQ(96 * MiB, peak);
-	EXPECT_EQ(0, __uks_huge_cache_bytes());
+	EXPECT_EQ(0, cached_bytes());
 
 	for (int i = 1; i < 24; i += 2) {
 		uks_kfree(small[i]);
 		ASSERT_TRUE(within_budget());
 	}
-	EXPECT_EQ(48 * MiB, __uks_huge_cache_bytes());	/* all of it: 96 in all */
+	EXPECT_EQ(48 * MiB, cached_bytes());	/* all of it: 96 in all */
 	for (int i = 0; i < 6; i++) {
 		uks_kfree(big[i]);
 		ASSERT_TRUE(within_budget());
 	}
 	/* 96 MiB, less two 4 MiB extents if more than 16 did not touch */
-	EXPECT_GE(__uks_huge_cache_bytes(), 88 * MiB);
-	EXPECT_LE(__uks_huge_cache_bytes(), 96 * MiB);
+	EXPECT_GE(cached_bytes(), 88 * MiB);
+	EXPECT_LE(cached_bytes(), 96 * MiB);
 
 	/* a new peak: the cache gives way as the blocks grow past the old one */
 	for (int i = 0; i < 6; i++) {
@@ -436,7 +474,7 @@ TEST(the_cache_stays_within_the_peak)
 	}
 	__uks_huge_usage(&in_use, &peak);
 	EXPECT_EQ(108 * MiB, in_use);
-	EXPECT_EQ(0, __uks_huge_cache_bytes());
+	EXPECT_EQ(0, cached_bytes());
 	for (int i = 0; i < 6; i++)
 		uks_kfree(big[i]);
 	drain();
@@ -448,13 +486,10 @@ TEST(growth_keeps_the_cache_within_the_peak)
 	char *blocks[10], *p;
 
 	drain();
-	for (int i = 0; i < 10; i++) {
-		blocks[i] = uks_kmalloc(20 * MiB);
-		ASSERT_NONNULL(blocks[i]);
-	}
+	ASSERT_TRUE(alloc_blocks(blocks, 10, 20 * MiB));
 	for (int i = 1; i < 10; i += 2)
 		uks_kfree(blocks[i]);
-	EXPECT_EQ(100 * MiB, __uks_huge_cache_bytes());
+	EXPECT_EQ(100 * MiB, cached_bytes());
 	p = uks_krealloc(blocks[0], 120 * MiB);
 	ASSERT_NONNULL(p);
 	EXPECT_TRUE(within_budget());
@@ -470,13 +505,10 @@ TEST(the_cache_holds_at_most_128_mib)
 	char *blocks[10];
 
 	drain();
-	for (int i = 0; i < 10; i++) {
-		blocks[i] = uks_kmalloc(20 * MiB);
-		ASSERT_NONNULL(blocks[i]);
-	}
+	ASSERT_TRUE(alloc_blocks(blocks, 10, 20 * MiB));
 	for (int i = 0; i < 10; i++)
 		uks_kfree(blocks[i]);
-	EXPECT_EQ(128 * MiB, __uks_huge_cache_bytes());
+	EXPECT_EQ(128 * MiB, cached_bytes());
 	drain();
 }
 
@@ -490,19 +522,18 @@ TEST(tails_of_big_blocks_are_unmapped)
 	char *p, *q;
 
 	drain();
-	p = uks_kmalloc(64 * MiB);
+	p = filled_block(64 * MiB, 1);
 	ASSERT_NONNULL(p);
-	memset(p, 1, 64 * MiB);
 	q = __uks_krealloc_if_ours(p, 34 * MiB, &ours);
 	ASSERT_EQ(p, q);
-	EXPECT_EQ(0, __uks_huge_cache_bytes());
+	EXPECT_EQ(0, cached_bytes());
 	EXPECT_FALSE(mapped(p + 34 * MiB, 2 * MiB));
 	q = __uks_krealloc_if_ours(p, 20 * MiB, &ours);	/* from 34 MiB: still big */
 	ASSERT_EQ(p, q);
-	EXPECT_EQ(0, __uks_huge_cache_bytes());
+	EXPECT_EQ(0, cached_bytes());
 	q = __uks_krealloc_if_ours(p, 10 * MiB, &ours);	/* from 20 MiB: cached */
 	ASSERT_EQ(p, q);
-	EXPECT_EQ(10 * MiB, __uks_huge_cache_bytes());
+	EXPECT_EQ(10 * MiB, cached_bytes());
 	uks_kfree(q);
 	drain();
 }
@@ -555,18 +586,18 @@ TEST(a_premature_expiry_lengthens_the_delay)
 	char *p, *q;
 
 	drain();
-	EXPECT_EQ(10, __uks_huge_cache_delay_ms());
+	EXPECT_EQ(10, delay_ms());
 	p = uks_kmalloc(6 * MiB);
 	ASSERT_NONNULL(p);
 	uks_kfree(p);
 	usleep(30 * 1000);
 	uks_kfree(uks_kmalloc(64 << 10));	/* expires it */
 	ASSERT_FALSE(mapped(p, 6 * MiB));
-	EXPECT_EQ(10, __uks_huge_cache_delay_ms());
+	EXPECT_EQ(10, delay_ms());
 
 	q = uks_kmalloc(3 * MiB);	/* it would have fitted */
 	ASSERT_NONNULL(q);
-	EXPECT_EQ(1000, __uks_huge_cache_delay_ms());
+	EXPECT_EQ(1000, delay_ms());
 	uks_kfree(q);
 	usleep(30 * 1000);
 	uks_kfree(uks_kmalloc(64 << 10));
@@ -576,7 +607,7 @@ TEST(a_premature_expiry_lengthens_the_delay)
 	drain();
 	q = uks_kmalloc(3 * MiB);
 	ASSERT_NONNULL(q);
-	EXPECT_EQ(10, __uks_huge_cache_delay_ms());
+	EXPECT_EQ(10, delay_ms());
 	uks_kfree(q);
 	drain();
 }

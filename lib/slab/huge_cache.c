@@ -162,7 +162,6 @@ static void trim_to_budget(size_t budget, struct huge_unmaps *out)
 	}
 }
 
-/* Signed: @now may be older than a free made since it was read. */
 /**
  * __uks_huge_cache_trim - evict extents until the cache holds @budget bytes
  * @budget: huge_cache_budget()
@@ -177,6 +176,7 @@ void __uks_huge_cache_trim(size_t budget, struct huge_unmaps *out)
 	update_expiry();
 }
 
+/* Signed: @now may be older than a free made since it was read. */
 static void take_expired(uint64_t now, struct huge_unmaps *out)
 {
 	bool expired = false;

@@ -84,10 +84,8 @@ void __uks_huge_usage(size_t *in_use, size_t *peak)
  */
 static void make_room(size_t bytes, struct huge_unmaps *evicted)
 {
-	size_t in_use = huge.in_use + bytes;
-
-	__uks_huge_cache_trim(huge_cache_budget(in_use, in_use > huge.peak ? in_use : huge.peak),
-			      evicted);
+	/* a new peak leaves the same room as the old one: none past the floor */
+	__uks_huge_cache_trim(huge_cache_budget(huge.in_use + bytes, huge.peak), evicted);
 }
 
 /* Live blocks took @bytes more.  Zone lock held. */
@@ -362,6 +360,7 @@ void *__uks_resize_huge(struct uks_page *page, size_t new_size)
 	size_t map_size = page->map_size;
 	struct huge_unmaps evicted = { 0 };
 	char *addr = page->addr, *to;
+	bool took_next;
 
 	if (new_map < new_size)
 		return NULL;
@@ -374,7 +373,8 @@ void *__uks_resize_huge(struct uks_page *page, size_t new_size)
 		release_range(addr + new_map, map_size - new_map, map_size);
 	} else if (new_map > map_size) {
 		__uks_page_alloc_lock();
-		if (__uks_huge_cache_take_at(addr + map_size, new_map - map_size)) {
+		took_next = __uks_huge_cache_take_at(addr + map_size, new_map - map_size);
+		if (took_next) {
 			page->map_size = new_map;
 			set_huge_slots(page, (uintptr_t)page | 1);
 			note_growth(new_map - map_size);
@@ -383,7 +383,7 @@ void *__uks_resize_huge(struct uks_page *page, size_t new_size)
 		}
 		__uks_page_alloc_unlock();
 		__uks_huge_unmap(&evicted);
-		if (page->map_size == new_map)
+		if (took_next)
 			goto done;
 		to = mremap(addr, map_size, new_map, 0);
 		if (to == MAP_FAILED)

@@ -109,9 +109,9 @@ if good + bad < 10:
 assert good >= 0.8 * (good + bad)
 EOF
 ok "the record reads back in damo's layout, every byte" -- python3 "$tmp/check.py" "$tmp/zz.data"
-# vaddr-refs relies on the accessed bits clear_refs clears; on some kernels
-# (seen on 6.18 in a VM) they intermittently stay clear whatever the process
-# does: then DAMON honestly reports nothing and the test cannot judge.
+# vaddr-refs relies on the accessed bits clear_refs clears; where they stay
+# clear whatever the process does (a hypervisor that does not keep them),
+# DAMON honestly reports nothing and the test cannot judge.
 python3 "$tmp/check.py" "$tmp/zz.data" "$tmp/masim.out" >"$tmp/check.out" 2>&1
 rc=$?
 if [ $rc = 3 ]; then

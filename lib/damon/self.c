@@ -275,6 +275,47 @@ static bool eligible_range(struct self_state *st, unsigned long start, unsigned 
 }
 
 /*
+ * The slots' area: PROT_NONE address space, aligned to and padded out to
+ * whole PMD tables (1 GiB on x86-64), which the slots are mapped into.  No
+ * page table, and so no page-table lock, is then shared by a slot and the
+ * program's memory.  Otherwise a program's mremap(), which takes the PTE
+ * lock of the old range and then that of the new one, can meet a
+ * UFFDIO_MOVE between a program page and a slot, which takes its two in
+ * address order, with the locks the other way round: Debian's 6.12.118
+ * hung that way (a soft lockup of both threads) when mremap() put the new
+ * range next to the slots.  Where the padded reservation fails (a tight
+ * RLIMIT_AS), the area is only as large as the slots need.
+ */
+#define SLOT_AREA_ALIGN	(1UL << 30)
+
+static char *self_slot_area(struct self_state *st)
+{
+	size_t need = DAMON_ALIGN(st->slots_len, HPG) + (size_t)MAX_HSLOTS * HPG;
+	size_t len = DAMON_ALIGN(need, SLOT_AREA_ALIGN);
+	char *p = mmap(NULL, len + SLOT_AREA_ALIGN, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *start;
+
+	if (p == MAP_FAILED) {
+		/* 2 MiB more, for the huge slots' alignment */
+		len = need + HPG;
+		p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		st->slot_area = p;
+		st->slot_area_len = len;
+		return p;
+	}
+	start = (char *)DAMON_ALIGN((unsigned long)p, SLOT_AREA_ALIGN);
+	if (start > p)
+		munmap(p, (size_t)(start - p));
+	munmap(start + len, (size_t)(p + SLOT_AREA_ALIGN - start));
+	st->slot_area = start;
+	st->slot_area_len = len;
+	return start;
+}
+
+/*
  * The huge slots: 2 MiB-aligned, registered, and never touched but by
  * 2 MiB moves, so their PMDs stay empty and a huge page moves in whole.
  * Without PAGEMAP_SCAN (before 6.7) there is none and every sample is
@@ -287,23 +328,18 @@ static void self_hslots(struct self_state *st)
 	unsigned int nr = st->cap < MAX_HSLOTS ? st->cap : MAX_HSLOTS;
 	const char *huge = getenv("UKS_DAMON_SELF_HUGE");
 	size_t len = (size_t)nr * HPG;
-	char *p, *start;
+	char *start = (char *)DAMON_ALIGN((unsigned long)st->slots + st->slots_len, HPG);
 
 	/* UKS_DAMON_SELF_HUGE=0: every sample 4 KiB, as without PAGEMAP_SCAN */
 	if (!st->move || (huge && !strcmp(huge, "0")) ||
 	    ioctl(st->pagemap_fd, SELF_PAGEMAP_SCAN, &a) < 0)
 		return;
-	p = mmap(NULL, len + HPG, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	if (mmap(start, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
 		return;
-	start = (char *)DAMON_ALIGN((unsigned long)p, HPG);
-	if (start > p)
-		munmap(p, (size_t)(start - p));
-	if (start + len < p + len + HPG)
-		munmap(start + len, (size_t)(p + len + HPG - (start + len)));
 	if (__uks_damon_self_reg(st, (unsigned long)start, len, UFFDIO_REGISTER_MODE_MISSING)) {
-		munmap(start, len);
+		mmap(start, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+		     -1, 0);
 		return;
 	}
 	st->hslots = start;
@@ -329,10 +365,8 @@ static void self_free(struct self_state *st)
 	if (st->mem_fd >= 0)
 		close(st->mem_fd);
 	uks_kfree(st->elig);
-	if (st->slots)
-		munmap(st->slots, st->slots_len);
-	if (st->hslots)
-		munmap(st->hslots, st->hslots_len);
+	if (st->slot_area)
+		munmap(st->slot_area, st->slot_area_len);
 	munmap(st, st->area_len);
 }
 
@@ -391,9 +425,10 @@ static int self_init(struct uks_damon_ctx *ctx)
 	st->mem_fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
 	st->uffd = __uks_damon_self_uffd_open(__uks_damon_self_features(&st->move), NULL);
 	st->slots_len = (size_t)cap * PG;
-	st->slots = mmap(NULL, st->slots_len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (st->slots == MAP_FAILED)
+	st->slots = self_slot_area(st);
+	if (st->slots && mmap(st->slots, st->slots_len, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
+			      -1, 0) == MAP_FAILED)
 		st->slots = NULL;
 	if (st->uffd < 0 || st->evfd < 0 || !st->slots || (!st->move && st->mem_fd < 0) ||
 	    (st->move && __uks_damon_self_reg(st, (unsigned long)st->slots, st->slots_len,
@@ -413,9 +448,7 @@ static int self_init(struct uks_damon_ctx *ctx)
 		st->uffd = hi;
 	}
 	add_excl(st, (unsigned long)st, (unsigned long)st + len);
-	add_excl(st, (unsigned long)st->slots, (unsigned long)st->slots + st->slots_len);
-	if (st->hslots)
-		add_excl(st, (unsigned long)st->hslots, (unsigned long)st->hslots + st->hslots_len);
+	add_excl(st, (unsigned long)st->slot_area, (unsigned long)st->slot_area + st->slot_area_len);
 	add_excl(st, (unsigned long)ctx, (unsigned long)ctx + sizeof(*ctx));
 #if defined(SELF_ASAN) && defined(__x86_64__)
 	add_excl(st, 0x7fff0000UL, 0x10007fff9000UL);	/* ASan's shadow and its gap */

@@ -111,6 +111,8 @@ struct self_state {
 	size_t area_len, slots_len;
 	char *hslots;		/* MAX_HSLOTS 2 MiB-aligned slots, for huge entries */
 	size_t hslots_len;
+	char *slot_area;	/* both kinds of slots, in page tables of their own */
+	size_t slot_area_len;
 	unsigned int nr_hslots;	/* entries below this may take a huge page */
 	struct self_zap zaps[MAX_ZAPS];
 	struct self_range excl[MAX_EXCL];

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -566,8 +567,10 @@ TEST_TIMEOUT(self_takes_huge_pages_whole, 60)
 	 * aggregation, but aggregations go by the clock (as in 5.15), and a
 	 * slow monitor (a sanitizer build on a loaded box: 179 samples in 40
 	 * aggregations once) takes fewer: count against the samples taken.
+	 * Natively nearly all (355 of 357); in an emulated guest (TCG), where
+	 * the writer and the monitor share one host thread, 34-55%.
 	 */
-	EXPECT_GE(h.acc[0], st.samples / 2);
+	EXPECT_GE(h.acc[0], st.samples / 4);
 	EXPECT_GE(h.acc[0], (unsigned long)h.aggregations);
 	EXPECT_LE(h.acc[1], (unsigned long)h.aggregations / 2);
 	for (unsigned long i = 0; i < len; i += 8)
@@ -589,6 +592,13 @@ TEST_TIMEOUT(self_takes_huge_pages_whole, 60)
  * agent's count of cut huge pages shows the case was met.  (Where a 4 KiB
  * sample's registration split the range, the call fails with EFAULT and
  * nothing moves: glibc's realloc() then copies.)
+ *
+ * The rounds in which both huge pages were seen taken right before a move
+ * that went through are sure chances of a cut; the agent must count at
+ * least one cut for every two of them, and 10 cuts in all.  300 rounds
+ * give hundreds of cuts here; in an emulated guest (TCG) most moves fail
+ * with EFAULT and 300 rounds gave 8, so the rounds go on, for 75 s at
+ * most, until there have been 20 sure chances (13-17 cuts there).
  */
 static void cut_fill(char *p, unsigned long len, unsigned long tag)
 {
@@ -621,6 +631,8 @@ TEST_TIMEOUT(self_follows_an_mremap_that_cuts_taken_huge_pages, 120)
 	struct uks_damon_ctx *ctx;
 	struct damon_target *t;
 	unsigned long id = (unsigned long)getpid(), len = 4 * MB, bad = 0, efaults = 0, round;
+	unsigned long chances = 0;
+	struct timespec t0, t1;
 	char why[300], *p, *buf;
 
 	if (uks_damon_primitive_available("self", why, sizeof(why)))
@@ -651,10 +663,19 @@ TEST_TIMEOUT(self_follows_an_mremap_that_cuts_taken_huge_pages, 120)
 							      (unsigned long)buf + (k + 1) * 2 * MB),
 				       t);
 	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
-	for (round = 0; round < 300 && !bad; round++) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (round = 0; !bad; round++) {
+		bool both_taken = false;
+
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if ((round >= 300 && chances >= 20) || t1.tv_sec - t0.tv_sec >= 75)
+			break;
 		/* until the agent holds both huge pages (mincore: not resident) */
-		for (int w = 0; w < 200 && !(taken_now(buf) && taken_now(buf + 2 * MB)); w++)
-			usleep(250);
+		for (int w = 0; w < 200 && !both_taken; w++) {
+			both_taken = taken_now(buf) && taken_now(buf + 2 * MB);
+			if (!both_taken)
+				usleep(250);
+		}
 		for (int k = 0; k < 2; k++) {
 			char *from = buf + k * 2 * MB + MB / 2, *to;
 
@@ -666,6 +687,7 @@ TEST_TIMEOUT(self_follows_an_mremap_that_cuts_taken_huge_pages, 120)
 				bad += cut_check(from, MB, k * 2 * MB + MB / 2, round);
 				continue;
 			}
+			chances += both_taken && k == 0;
 			bad += cut_check(buf + k * 2 * MB, MB / 2, k * 2 * MB, round);
 			bad += cut_check(to, MB, k * 2 * MB + MB / 2, round);
 			bad += cut_check(from + MB, MB / 2, k * 2 * MB + 3 * MB / 2, round);
@@ -679,12 +701,13 @@ TEST_TIMEOUT(self_follows_an_mremap_that_cuts_taken_huge_pages, 120)
 	}
 	uks_damon_stop(&ctx, 1);
 	uks_damon_self_stats(&st);
-	TH_LOG("%lu rounds, %lu words wrong, %lu EFAULT; %lu samples, %lu taken, %lu huge, "
-	       "%lu cut, %lu lost, %lu faults", round, bad, efaults, st.samples, st.taken,
-	       st.huge, st.cut, st.lost, st.faults);
+	TH_LOG("%lu rounds, %lu words wrong, %lu EFAULT, %lu chances of a cut; %lu samples, "
+	       "%lu taken, %lu huge, %lu cut, %lu lost, %lu faults", round, bad, efaults, chances,
+	       st.samples, st.taken, st.huge, st.cut, st.lost, st.faults);
 	EXPECT_EQ(0, bad);
 	EXPECT_EQ(0, st.lost);
-	EXPECT_GT(st.cut, 20);
+	EXPECT_GE(st.cut, 10);
+	EXPECT_GE(st.cut * 2, chances);
 	munmap(buf, len);
 	uks_damon_ctx_destroy(ctx);
 }

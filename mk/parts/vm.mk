@@ -11,9 +11,10 @@ $(O)/tests/vm/blkbench.o: private ALL_CFLAGS += $(shell pkg-config --cflags libu
 $(O)/tests/vm/blkbench: private LIBS += $(shell pkg-config --libs liburing)
 endif
 
-# The guest benchmark: our vduse-blk against qemu-storage-daemon's, one VM run.
+# The guest benchmark: our vduse-blk against qemu-storage-daemon's, and
+# DAMON's monitor CPU against the guest kernel's kdamond, one VM run.
 .PHONY: vm-bench
 bench: vm-bench
-vm-bench: all $(VM_BINS)
+vm-bench: all $(VM_BINS) $(O)/bench/damon_overhead
 	@echo "== bench/vduse_vm.sh"
 	@O=$(O) bash bench/vduse_vm.sh

@@ -145,6 +145,12 @@ vm_initramfs() {
 	_vm_copy_elf "$O/tests/vm/vduse-probe" /bin/vduse-probe || return 1
 	_vm_copy_elf "$O/tests/vm/blkbench" /bin/blkbench || return 1
 	_vm_copy_elf "$O/tests/vm/vhost-drive" /bin/vhost-drive || return 1
+	# DAMON on a kernel with soft-dirty bits and emulated accessed bits
+	# (guest.d/50-damon.sh); the benchmark only where `make bench` built it
+	for f in tests/unit/damon/vaddr_proc tests/unit/damon/self bench/damon_overhead; do
+		[ -x "$O/$f" ] || continue
+		_vm_copy_elf "$O/$f" "/bin/damon-${f##*/}" || return 1
+	done
 	# peers and tools
 	for f in mkfs.ext4 e2fsck; do
 		_vm_copy_elf "$(command -v "$f" || echo "/sbin/$f")" "/usr/sbin/$f" || return 1

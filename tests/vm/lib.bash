@@ -151,6 +151,10 @@ vm_initramfs() {
 		[ -x "$O/$f" ] || continue
 		_vm_copy_elf "$O/$f" "/bin/damon-${f##*/}" || return 1
 	done
+	if [ -x "$O/uks-masim" ]; then
+		_vm_copy_elf "$O/uks-masim" /bin/uks-masim || return 1
+		cp configs/masim/zigzag.cfg "$VM_RD/tests/" || return 1
+	fi
 	# peers and tools
 	for f in mkfs.ext4 e2fsck; do
 		_vm_copy_elf "$(command -v "$f" || echo "/sbin/$f")" "/usr/sbin/$f" || return 1

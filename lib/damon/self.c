@@ -275,57 +275,76 @@ static bool eligible_range(struct self_state *st, unsigned long start, unsigned 
 }
 
 /*
- * The slots' area: PROT_NONE address space, aligned to and padded out to
- * whole PMD tables (1 GiB on x86-64), which the slots are mapped into.  No
- * page table, and so no page-table lock, is then shared by a slot and the
- * program's memory.  Otherwise a program's mremap(), which takes the PTE
- * lock of the old range and then that of the new one, can meet a
- * UFFDIO_MOVE between a program page and a slot, which takes its two in
- * address order, with the locks the other way round: Debian's 6.12.118
- * hung that way (a soft lockup of both threads) when mremap() put the new
- * range next to the slots.  Where the padded reservation fails (a tight
- * RLIMIT_AS), the area is only as large as the slots need.
+ * The slots' area: PROT_NONE address space that the slots are made
+ * readable and writable in.  No page table, and so no page-table lock, is
+ * shared by a slot and the program's memory.  Otherwise a program's
+ * mremap(), which takes the PTE lock of the old range and then that of
+ * the new one, can meet a UFFDIO_MOVE between a program page and a slot,
+ * which takes its two in the order of the locks' addresses, with the
+ * locks the other way round: Debian's 6.12.118 hung that way (a soft
+ * lockup of both threads) when mremap() put the new range next to the
+ * slots.  Huge moves lock PMD tables, so the area is aligned to and
+ * padded out to whole PMD tables (1 GiB on x86-64).  Where that
+ * reservation fails (a tight RLIMIT_AS), it is padded to whole PTE tables
+ * (2 MiB): the huge slots may then share a PMD table with the program;
+ * and where that fails too, it holds the 4 KiB slots only.
  */
 #define SLOT_AREA_ALIGN	(1UL << 30)
 
-static char *self_slot_area(struct self_state *st)
+static char *reserve_aligned(size_t len, size_t align)
 {
-	size_t need = DAMON_ALIGN(st->slots_len, HPG) + (size_t)MAX_HSLOTS * HPG;
-	size_t len = DAMON_ALIGN(need, SLOT_AREA_ALIGN);
-	char *p = mmap(NULL, len + SLOT_AREA_ALIGN, PROT_NONE,
+	char *p = mmap(NULL, len + align, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	char *start;
 
-	if (p == MAP_FAILED) {
-		/* 2 MiB more, for the huge slots' alignment */
-		len = need + HPG;
-		p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p == MAP_FAILED)
-			return NULL;
-		st->slot_area = p;
-		st->slot_area_len = len;
-		return p;
-	}
-	start = (char *)DAMON_ALIGN((unsigned long)p, SLOT_AREA_ALIGN);
+	if (p == MAP_FAILED)
+		return NULL;
+	start = (char *)DAMON_ALIGN((unsigned long)p, align);
 	if (start > p)
 		munmap(p, (size_t)(start - p));
-	munmap(start + len, (size_t)(p + SLOT_AREA_ALIGN - start));
-	st->slot_area = start;
-	st->slot_area_len = len;
+	munmap(start + len, (size_t)(p + align - start));
 	return start;
+}
+
+static unsigned int self_nr_hslots(const struct self_state *st)
+{
+	return st->cap < MAX_HSLOTS ? st->cap : MAX_HSLOTS;
+}
+
+static char *self_slot_area(struct self_state *st)
+{
+	size_t slots = DAMON_ALIGN(st->slots_len, HPG);
+	size_t with_huge = slots + (size_t)self_nr_hslots(st) * HPG;
+	const struct { size_t len, align; } tries[] = {
+		{ DAMON_ALIGN(with_huge, SLOT_AREA_ALIGN), SLOT_AREA_ALIGN },
+		{ with_huge, HPG },
+		{ slots, HPG },
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(tries); i++) {
+		char *p = reserve_aligned(tries[i].len, tries[i].align);
+
+		if (p) {
+			st->slot_area = p;
+			st->slot_area_len = tries[i].len;
+			return p;
+		}
+	}
+	return NULL;
 }
 
 /*
  * The huge slots: 2 MiB-aligned, registered, and never touched but by
  * 2 MiB moves, so their PMDs stay empty and a huge page moves in whole.
  * Without PAGEMAP_SCAN (before 6.7) there is none and every sample is
- * 4 KiB, as in the copy mode.
+ * 4 KiB, as in the copy mode.  mprotect(), not a mapping over the
+ * reservation: a failed one leaves the reservation whole.
  */
 static void self_hslots(struct self_state *st)
 {
 	struct self_pm_scan_arg a = { .size = sizeof(a), .start = (unsigned long)st,
 				      .end = (unsigned long)st + PG };
-	unsigned int nr = st->cap < MAX_HSLOTS ? st->cap : MAX_HSLOTS;
+	unsigned int nr = self_nr_hslots(st);
 	const char *huge = getenv("UKS_DAMON_SELF_HUGE");
 	size_t len = (size_t)nr * HPG;
 	char *start = (char *)DAMON_ALIGN((unsigned long)st->slots + st->slots_len, HPG);
@@ -334,12 +353,11 @@ static void self_hslots(struct self_state *st)
 	if (!st->move || (huge && !strcmp(huge, "0")) ||
 	    ioctl(st->pagemap_fd, SELF_PAGEMAP_SCAN, &a) < 0)
 		return;
-	if (mmap(start, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+	if (start + len > st->slot_area + st->slot_area_len ||
+	    mprotect(start, len, PROT_READ | PROT_WRITE))
 		return;
 	if (__uks_damon_self_reg(st, (unsigned long)start, len, UFFDIO_REGISTER_MODE_MISSING)) {
-		mmap(start, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
-		     -1, 0);
+		mprotect(start, len, PROT_NONE);
 		return;
 	}
 	st->hslots = start;
@@ -426,9 +444,7 @@ static int self_init(struct uks_damon_ctx *ctx)
 	st->uffd = __uks_damon_self_uffd_open(__uks_damon_self_features(&st->move), NULL);
 	st->slots_len = (size_t)cap * PG;
 	st->slots = self_slot_area(st);
-	if (st->slots && mmap(st->slots, st->slots_len, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
-			      -1, 0) == MAP_FAILED)
+	if (st->slots && mprotect(st->slots, st->slots_len, PROT_READ | PROT_WRITE))
 		st->slots = NULL;
 	if (st->uffd < 0 || st->evfd < 0 || !st->slots || (!st->move && st->mem_fd < 0) ||
 	    (st->move && __uks_damon_self_reg(st, (unsigned long)st->slots, st->slots_len,

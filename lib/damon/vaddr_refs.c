@@ -9,11 +9,13 @@
  * flushes the process's TLB, and a CPU that still caches a page's
  * translation does not set its accessed bit again: on Debian's 6.12
  * under QEMU, a mapping written every 200 us showed Referenced: in 1-3 of
- * 40 samples without the flush and in all 40 with it.  "4" also clears
- * the soft-dirty bits, so the target takes a write-protect fault on its
- * first write to a page in each interval (as under vaddr-sd), and other
- * soft-dirty users (CRIU) must not run alongside; on kernels without
- * soft-dirty it is the flush alone.  check reads
+ * 40 samples without the flush and in all 40 with it.  "4" is a second
+ * page-table walk, it clears the soft-dirty bits (the target then takes a
+ * write-protect fault on its first write to a page in each interval, as
+ * under vaddr-sd, and no other soft-dirty user, CRIU or a vaddr-sd
+ * context, may watch the same process), and it invalidates secondary MMU
+ * mappings (KVM, VFIO) of the whole address space: docs/DAMON.md.  On
+ * kernels without soft-dirty it is the walk and the flush.  check reads
  * /proc/PID/smaps and counts a sampling address as accessed if the mapping
  * containing it has a non-zero Referenced: since.  What it sees: reads and
  * writes, but per mapping only: one touched page makes every region of

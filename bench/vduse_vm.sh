@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 O=${O:-build}
 out=$O/vm/bench
 mkdir -p "$out"
+rm -f "$out/bench.txt"	# no stale figures if this run writes none
 bash tests/vm/run.sh --bench >"$out/run.tap" 2>&1
 rc=$?
 if [ $rc = 77 ]; then
@@ -34,7 +35,7 @@ echo "damon_vm: bench/damon_overhead in the guest ($(sed -n 's/^# kernel \([^ ]*
 if [ -s "$out/damon.txt" ]; then
 	sed 's/^BENCH damon /  /' "$out/damon.txt"
 else
-	echo "  (no results: make bench builds bench/damon_overhead before the guest run)"
+	echo "  (no results: bench/damon_overhead was not built, or the guest run failed)"
 fi
 if [ $rc != 0 ]; then
 	echo "vduse_vm: the guest run failed (log: $out/run.tap):"

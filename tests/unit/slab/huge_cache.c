@@ -31,28 +31,23 @@ static bool mapped(const void *p, size_t len)
 	return len <= sizeof(vec) * 4096 && mincore((void *)p, len, vec) == 0;
 }
 
-/* Bytes cached now; the delay too, if @delay is not NULL. */
-static size_t cached_bytes_and_delay(uint64_t *delay)
+/* Bytes cached now. */
+static size_t cached_bytes(void)
 {
 	size_t bytes;
 	uint64_t ms;
 
 	__uks_huge_cache_stats(&bytes, &ms);
-	if (delay)
-		*delay = ms;
 	return bytes;
 }
 
-static size_t cached_bytes(void)
-{
-	return cached_bytes_and_delay(NULL);
-}
-
+/* How long freed extents stay cached now. */
 static uint64_t delay_ms(void)
 {
+	size_t bytes;
 	uint64_t ms;
 
-	cached_bytes_and_delay(&ms);
+	__uks_huge_cache_stats(&bytes, &ms);
 	return ms;
 }
 

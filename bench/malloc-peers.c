@@ -30,14 +30,21 @@
  *             mremap() instead of copying its bytes keep this linear.
  *
  * Reading the results: every allocator runs each pattern R times
- * (UKS_BENCH_RUNS, default 5: with 3, the medians of this project's
+ * (UKS_BENCH_RUNS, default 7: with 3, the medians of this project's
  * loaded 2-CPU VM moved a ratio by up to 0.3 between identical runs), the
  * allocators interleaved round-robin with a rotating start so drift on the
- * box hits all of them alike.  The table
+ * box hits all of them alike, after one untimed warm-up round
+ * (UKS_BENCH_WARMUP=0: none).  The time targets are judged on the median
+ * of the per-round quotients (uks's time over the peer's in the same
+ * round; see paired_ratio()), the quotient of the medians printed beside
+ * it; on this VM every allocator's time in a pattern can move 1.5-2x
+ * between the rounds of one invocation.  The table
  * gives median wall time of the timed part, its ratio to glibc and to
  * mimalloc (lower is better, < 1.00 is faster), the median peak RSS of the
  * whole worker process from wait4() and its ratio to glibc.  The ratios are
- * the result; absolute numbers depend on the box.  UKS_BENCH_SCALE=N
+ * the result; absolute numbers depend on the box.  "malloc-peers PATTERN..."
+ * runs only those patterns; UKS_BENCH_VERBOSE=1 lists every run's time
+ * and RSS as it ends (to see a bimodal box).  UKS_BENCH_SCALE=N
  * multiplies the work, UKS_MALLOC_SO overrides the uks library path.
  * glibc's prodcons time is bimodal (its arena lock: ~0.3 s or ~2.5 s on
  * 2 CPUs), so there the ratio to mimalloc is the stable one.
@@ -562,6 +569,30 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The median of @v[0..n), sorted in @tmp; @v keeps its run order. */
+static double median(const double *v, long n, double *tmp)
+{
+	memcpy(tmp, v, (size_t)n * sizeof(*tmp));
+	qsort(tmp, (size_t)n, sizeof(*tmp), cmp_double);
+	return tmp[n / 2];
+}
+
+/*
+ * The median over the rounds of uks's time over @peer's in the same round:
+ * a round runs every allocator within a second or two, so a box that
+ * drifts between a fast and a slow state over tens of seconds moves both
+ * sides of each quotient alike, where a quotient of medians can take its
+ * numerator from a slow round and its denominator from a fast one.
+ */
+static double paired_ratio(int p, int peer, long runs)
+{
+	double q[MAX_RUNS], tmp[MAX_RUNS];
+
+	for (long r = 0; r < runs; r++)
+		q[r] = allocs[A_UKS].ms[p][r] / allocs[peer].ms[p][r];
+	return median(q, runs, tmp);
+}
+
 static long env_long(const char *name, long def, long max)
 {
 	const char *s = getenv(name);
@@ -712,19 +743,38 @@ static void print_ratio(double num, double den, int ok)
 		printf(" %11s", "n/a");
 }
 
-static void target(const char *pat, const char *what, double limit, double ratio, int ok)
+/* @of_medians: the quotient of the medians, shown beside a paired @ratio */
+static void target(const char *pat, const char *what, double limit, double ratio,
+		   double of_medians, int ok)
 {
-	if (!ok)
+	if (!ok) {
 		printf("  uks %-9s %-24s n/a (allocator missing or failed)\n", pat, what);
-	else
-		/* three decimals: 1.104 must not read as a met 1.10 */
-		printf("  uks %-9s %-24s %-7s (%.3fx)\n", pat, what,
-		       ratio <= limit ? "MET" : "NOT MET", ratio);
+		return;
+	}
+	/* three decimals: 1.104 must not read as a met 1.10 */
+	printf("  uks %-9s %-24s %-7s (%.3fx", pat, what, ratio <= limit ? "MET" : "NOT MET",
+	       ratio);
+	if (of_medians > 0)
+		printf(" per round; %.3fx of the medians", of_medians);
+	printf(")\n");
 }
 
-static int driver(void)
+/* Is pattern @p one of the command line's (all when there are none)? */
+static int wanted(int p, int argc, char **argv)
 {
-	long runs = env_long("UKS_BENCH_RUNS", 5, MAX_RUNS);
+	if (argc < 2)
+		return 1;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], patterns[p].name))
+			return 1;
+	return 0;
+}
+
+static int driver(int argc, char **argv)
+{
+	long runs = env_long("UKS_BENCH_RUNS", 7, MAX_RUNS);
+	long warmup = getenv("UKS_BENCH_WARMUP") && !strcmp(getenv("UKS_BENCH_WARMUP"), "0") ? 0 : 1;
+	int verbose = getenv("UKS_BENCH_VERBOSE") != NULL;
 	int failed[NALLOC][NPAT] = { { 0 } }, nfail = 0, order[NALLOC], n = 0;
 
 	if (!realpath("/proc/self/exe", self_exe)) {
@@ -740,27 +790,40 @@ static int driver(void)
 	for (int p = 0; p < NPAT; p++) {
 		int g, m;
 
-		for (long r = 0; r < runs; r++)
+		if (!wanted(p, argc, argv))
+			continue;
+		/* round -1 is the warm-up: run, checked, not counted */
+		for (long r = -warmup; r < runs; r++)
 			for (int k = 0; k < n; k++) {
-				int a = order[(k + r) % n];	/* rotate the start each round */
+				int a = order[(k + r + n) % n];	/* rotate the start each round */
+				double ms, rss;
 
 				if (failed[a][p])
 					continue;
-				if (run_worker(&allocs[a], patterns[p].name,
-					       &allocs[a].ms[p][r], &allocs[a].rss[p][r])) {
+				if (run_worker(&allocs[a], patterns[p].name, &ms, &rss)) {
 					failed[a][p] = 1;
 					nfail++;
+					continue;
+				}
+				if (verbose && r < 0)
+					printf("  warm-up %-9s %-9s %8.1f ms %8.0f KiB\n",
+					       patterns[p].name, allocs[a].name, ms, rss);
+				else if (verbose)
+					printf("  run %-4ld %-9s %-9s %8.1f ms %8.0f KiB\n", r,
+					       patterns[p].name, allocs[a].name, ms, rss);
+				if (r >= 0) {
+					allocs[a].ms[p][r] = ms;
+					allocs[a].rss[p][r] = rss;
 				}
 			}
 		for (int k = 0; k < n; k++) {
 			struct allocator *al = &allocs[order[k]];
+			double sorted[MAX_RUNS];
 
 			if (failed[order[k]][p])
 				continue;
-			qsort(al->ms[p], (size_t)runs, sizeof(double), cmp_double);
-			qsort(al->rss[p], (size_t)runs, sizeof(double), cmp_double);
-			al->med_ms[p] = al->ms[p][runs / 2];
-			al->med_rss[p] = al->rss[p][runs / 2];
+			al->med_ms[p] = median(al->ms[p], runs, sorted);
+			al->med_rss[p] = median(al->rss[p], runs, sorted);
 		}
 		g = !failed[A_GLIBC][p];
 		m = allocs[A_MIMALLOC].present && !failed[A_MIMALLOC][p];
@@ -793,14 +856,15 @@ static int driver(void)
 		int m = u && allocs[A_MIMALLOC].present && !failed[A_MIMALLOC][p];
 		const struct allocator *ua = &allocs[A_UKS];
 
-		if (strcmp(nm, "larson") && strcmp(nm, "prodcons") && strcmp(nm, "mixed"))
+		if (!wanted(p, argc, argv) ||
+		    (strcmp(nm, "larson") && strcmp(nm, "prodcons") && strcmp(nm, "mixed")))
 			continue;
-		target(nm, "time <= 1.1x mimalloc", 1.1,
+		target(nm, "time <= 1.1x mimalloc", 1.1, m ? paired_ratio(p, A_MIMALLOC, runs) : 0,
 		       m ? ua->med_ms[p] / allocs[A_MIMALLOC].med_ms[p] : 0, m);
-		target(nm, "time <= 0.8x glibc", 0.8,
+		target(nm, "time <= 0.8x glibc", 0.8, g ? paired_ratio(p, A_GLIBC, runs) : 0,
 		       g ? ua->med_ms[p] / allocs[A_GLIBC].med_ms[p] : 0, g);
 		target(nm, "peak RSS <= 1.2x glibc", 1.2,
-		       g ? ua->med_rss[p] / allocs[A_GLIBC].med_rss[p] : 0, g);
+		       g ? ua->med_rss[p] / allocs[A_GLIBC].med_rss[p] : 0, 0, g);
 	}
 	if (nfail) {
 		printf("\nmalloc-peers: %d worker failure(s):", nfail);
@@ -828,9 +892,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "malloc-peers: unknown pattern '%s'\n", argv[2]);
 		return 1;
 	}
-	if (argc != 1) {
-		fprintf(stderr, "usage: %s [--worker PATTERN]\n", argv[0]);
-		return 1;
+	for (int i = 1; i < argc; i++) {
+		int p = 0;
+
+		while (p < NPAT && strcmp(argv[i], patterns[p].name))
+			p++;
+		if (p == NPAT) {
+			fprintf(stderr, "usage: %s [PATTERN...] | --worker PATTERN\n"
+				"patterns:", argv[0]);
+			for (p = 0; p < NPAT; p++)
+				fprintf(stderr, " %s", patterns[p].name);
+			fprintf(stderr, "\n");
+			return 1;
+		}
 	}
-	return driver();
+	return driver(argc, argv);
 }

@@ -34,7 +34,6 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -49,11 +48,12 @@
 
 #include <uks/damon.h>
 
+#include "kdamond_sysfs.h"
+
 #define MB		(1UL << 20)
 #define NR_MAPS		16
 #define MAP_SZ		(16 * MB)
 #define HOT_SZ		(32 * MB)
-#define KDAMOND		"/sys/kernel/mm/damon/admin/kdamonds"
 
 static double now_s(void)
 {
@@ -129,126 +129,24 @@ static double uks_monitor(pid_t child, double seconds, const char **prim)
 	return 100.0 * (c1 - c0) / (t1 - t0);
 }
 
-static int put(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int put(const char *path, const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-	int fd, n, ret = 0;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, (size_t)n) != n)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static long get_long(const char *path)
-{
-	char buf[64] = "";
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
-}
-
-static double proc_cpu_s(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	unsigned long ut, st;
-	int fd;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	/* after ") ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
 /* The kernel's kdamond with the same attrs; -1 if the kernel cannot. */
 static double kernel_monitor(pid_t child, double seconds, char *ops, size_t len)
 {
-	const char *c = KDAMOND "/0/contexts/0";
-	char path[256], avail[128];
+	static const unsigned long attrs[5] = { 5000, 100000, 1000000, 10, 1000 };
+	long kpid = kdamond_on(child, attrs, 0, ops, len);
 	double c0, c1, t0, t1;
-	ssize_t n;
-	long kpid;
-	int fd;
 
-	if (access(KDAMOND "/nr_kdamonds", W_OK) || get_long(KDAMOND "/nr_kdamonds") != 0)
-		return -1;
-	if (put(KDAMOND "/nr_kdamonds", "1") || put(KDAMOND "/0/contexts/nr_contexts", "1"))
-		goto fail;
-	/* The kernel accepts any name in "operations"; avail_operations says what is built. */
-	snprintf(path, sizeof(path), "%s/avail_operations", c);
-	fd = open(path, O_RDONLY);
-	n = fd >= 0 ? read(fd, avail, sizeof(avail) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	avail[n > 0 ? n : 0] = '\0';
-	snprintf(ops, len, "%s", strstr(avail, "vaddr") ? "vaddr" : "paddr");
-	snprintf(path, sizeof(path), "%s/operations", c);
-	if (!strstr(avail, ops) || put(path, "%s", ops))
-		goto fail;
-	snprintf(path, sizeof(path), "%s/targets/nr_targets", c);
-	if (put(path, "1"))
-		goto fail;
-	if (!strcmp(ops, "vaddr")) {
-		snprintf(path, sizeof(path), "%s/targets/0/pid_target", c);
-		if (put(path, "%d", (int)child))
-			goto fail;
-	}
-	snprintf(path, sizeof(path), "%s/monitoring_attrs/intervals/sample_us", c);
-	put(path, "5000");
-	snprintf(path, sizeof(path), "%s/monitoring_attrs/intervals/aggr_us", c);
-	put(path, "100000");
-	snprintf(path, sizeof(path), "%s/monitoring_attrs/intervals/update_us", c);
-	put(path, "1000000");
-	snprintf(path, sizeof(path), "%s/monitoring_attrs/nr_regions/max", c);
-	put(path, "1000");
-	snprintf(path, sizeof(path), "%s/monitoring_attrs/nr_regions/min", c);
-	put(path, "10");
-	if (put(KDAMOND "/0/state", "on"))
-		goto fail;
-	usleep(200000);
-	kpid = get_long(KDAMOND "/0/pid");
 	if (kpid <= 0)
-		goto off;
+		return -1;
 	t0 = now_s();
-	c0 = proc_cpu_s((pid_t)kpid);
+	c0 = kd_proc_cpu_s((pid_t)kpid);
 	usleep((useconds_t)(seconds * 1e6));
-	c1 = proc_cpu_s((pid_t)kpid);
+	c1 = kd_proc_cpu_s((pid_t)kpid);
 	t1 = now_s();
-	put(KDAMOND "/0/state", "off");
-	put(KDAMOND "/nr_kdamonds", "0");
+	kdamond_off();
 	if (c0 < 0 || c1 < 0)
 		return -1;
 	return 100.0 * (c1 - c0) / (t1 - t0);
-off:
-	put(KDAMOND "/0/state", "off");
-fail:
-	put(KDAMOND "/nr_kdamonds", "0");
-	return -1;
 }
 
 struct aggr_count {

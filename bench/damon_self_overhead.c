@@ -17,7 +17,13 @@
  * plain fault, and one TLB shootdown the running program, and what the
  * last run's faults and flushes alone cost at those prices.
  *
- *	damon_self_overhead [-s|-H] [-n MILLION_OPS] [-r ROUNDS] [-a "ATTRS"]
+ * The peer, where the running kernel has DAMON's sysfs interface with
+ * vaddr and no kdamond is set up (Debian's 6.12 in the tests/vm guest;
+ * bench/vduse_vm.sh runs this program there): the same workload, in the
+ * same rounds, under the kernel's own DAMON on this process with the same
+ * attrs, and its slowdown beside self's.  -K leaves it out.
+ *
+ *	damon_self_overhead [-s|-H] [-K] [-n MILLION_OPS] [-r ROUNDS] [-a "ATTRS"]
  *
  * -s: small pages only (MADV_NOHUGEPAGE); -H: the buffer asks for
  * transparent huge pages (MADV_HUGEPAGE: THP in "always" or "madvise"
@@ -44,6 +50,8 @@
 #include <unistd.h>
 
 #include <uks/damon.h>
+
+#include "kdamond_sysfs.h"
 
 #define MB		(1UL << 20)
 #define BUF_SZ		(128 * MB)
@@ -160,34 +168,85 @@ static double uffd_round_trip_us(double *plain_us)
 	return us;
 }
 
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * What one TLB shootdown costs a thread that is running: every page the
  * monitor moves, out and back, is flushed from the CPUs running the
  * program.  A helper thread pinned to another CPU drops and refills a page
- * of its own (one flush each) in a loop while this thread, pinned too,
- * runs the workload; the workload's extra time over the flushes sent.
- * Microseconds per flush, or a negative value (fewer than 2 CPUs).
+ * of its own (one flush each), paced at one every 200 us, about the rate
+ * of self's takes here, while this thread, pinned too, runs the workload.
+ * The control is the same helper writing its page at the same pace
+ * without dropping it (no flush), so its wake-ups and its share of the
+ * machine cancel out: the workload's time with flushes minus its time
+ * with the control, over the flushes sent; the median of five such
+ * pairs.  Microseconds per flush, or a negative value (fewer than 2 CPUs,
+ * or no difference to measure).
  */
-static volatile int sd_stop;
-static volatile unsigned long sd_flushes;
-static char *sd_page;
+struct sd_helper {
+	char *page;
+	bool flush;
+	volatile int stop;
+	volatile unsigned long n;	/* rounds done */
+};
 
-static void *sd_dropper(void *arg)
+static void *sd_helper_run(void *arg)
 {
-	(void)arg;
-	while (!sd_stop) {
-		madvise(sd_page, PG, MADV_DONTNEED);
-		*(volatile char *)sd_page = 1;
-		sd_flushes++;
+	struct sd_helper *h = arg;
+	const struct timespec gap = { 0, 200000 };
+
+	while (!h->stop) {
+		if (h->flush)
+			madvise(h->page, PG, MADV_DONTNEED);
+		*(volatile char *)h->page = 1;
+		h->n++;
+		nanosleep(&gap, NULL);
 	}
 	return NULL;
 }
 
+/* The workload's seconds with a helper on @cpu; *@rounds: the helper's. */
+static double with_helper(uint64_t *buf, struct sd_helper *h, int cpu, unsigned long *rounds)
+{
+	pthread_attr_t attr;
+	cpu_set_t one;
+	pthread_t th;
+	unsigned long n0;
+	double t0, t;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
+	h->stop = 0;
+	h->n = 0;
+	if (pthread_create(&th, &attr, sd_helper_run, h)) {
+		pthread_attr_destroy(&attr);
+		return -1;
+	}
+	pthread_attr_destroy(&attr);
+	while (!h->n)
+		sched_yield();
+	n0 = h->n;
+	t0 = now();
+	workload(buf, 20000000);
+	t = now() - t0;
+	*rounds = h->n - n0;
+	h->stop = 1;
+	pthread_join(th, NULL);
+	return t;
+}
+
 static double shootdown_us(uint64_t *buf)
 {
+	struct sd_helper h = { 0 };
+	double per_flush[5], us = -1;
 	cpu_set_t old, one;
-	double plain = 1e9, with = 1e9, us = -1;
-	unsigned long flushes = 0;
 	int cpu[2], n = 0;
 
 	if (sched_getaffinity(0, sizeof(old), &old))
@@ -195,54 +254,32 @@ static double shootdown_us(uint64_t *buf)
 	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
 		if (CPU_ISSET(c, &old))
 			cpu[n++] = c;
-	sd_page = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (n < 2 || sd_page == MAP_FAILED)
+	h.page = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (n < 2 || h.page == MAP_FAILED)
 		goto out;
 	CPU_ZERO(&one);
 	CPU_SET(cpu[0], &one);
 	sched_setaffinity(0, sizeof(one), &one);
-	/* alternate, best of three each: the box drifts */
-	for (int round = 0; round < 3; round++) {
-		pthread_attr_t attr;
-		pthread_t th;
-		double t0;
+	/* pairs run back to back, so that drift on the box hits both alike */
+	for (int pair = 0; pair < 5; pair++) {
+		unsigned long control_rounds, flushes;
+		double control, flushing;
 
-		t0 = now();
-		workload(buf, 20000000);
-		plain = now() - t0 < plain ? now() - t0 : plain;
-		CPU_ZERO(&one);
-		CPU_SET(cpu[1], &one);
-		pthread_attr_init(&attr);
-		pthread_attr_setaffinity_np(&attr, sizeof(one), &one);
-		sd_stop = 0;
-		sd_flushes = 0;
-		if (pthread_create(&th, &attr, sd_dropper, NULL)) {
-			pthread_attr_destroy(&attr);
+		h.flush = false;
+		control = with_helper(buf, &h, cpu[1], &control_rounds);
+		h.flush = true;
+		flushing = with_helper(buf, &h, cpu[1], &flushes);
+		if (control < 0 || flushing < 0 || !flushes)
 			goto out;
-		}
-		pthread_attr_destroy(&attr);
-		while (!sd_flushes)
-			sched_yield();
-		unsigned long f0 = sd_flushes;
-
-		t0 = now();
-		workload(buf, 20000000);
-		double t = now() - t0;
-		unsigned long f = sd_flushes - f0;
-
-		sd_stop = 1;
-		pthread_join(th, NULL);
-		if (t < with) {
-			with = t;
-			flushes = f;
-		}
+		per_flush[pair] = (flushing - control) * 1e6 / (double)flushes;
 	}
-	if (flushes)
-		us = (with - plain) * 1e6 / (double)flushes;
+	qsort(per_flush, 5, sizeof(double), cmp);
+	if (per_flush[2] > 0)
+		us = per_flush[2];
 out:
 	sched_setaffinity(0, sizeof(old), &old);
-	if (sd_page != MAP_FAILED)
-		munmap(sd_page, PG);
+	if (h.page && h.page != MAP_FAILED)
+		munmap(h.page, PG);
 	return us;
 }
 
@@ -256,28 +293,128 @@ static void own_cpu(double *user, double *sys)
 	*sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
+enum { ARM_PLAIN, ARM_SELF, ARM_KERNEL, NR_ARMS };
 
-	return x < y ? -1 : x > y;
+/* One way of running the workload, over the rounds. */
+struct arm {
+	bool on;
+	double wall[MAX_ROUNDS], user[MAX_ROUNDS], sys[MAX_ROUNDS];
+	double mon_cpu, mon_wall;	/* the monitor's CPU seconds, over these */
+};
+
+static double median(double *v, unsigned long n)
+{
+	qsort(v, n, sizeof(double), cmp);
+	return v[n / 2];
+}
+
+/*
+ * Start what watches this process in @which: nothing, a uks self context
+ * (*@ctx), or the kernel's DAMON on vaddr (its kdamond's pid in *@kpid).
+ * Return: 0, or -1 if it cannot run here.
+ */
+static int monitor_on(int which, const unsigned long attrs[5], struct uks_damon_ctx **ctx,
+		      long *kpid)
+{
+	unsigned long id = (unsigned long)getpid();
+	char ops[16];
+
+	if (which == ARM_KERNEL) {
+		*kpid = kdamond_on(getpid(), attrs, 1, ops, sizeof(ops));
+		return *kpid > 0 ? 0 : -1;
+	}
+	if (which == ARM_SELF) {
+		if (uks_damon_ctx_create(ctx) || uks_damon_set_primitive(*ctx, "self") ||
+		    uks_damon_set_attrs(*ctx, attrs[0], attrs[1], attrs[2], attrs[3], attrs[4]) ||
+		    uks_damon_set_targets(*ctx, &id, 1) || uks_damon_start(ctx, 1))
+			return -1;
+		usleep(300000);	/* past the first regions' setup */
+	}
+	return 0;
+}
+
+static double monitor_cpu(int which, struct uks_damon_ctx *ctx, long kpid)
+{
+	if (which == ARM_SELF)
+		return thread_cpu(uks_damon_kdamond_pid(ctx));
+	return which == ARM_KERNEL ? kd_proc_cpu_s((pid_t)kpid) : 0;
+}
+
+static void monitor_off(int which, struct uks_damon_ctx **ctx, struct uks_damon_self_stats *st)
+{
+	if (which == ARM_KERNEL) {
+		kdamond_off();
+	} else if (which == ARM_SELF) {
+		uks_damon_stop(ctx, 1);
+		uks_damon_self_stats(st);
+		uks_damon_ctx_destroy(*ctx);
+	}
+}
+
+/*
+ * Where the program's extra time goes under self: its own instructions
+ * (user: TLB refills after each move, and on a host with shadow page
+ * tables the host rebuilding them), the kernel (faults, moves), or off
+ * the CPU (waiting for the monitor to serve a fault).  Then the floor.
+ */
+static void print_breakdown(struct arm *a, unsigned long rounds, double p, double s,
+			    const struct uks_damon_self_stats *st, uint64_t *buf)
+{
+	double mu[2], ms[2];
+
+	for (int i = 0; i < 2; i++) {
+		mu[i] = median(a[i].user, rounds);
+		ms[i] = median(a[i].sys, rounds);
+	}
+	printf("  program's thread    user %.3f -> %.3f s, system %.3f -> %.3f s, "
+	       "off CPU %.3f -> %.3f s (medians)\n", mu[0], mu[1], ms[0], ms[1],
+	       p > mu[0] + ms[0] ? p - mu[0] - ms[0] : 0,
+	       s > mu[1] + ms[1] ? s - mu[1] - ms[1] : 0);
+	if (st->taken && mu[1] > mu[0])
+		printf("                      %.0f us more of its own instructions per taken page\n",
+		       (mu[1] - mu[0]) * 1e6 / (double)st->taken);
+
+	double plain_us = 0, rt_us = uffd_round_trip_us(&plain_us);
+	double sd_us = shootdown_us(buf);
+	/*
+	 * A take flushes the program's CPU; a give-back flushes it only when
+	 * the program runs meanwhile (not when it waits in the fault: x86
+	 * skips a CPU in lazy TLB mode), so count the takes not faulted on.
+	 */
+	unsigned long flushes = st->taken + (st->taken > st->faults ? st->taken - st->faults : 0);
+
+	if (rt_us > 0)
+		printf("  floor: a userfaultfd round trip costs %.1f us here (a plain fault %.1f us);\n"
+		       "         the last run's %lu faults alone cost >= %.1f%% of the plain time\n",
+		       rt_us, plain_us, st->faults,
+		       100.0 * (double)st->faults * (rt_us - plain_us) / 1e6 / p);
+	double share = (double)flushes * sd_us / 1e6 / p;
+
+	/* under QEMU's TCG a flush costs far more paced than amid self's faults */
+	if (sd_us > 0)
+		printf("         a TLB shootdown costs the running program %.1f us; the last run's\n"
+		       "         %lu (%lu takes, %lu give-backs unasked) alone cost >= %.1f%% of it%s\n",
+		       sd_us, flushes, st->taken, flushes - st->taken, 100.0 * share,
+		       share > s / p - 1 ? "\n         (more than the whole slowdown: that price does "
+					   "not hold for this run, no floor)" : "");
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long ops = 60, rounds = 5, attrs[5] = { 5000, 100000, 1000000, 10, 1000 };
-	double plain[MAX_ROUNDS], self[MAX_ROUNDS], mon_cpu = 0, mon_wall = 0;
-	double user[2][MAX_ROUNDS], sys[2][MAX_ROUNDS];	/* [with] */
-	unsigned long id = (unsigned long)getpid();
+	static struct arm arm[NR_ARMS] = { [ARM_PLAIN].on = true, [ARM_SELF].on = true,
+					   [ARM_KERNEL].on = true };
 	struct uks_damon_self_stats st = { 0 };
 	uint64_t *buf, ref = 0;
 	char why[300];
 	bool small = getenv("UKS_DAMON_SELF_HUGE") && !strcmp(getenv("UKS_DAMON_SELF_HUGE"), "0");
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:r:a:sH")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:a:sHK")) != -1) {
 		if (opt == 's' || opt == 'H')
 			small = opt == 's';
+		else if (opt == 'K')
+			arm[ARM_KERNEL].on = false;
 		else if (opt == 'n')
 			ops = strtoul(optarg, NULL, 0);
 		else if (opt == 'r')
@@ -286,8 +423,8 @@ int main(int argc, char **argv)
 					      &attrs[2], &attrs[3], &attrs[4]) == 5)
 			;
 		else {
-			fprintf(stderr, "usage: %s [-s|-H] [-n MILLION_OPS] [-r ROUNDS] [-a \"ATTRS\"]\n",
-				argv[0]);
+			fprintf(stderr, "usage: %s [-s|-H] [-K] [-n MILLION_OPS] [-r ROUNDS] "
+				"[-a \"ATTRS\"]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -303,41 +440,36 @@ int main(int argc, char **argv)
 		return 1;
 	madvise(buf, BUF_SZ, small ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
 	for (unsigned long r = 0; r < rounds; r++) {
-		for (int with = 0; with < 2; with++) {
+		for (int which = 0; which < NR_ARMS; which++) {
+			struct arm *a = &arm[which];
 			struct uks_damon_ctx *ctx = NULL;
-			double t0, t1, c0 = 0, u0, s0, u1, s1;
+			double t0, t1, c0, u0, s0, u1, s1;
+			long kpid = 0;
 			uint64_t sum;
 
+			if (!a->on)
+				continue;
 			memset(buf, 0, BUF_SZ);
-			if (with) {
-				if (uks_damon_ctx_create(&ctx) ||
-				    uks_damon_set_primitive(ctx, "self") ||
-				    uks_damon_set_attrs(ctx, attrs[0], attrs[1], attrs[2], attrs[3],
-							attrs[4]) ||
-				    uks_damon_set_targets(ctx, &id, 1) || uks_damon_start(&ctx, 1)) {
+			if (monitor_on(which, attrs, &ctx, &kpid)) {
+				if (which == ARM_SELF) {
 					fprintf(stderr, "cannot start the self context\n");
 					return 1;
 				}
-				usleep(300000);	/* past the first regions' setup */
-				c0 = thread_cpu(uks_damon_kdamond_pid(ctx));
+				a->on = false;	/* the kernel has no DAMON vaddr for us */
+				continue;
 			}
+			c0 = monitor_cpu(which, ctx, kpid);
 			own_cpu(&u0, &s0);
 			t0 = now();
 			sum = workload(buf, ops);
 			t1 = now();
 			own_cpu(&u1, &s1);
-			user[with][r] = u1 - u0;
-			sys[with][r] = s1 - s0;
-			if (with) {
-				mon_cpu += thread_cpu(uks_damon_kdamond_pid(ctx)) - c0;
-				mon_wall += t1 - t0;
-				uks_damon_stop(&ctx, 1);
-				uks_damon_self_stats(&st);
-				uks_damon_ctx_destroy(ctx);
-				self[r] = t1 - t0;
-			} else {
-				plain[r] = t1 - t0;
-			}
+			a->mon_cpu += monitor_cpu(which, ctx, kpid) - c0;
+			a->mon_wall += t1 - t0;
+			monitor_off(which, &ctx, &st);
+			a->wall[r] = t1 - t0;
+			a->user[r] = u1 - u0;
+			a->sys[r] = s1 - s0;
 			if (!ref)
 				ref = sum;
 			if (sum != ref) {
@@ -347,13 +479,8 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	qsort(plain, rounds, sizeof(double), cmp);
-	qsort(self, rounds, sizeof(double), cmp);
-	for (int with = 0; with < 2; with++) {
-		qsort(user[with], rounds, sizeof(double), cmp);
-		qsort(sys[with], rounds, sizeof(double), cmp);
-	}
-	double p = plain[rounds / 2], s = self[rounds / 2], ratio = s / p;
+	double p = median(arm[ARM_PLAIN].wall, rounds), s = median(arm[ARM_SELF].wall, rounds);
+	double ratio = s / p;
 
 	printf("damon_self_overhead: %lu M ops on %lu MiB (%lu MiB hot, %s), attrs %lu %lu %lu %lu %lu, "
 	       "mode %s, %lu rounds\n", ops / 1000000, BUF_SZ / MB, HOT_SZ / MB,
@@ -365,47 +492,19 @@ int main(int argc, char **argv)
 	printf("  slowdown ratio      %.3f  (target <= 1.050: %s)\n", ratio,
 	       ratio <= 1.05 ? "MET" : "NOT MET");
 	printf("  monitor thread CPU  %.1f%% of one CPU\n",
-	       mon_wall > 0 ? 100.0 * mon_cpu / mon_wall : 0.0);
-	/*
-	 * Where the program's extra time goes: its own instructions (user:
-	 * TLB refills after each move, and on a host with shadow page tables
-	 * the host rebuilding them), the kernel (faults, moves), or off the
-	 * CPU (waiting for the monitor to serve a fault).
-	 */
-	double mu[2], ms[2];
+	       100.0 * arm[ARM_SELF].mon_cpu / arm[ARM_SELF].mon_wall);
+	if (arm[ARM_KERNEL].on) {
+		double k = median(arm[ARM_KERNEL].wall, rounds);
 
-	for (int with = 0; with < 2; with++) {
-		mu[with] = user[with][rounds / 2];
-		ms[with] = sys[with][rounds / 2];
+		printf("  under kernel DAMON  median %.3f s   (vaddr, same attrs, its kdamond %.1f%% "
+		       "of one CPU)\n", k, 100.0 * arm[ARM_KERNEL].mon_cpu / arm[ARM_KERNEL].mon_wall);
+		printf("  kernel's slowdown   %.3f  (self's over the kernel's: %.2fx)\n", k / p,
+		       k > p ? (s - p) / (k - p) : 0.0);
+	} else {
+		printf("  kernel DAMON        not available (no vaddr in DAMON's sysfs, a kdamond "
+		       "already set up, or not root)\n");
 	}
-	printf("  program's thread    user %.3f -> %.3f s, system %.3f -> %.3f s, "
-	       "off CPU %.3f -> %.3f s (medians)\n", mu[0], mu[1], ms[0], ms[1],
-	       p > mu[0] + ms[0] ? p - mu[0] - ms[0] : 0,
-	       s > mu[1] + ms[1] ? s - mu[1] - ms[1] : 0);
-	if (st.taken)
-		printf("                      %.0f us more of its own instructions per taken page\n",
-		       (mu[1] - mu[0]) * 1e6 / (double)st.taken);
-	double plain_us = 0, rt_us = uffd_round_trip_us(&plain_us);
-
-	double sd_us = shootdown_us(buf);
-
-	if (rt_us > 0)
-		printf("  floor: a userfaultfd round trip costs %.1f us here (a plain fault %.1f us);\n"
-		       "         the last run's %lu faults alone cost >= %.1f%% of the plain time\n",
-		       rt_us, plain_us, st.faults,
-		       100.0 * (double)st.faults * (rt_us - plain_us) / 1e6 / p);
-	/*
-	 * A take flushes the program's CPU; a give-back flushes it only when
-	 * the program runs meanwhile (not when it waits in the fault: x86
-	 * skips a CPU in lazy TLB mode), so count the takes not faulted on.
-	 */
-	unsigned long flushes = st.taken + (st.taken > st.faults ? st.taken - st.faults : 0);
-
-	if (sd_us > 0)
-		printf("         a TLB shootdown costs the running program %.1f us; the last run's\n"
-		       "         %lu (%lu takes, %lu give-backs unasked) alone cost >= %.1f%% of it\n",
-		       sd_us, flushes, st.taken, flushes - st.taken,
-		       100.0 * (double)flushes * sd_us / 1e6 / p);
+	print_breakdown(arm, rounds, p, s, &st, buf);
 	munmap(buf, BUF_SZ);
 	return 0;
 }

@@ -8,7 +8,9 @@
 # The same guest run also gives issue 6's monitor CPU on a kernel with
 # soft-dirty bits and DAMON: bench/damon_overhead (tests/vm/guest.d/
 # 50-damon.sh), uks's monitor thread (vaddr-sd) against the kernel's own
-# kdamond (vaddr) on the same workload; printed in a section of its own.
+# kdamond (vaddr) on the same workload, and bench/damon_self_overhead, the
+# slowdown under self against under the kernel's DAMON; printed in a
+# section of its own.
 #   UKS_VM_BENCH_SECS=N   seconds per measurement (default 3)
 #   UKS_VM_BENCH_ROUNDS=N rounds, devices alternated; the best of each (default 2)
 set -u
@@ -31,7 +33,7 @@ if [ -s "$out/vduse.txt" ]; then
 else
 	echo "  (no results)"
 fi
-echo "damon_vm: bench/damon_overhead in the guest ($(sed -n 's/^# kernel \([^ ]*\).*/\1/p' "$out/run.tap" | head -1), TCG)"
+echo "damon_vm: bench/damon_overhead and damon_self_overhead in the guest ($(sed -n 's/^# kernel \([^ ]*\).*/\1/p' "$out/run.tap" | head -1), TCG)"
 if [ -s "$out/damon.txt" ]; then
 	sed 's/^BENCH damon /  /' "$out/damon.txt"
 else

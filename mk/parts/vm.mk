@@ -12,9 +12,10 @@ $(O)/tests/vm/blkbench: private LIBS += $(shell pkg-config --libs liburing)
 endif
 
 # The guest benchmark: our vduse-blk against qemu-storage-daemon's, and
-# DAMON's monitor CPU against the guest kernel's kdamond, one VM run.
+# DAMON's monitor CPU and the slowdown under self against the guest
+# kernel's kdamond, one VM run.
 .PHONY: vm-bench
 bench: vm-bench
-vm-bench: all $(VM_BINS) $(O)/bench/damon_overhead
+vm-bench: all $(VM_BINS) $(O)/bench/damon_overhead $(O)/bench/damon_self_overhead
 	@echo "== bench/vduse_vm.sh"
 	@O=$(O) bash bench/vduse_vm.sh

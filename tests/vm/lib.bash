@@ -147,7 +147,8 @@ vm_initramfs() {
 	_vm_copy_elf "$O/tests/vm/vhost-drive" /bin/vhost-drive || return 1
 	# DAMON on a kernel with soft-dirty bits and emulated accessed bits
 	# (guest.d/50-damon.sh); the benchmark only where `make bench` built it
-	for f in tests/unit/damon/vaddr_proc tests/unit/damon/self bench/damon_overhead; do
+	for f in tests/unit/damon/vaddr_proc tests/unit/damon/self bench/damon_overhead \
+		 bench/damon_self_overhead; do
 		[ -x "$O/$f" ] || continue
 		_vm_copy_elf "$O/$f" "/bin/damon-${f##*/}" || return 1
 	done

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel's own DAMON as a peer in the DAMON benchmarks: one kdamond
+ * with one context, driven through DAMON's sysfs interface
+ * (/sys/kernel/mm/damon/admin, Linux 5.18+), on the operations set the
+ * kernel has: vaddr on a given process where built in, else paddr (all of
+ * physical memory).  Shared by bench/damon_overhead (monitor CPU) and
+ * bench/damon_self_overhead (the monitored program's slowdown).
+ *
+ * Only a machine with no kdamond configured is used (nr_kdamonds 0):
+ * one that someone else set up is left alone.
+ */
+#ifndef UKS_BENCH_KDAMOND_SYSFS_H
+#define UKS_BENCH_KDAMOND_SYSFS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define KDAMOND		"/sys/kernel/mm/damon/admin/kdamonds"
+
+static inline int kd_put(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static inline int kd_put(const char *path, const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+	int fd, n, ret = 0;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, (size_t)n) != n)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static inline long kd_get_long(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/* User + system CPU seconds of process or thread @pid, -1 on error. */
+static inline double kd_proc_cpu_s(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut, st;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	/* after ") ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Turn the kdamond off and remove it. */
+static inline void kdamond_off(void)
+{
+	kd_put(KDAMOND "/0/state", "off");
+	kd_put(KDAMOND "/nr_kdamonds", "0");
+}
+
+/**
+ * kdamond_on - start the kernel's DAMON on @pid
+ * @pid:	the target of vaddr
+ * @attrs:	sampling, aggregation and update intervals (us), min and max
+ *		regions, as DAMON's debugfs attrs file orders them
+ * @want_vaddr:	fail unless the kernel has vaddr (no fallback to paddr)
+ * @ops:	gets "vaddr" or "paddr", what runs
+ *
+ * Return: the kdamond's pid, or -1: no sysfs interface, not root, a
+ * kdamond already configured, or the operations set missing.
+ */
+static inline long kdamond_on(pid_t pid, const unsigned long attrs[5], int want_vaddr,
+			      char *ops, size_t len)
+{
+	static const char *const attr_file[5] = {
+		"intervals/sample_us", "intervals/aggr_us", "intervals/update_us",
+		"nr_regions/min", "nr_regions/max",
+	};
+	const char *c = KDAMOND "/0/contexts/0";
+	char path[256], avail[128];
+	ssize_t n;
+	long kpid;
+	int fd;
+
+	if (access(KDAMOND "/nr_kdamonds", W_OK) || kd_get_long(KDAMOND "/nr_kdamonds") != 0)
+		return -1;
+	if (kd_put(KDAMOND "/nr_kdamonds", "1") || kd_put(KDAMOND "/0/contexts/nr_contexts", "1"))
+		goto fail;
+	/* The kernel accepts any name in "operations"; avail_operations says what is built. */
+	snprintf(path, sizeof(path), "%s/avail_operations", c);
+	fd = open(path, O_RDONLY);
+	n = fd >= 0 ? read(fd, avail, sizeof(avail) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	avail[n > 0 ? n : 0] = '\0';
+	snprintf(ops, len, "%s", strstr(avail, "vaddr") ? "vaddr" : "paddr");
+	snprintf(path, sizeof(path), "%s/operations", c);
+	if ((want_vaddr && strcmp(ops, "vaddr")) || !strstr(avail, ops) || kd_put(path, "%s", ops))
+		goto fail;
+	snprintf(path, sizeof(path), "%s/targets/nr_targets", c);
+	if (kd_put(path, "1"))
+		goto fail;
+	if (!strcmp(ops, "vaddr")) {
+		snprintf(path, sizeof(path), "%s/targets/0/pid_target", c);
+		if (kd_put(path, "%d", (int)pid))
+			goto fail;
+	}
+	for (int i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "%s/monitoring_attrs/%s", c, attr_file[i]);
+		if (kd_put(path, "%lu", attrs[i]))
+			goto fail;
+	}
+	if (kd_put(KDAMOND "/0/state", "on"))
+		goto fail;
+	usleep(200000);
+	kpid = kd_get_long(KDAMOND "/0/pid");
+	if (kpid > 0)
+		return kpid;
+fail:
+	kdamond_off();
+	return -1;
+}
+
+#endif

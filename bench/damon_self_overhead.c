@@ -14,7 +14,7 @@
  * monitor), and the monitor thread's CPU time is printed, with the
  * program thread's user, system and off-CPU time in each.  Last, the
  * floor: what one userfaultfd round trip costs on this machine beyond a
- * plain fault, and one TLB shootdown the running program, and what the
+ * plain fault, and what one TLB shootdown costs the running program, and what the
  * last run's faults and flushes alone cost at those prices.
  *
  * The peer, where the running kernel has DAMON's sysfs interface with
@@ -210,8 +210,9 @@ static void *sd_helper_run(void *arg)
 	return NULL;
 }
 
-/* The workload's seconds with a helper on @cpu; *@rounds: the helper's. */
-static double with_helper(uint64_t *buf, struct sd_helper *h, int cpu, unsigned long *rounds)
+/* The workload's seconds for @ops with a helper on @cpu; *@rounds: the helper's. */
+static double with_helper(uint64_t *buf, unsigned long ops, struct sd_helper *h, int cpu,
+			  unsigned long *rounds)
 {
 	pthread_attr_t attr;
 	cpu_set_t one;
@@ -234,7 +235,7 @@ static double with_helper(uint64_t *buf, struct sd_helper *h, int cpu, unsigned 
 		sched_yield();
 	n0 = h->n;
 	t0 = now();
-	workload(buf, 20000000);
+	workload(buf, ops);
 	t = now() - t0;
 	*rounds = h->n - n0;
 	h->stop = 1;
@@ -242,7 +243,7 @@ static double with_helper(uint64_t *buf, struct sd_helper *h, int cpu, unsigned 
 	return t;
 }
 
-static double shootdown_us(uint64_t *buf)
+static double shootdown_us(uint64_t *buf, unsigned long ops)
 {
 	struct sd_helper h = { 0 };
 	double per_flush[5], us = -1;
@@ -266,9 +267,9 @@ static double shootdown_us(uint64_t *buf)
 		double control, flushing;
 
 		h.flush = false;
-		control = with_helper(buf, &h, cpu[1], &control_rounds);
+		control = with_helper(buf, ops, &h, cpu[1], &control_rounds);
 		h.flush = true;
-		flushing = with_helper(buf, &h, cpu[1], &flushes);
+		flushing = with_helper(buf, ops, &h, cpu[1], &flushes);
 		if (control < 0 || flushing < 0 || !flushes)
 			goto out;
 		per_flush[pair] = (flushing - control) * 1e6 / (double)flushes;
@@ -298,14 +299,19 @@ enum { ARM_PLAIN, ARM_SELF, ARM_KERNEL, NR_ARMS };
 /* One way of running the workload, over the rounds. */
 struct arm {
 	bool on;
+	long lost;		/* the kernel's: 1 + the round it would not start in */
 	double wall[MAX_ROUNDS], user[MAX_ROUNDS], sys[MAX_ROUNDS];
 	double mon_cpu, mon_wall;	/* the monitor's CPU seconds, over these */
 };
 
-static double median(double *v, unsigned long n)
+/* The median of @v[0..n); @v keeps its round order. */
+static double median(const double *v, unsigned long n)
 {
-	qsort(v, n, sizeof(double), cmp);
-	return v[n / 2];
+	double tmp[MAX_ROUNDS];
+
+	memcpy(tmp, v, n * sizeof(*v));
+	qsort(tmp, n, sizeof(double), cmp);
+	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
 }
 
 /*
@@ -355,27 +361,31 @@ static void monitor_off(int which, struct uks_damon_ctx **ctx, struct uks_damon_
  * Where the program's extra time goes under self: its own instructions
  * (user: TLB refills after each move, and on a host with shadow page
  * tables the host rebuilding them), the kernel (faults, moves), or off
- * the CPU (waiting for the monitor to serve a fault).  Then the floor.
+ * the CPU (waiting for the monitor to serve a fault, or preempted).  Then
+ * the floor, its workload a third of the runs'.
  */
-static void print_breakdown(struct arm *a, unsigned long rounds, double p, double s,
-			    const struct uks_damon_self_stats *st, uint64_t *buf)
+static void print_breakdown(const struct arm *a, unsigned long rounds, unsigned long ops,
+			    double p, double s, const struct uks_damon_self_stats *st,
+			    uint64_t *buf)
 {
-	double mu[2], ms[2];
+	double mu[2], ms[2], off[2], v[MAX_ROUNDS];
 
 	for (int i = 0; i < 2; i++) {
 		mu[i] = median(a[i].user, rounds);
 		ms[i] = median(a[i].sys, rounds);
+		for (unsigned long r = 0; r < rounds; r++)
+			v[r] = a[i].wall[r] > a[i].user[r] + a[i].sys[r] ?
+			       a[i].wall[r] - a[i].user[r] - a[i].sys[r] : 0;
+		off[i] = median(v, rounds);
 	}
 	printf("  program's thread    user %.3f -> %.3f s, system %.3f -> %.3f s, "
-	       "off CPU %.3f -> %.3f s (medians)\n", mu[0], mu[1], ms[0], ms[1],
-	       p > mu[0] + ms[0] ? p - mu[0] - ms[0] : 0,
-	       s > mu[1] + ms[1] ? s - mu[1] - ms[1] : 0);
+	       "off CPU %.3f -> %.3f s (medians)\n", mu[0], mu[1], ms[0], ms[1], off[0], off[1]);
 	if (st->taken && mu[1] > mu[0])
 		printf("                      %.0f us more of its own instructions per taken page\n",
 		       (mu[1] - mu[0]) * 1e6 / (double)st->taken);
 
 	double plain_us = 0, rt_us = uffd_round_trip_us(&plain_us);
-	double sd_us = shootdown_us(buf);
+	double sd_us = shootdown_us(buf, ops / 3);
 	/*
 	 * A take flushes the program's CPU; a give-back flushes it only when
 	 * the program runs meanwhile (not when it waits in the fault: x86
@@ -392,8 +402,9 @@ static void print_breakdown(struct arm *a, unsigned long rounds, double p, doubl
 
 	/* under QEMU's TCG a flush costs far more paced than amid self's faults */
 	if (sd_us > 0)
-		printf("         a TLB shootdown costs the running program %.1f us; the last run's\n"
-		       "         %lu (%lu takes, %lu give-backs unasked) alone cost >= %.1f%% of it%s\n",
+		printf("  %s a TLB shootdown costs the running program %.1f us; the last run's\n"
+		       "         %lu (%lu takes, %lu give-backs unasked) alone cost >= %.1f%% "
+		       "of the plain time%s\n", rt_us > 0 ? "      " : "floor:",
 		       sd_us, flushes, st->taken, flushes - st->taken, 100.0 * share,
 		       share > s / p - 1 ? "\n         (more than the whole slowdown: that price does "
 					   "not hold for this run, no floor)" : "");
@@ -440,7 +451,9 @@ int main(int argc, char **argv)
 		return 1;
 	madvise(buf, BUF_SZ, small ? MADV_NOHUGEPAGE : MADV_HUGEPAGE);
 	for (unsigned long r = 0; r < rounds; r++) {
-		for (int which = 0; which < NR_ARMS; which++) {
+		/* rotate the start, so that no arm always follows another */
+		for (int k = 0; k < NR_ARMS; k++) {
+			int which = (int)((k + r) % NR_ARMS);
 			struct arm *a = &arm[which];
 			struct uks_damon_ctx *ctx = NULL;
 			double t0, t1, c0, u0, s0, u1, s1;
@@ -456,6 +469,7 @@ int main(int argc, char **argv)
 					return 1;
 				}
 				a->on = false;	/* the kernel has no DAMON vaddr for us */
+				a->lost = (long)r + 1;
 				continue;
 			}
 			c0 = monitor_cpu(which, ctx, kpid);
@@ -498,13 +512,19 @@ int main(int argc, char **argv)
 
 		printf("  under kernel DAMON  median %.3f s   (vaddr, same attrs, its kdamond %.1f%% "
 		       "of one CPU)\n", k, 100.0 * arm[ARM_KERNEL].mon_cpu / arm[ARM_KERNEL].mon_wall);
-		printf("  kernel's slowdown   %.3f  (self's over the kernel's: %.2fx)\n", k / p,
-		       k > p ? (s - p) / (k - p) : 0.0);
+		if (k > p)
+			printf("  kernel's slowdown   %.3f  (self's extra time over the kernel's: "
+			       "%.2fx)\n", k / p, (s - p) / (k - p));
+		else
+			printf("  kernel's slowdown   %.3f  (none to compare self's with)\n", k / p);
+	} else if (arm[ARM_KERNEL].lost > 1) {
+		printf("  kernel DAMON        would not start in round %ld; not counted\n",
+		       arm[ARM_KERNEL].lost);
 	} else {
 		printf("  kernel DAMON        not available (no vaddr in DAMON's sysfs, a kdamond "
 		       "already set up, or not root)\n");
 	}
-	print_breakdown(arm, rounds, p, s, &st, buf);
+	print_breakdown(arm, rounds, ops, p, s, &st, buf);
 	munmap(buf, BUF_SZ);
 	return 0;
 }

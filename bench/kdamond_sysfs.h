@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,11 +83,49 @@ static inline double kd_proc_cpu_s(pid_t pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* Write @s to @path; async-signal-safe (a signal handler turns DAMON off). */
+static inline void kd_write(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd >= 0) {
+		ssize_t n = write(fd, s, strlen(s));
+
+		(void)n;	/* nothing to do about a failure here */
+		close(fd);
+	}
+}
+
+/* Set while the kdamond is ours: a fatal signal must not leave it behind. */
+static volatile sig_atomic_t kd_owned;
+
 /* Turn the kdamond off and remove it. */
 static inline void kdamond_off(void)
 {
-	kd_put(KDAMOND "/0/state", "off");
-	kd_put(KDAMOND "/nr_kdamonds", "0");
+	kd_write(KDAMOND "/0/state", "off");
+	kd_write(KDAMOND "/nr_kdamonds", "0");
+	kd_owned = 0;
+}
+
+/*
+ * A kdamond left running would make every later run see "a kdamond
+ * already set up" and leave the kernel peer out, so a fatal signal turns
+ * it off first, then takes its default action.
+ */
+static inline void kd_on_fatal_signal(int sig)
+{
+	if (kd_owned)
+		kdamond_off();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static inline void kd_catch_fatal_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS };
+
+	for (unsigned int i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], kd_on_fatal_signal);
 }
 
 /**
@@ -115,6 +154,8 @@ static inline long kdamond_on(pid_t pid, const unsigned long attrs[5], int want_
 
 	if (access(KDAMOND "/nr_kdamonds", W_OK) || kd_get_long(KDAMOND "/nr_kdamonds") != 0)
 		return -1;
+	kd_catch_fatal_signals();
+	kd_owned = 1;
 	if (kd_put(KDAMOND "/nr_kdamonds", "1") || kd_put(KDAMOND "/0/contexts/nr_contexts", "1"))
 		goto fail;
 	/* The kernel accepts any name in "operations"; avail_operations says what is built. */

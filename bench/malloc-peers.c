@@ -574,7 +574,7 @@ static double median(const double *v, long n, double *tmp)
 {
 	memcpy(tmp, v, (size_t)n * sizeof(*tmp));
 	qsort(tmp, (size_t)n, sizeof(*tmp), cmp_double);
-	return tmp[n / 2];
+	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
 }
 
 /*
@@ -774,7 +774,8 @@ static int driver(int argc, char **argv)
 {
 	long runs = env_long("UKS_BENCH_RUNS", 7, MAX_RUNS);
 	long warmup = getenv("UKS_BENCH_WARMUP") && !strcmp(getenv("UKS_BENCH_WARMUP"), "0") ? 0 : 1;
-	int verbose = getenv("UKS_BENCH_VERBOSE") != NULL;
+	const char *v = getenv("UKS_BENCH_VERBOSE");
+	int verbose = v && v[0] && strcmp(v, "0");
 	int failed[NALLOC][NPAT] = { { 0 } }, nfail = 0, order[NALLOC], n = 0;
 
 	if (!realpath("/proc/self/exe", self_exe)) {

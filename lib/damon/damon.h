@@ -191,6 +191,8 @@ struct vaddr_target {
 	unsigned long last_page;	/* 5.15's last-checked-page cache */
 	bool last_accessed;
 	bool have_last;
+	unsigned long nr_clears;	/* vaddr-sd: clear_refs walks done, */
+	unsigned long nr_clears_skipped;	/* and skipped (no sample was dirty) */
 };
 int __uks_damon_va_init(struct uks_damon_ctx *ctx);
 void __uks_damon_va_update(struct uks_damon_ctx *ctx);

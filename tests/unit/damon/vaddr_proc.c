@@ -28,9 +28,12 @@ struct child {
 /*
  * The hot and the cold buffer are separate mappings (vaddr-refs' granularity):
  * a PROT_NONE guard page after the hot one keeps the kernel from merging them.
+ * With @idle_first the child touches both once, then writes nothing until
+ * it gets SIGUSR1.
  */
-static int spawn(struct child *c)
+static int spawn_child(struct child *c, bool idle_first)
 {
+	sigset_t go, old;
 	char *hot = mmap(NULL, HOT_SZ + 4096, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *cold = mmap(NULL, COLD_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -43,12 +46,23 @@ static int spawn(struct child *c)
 	madvise(cold, COLD_SZ, MADV_NOHUGEPAGE);
 	c->hot = (unsigned long)hot;
 	c->cold = (unsigned long)cold;
+	sigemptyset(&go);
+	sigaddset(&go, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &go, &old);	/* the child waits for it blocked */
 	c->pid = fork();
+	if (c->pid != 0)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (c->pid < 0)
 		return -1;
 	if (c->pid == 0) {
+		int sig;
+
 		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* a failed ASSERT must not leak us */
 		memset(cold, 1, COLD_SZ);	/* present, then never again */
+		if (idle_first) {
+			memset(hot, 1, HOT_SZ);
+			sigwait(&go, &sig);
+		}
 		for (unsigned char v = 0;; v++) {
 			for (unsigned long i = 0; i < HOT_SZ; i += 4096)
 				((volatile char *)hot)[i] = (char)v;
@@ -58,6 +72,11 @@ static int spawn(struct child *c)
 	munmap(hot, HOT_SZ + 4096);
 	munmap(cold, COLD_SZ);
 	return 0;
+}
+
+static int spawn(struct child *c)
+{
+	return spawn_child(c, false);
 }
 
 static void reap_child(struct child *c)
@@ -388,6 +407,101 @@ out:
 	munmap((void *)st.loops, 4096);
 	uks_damon_ctx_destroy(ctx);
 	munmap(base, span);
+}
+
+/*
+ * vaddr-sd's clear_refs walk is skipped while no sampled page is dirty.
+ * The child touches its 68 MiB once and then writes nothing: after the
+ * first aggregations nearly every sample must skip the walk, and no
+ * region may show an access.  Woken (SIGUSR1), it writes its 4 MiB
+ * buffer continuously: the walks come back, and the buffer is seen.
+ */
+#define IDLE_AGGRS	10
+#define BUSY_AGGRS	15
+
+struct idle_busy {
+	struct child *c;
+	int aggregations;
+	unsigned long clears[IDLE_AGGRS + BUSY_AGGRS + 1], skipped[IDLE_AGGRS + BUSY_AGGRS + 1];
+	unsigned int idle_accesses;	/* summed over idle aggregations 4.. */
+	unsigned int hot_max;		/* the hot buffer's, last aggregation */
+};
+
+static int sum_accesses(struct uks_damon_target *t, void *arg)
+{
+	struct idle_busy *ib = arg;
+	struct uks_damon_region_info r[1024];
+	int nr = uks_damon_target_regions(t, r, 1024);
+
+	ib->hot_max = 0;
+	for (int i = 0; i < nr && i < 1024; i++) {
+		if (ib->aggregations > 3 && ib->aggregations <= IDLE_AGGRS)
+			ib->idle_accesses += r[i].nr_accesses;
+		if (r[i].start < ib->c->hot + HOT_SZ && r[i].end > ib->c->hot &&
+		    r[i].nr_accesses > ib->hot_max)
+			ib->hot_max = r[i].nr_accesses;
+	}
+	return 0;
+}
+
+static int idle_busy_after_aggregation(struct uks_damon_ctx *ctx)
+{
+	struct idle_busy *ib = uks_damon_callback_private(ctx);
+	struct damon_target *t;
+	int n = ++ib->aggregations;
+
+	damon_for_each_target(t, ctx) {
+		const struct vaddr_target *vt = t->pstate;
+
+		ib->clears[n] = vt ? vt->nr_clears : 0;
+		ib->skipped[n] = vt ? vt->nr_clears_skipped : 0;
+	}
+	uks_damon_for_each_target(ctx, sum_accesses, ib);
+	if (n == IDLE_AGGRS)
+		kill(ib->c->pid, SIGUSR1);
+	return n >= IDLE_AGGRS + BUSY_AGGRS;
+}
+
+TEST_TIMEOUT(vaddr_sd_skips_the_walk_while_no_sample_is_written, 60)
+{
+	struct child c;
+	struct idle_busy ib = { .c = &c };
+	struct uks_damon_callback cb = { .priv = &ib,
+					 .after_aggregation = idle_busy_after_aggregation };
+	struct uks_damon_ctx *ctx;
+	unsigned long id, idle_skipped, idle_samples, busy_clears, busy_samples;
+	char why[200];
+
+	if (uks_damon_primitive_available("vaddr-sd", why, sizeof(why)))
+		SKIP(return, "vaddr-sd: %s", why);
+	ASSERT_EQ(0, spawn_child(&c, true));
+	id = (unsigned long)c.pid;
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "vaddr-sd"));
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 5000, 100000, 1000000, 10, 1000));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	uks_damon_set_callback(ctx, &cb);
+	usleep(200000);		/* the child's one touch of everything */
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	for (int i = 0; i < 400 && uks_damon_is_running(ctx); i++)
+		usleep(50000);
+	uks_damon_stop(&ctx, 1);
+	reap_child(&c);
+	ASSERT_GE(ib.aggregations, IDLE_AGGRS + BUSY_AGGRS);
+	idle_skipped = ib.skipped[IDLE_AGGRS] - ib.skipped[3];
+	idle_samples = idle_skipped + ib.clears[IDLE_AGGRS] - ib.clears[3];
+	busy_clears = ib.clears[IDLE_AGGRS + BUSY_AGGRS] - ib.clears[IDLE_AGGRS + 5];
+	busy_samples = busy_clears + ib.skipped[IDLE_AGGRS + BUSY_AGGRS] -
+		       ib.skipped[IDLE_AGGRS + 5];
+	TH_LOG("idle: %lu of %lu samples skipped the walk, %u accesses seen; busy: %lu of %lu "
+	       "samples walked, the buffer's region at %u accesses", idle_skipped, idle_samples,
+	       ib.idle_accesses, busy_clears, busy_samples, ib.hot_max);
+	ASSERT_GT(idle_samples, 0);
+	ASSERT_GE(idle_skipped * 10, idle_samples * 9);
+	ASSERT_EQ(0, ib.idle_accesses);
+	ASSERT_GE(busy_clears * 2, busy_samples);
+	ASSERT_GE(ib.hot_max, 10);
+	uks_damon_ctx_destroy(ctx);
 }
 
 TEST(soft_dirty_probe_says_why)

@@ -569,10 +569,10 @@ TEST_TIMEOUT(self_takes_huge_pages_whole, 60)
 	 * slow monitor (a sanitizer build on a loaded box: 179 samples in 40
 	 * aggregations once) takes fewer: count against the samples taken.
 	 * Natively nearly all (355 of 357); in an emulated guest (TCG), where
-	 * the writer and the monitor share one host thread, 34-55%.
+	 * the writer and the monitor share one host thread, 29-55% (34 of
+	 * 116 once: fewer than one per aggregation, so no bound by those).
 	 */
 	EXPECT_GE(h.acc[0], st.samples / 4);
-	EXPECT_GE(h.acc[0], (unsigned long)h.aggregations);
 	EXPECT_LE(h.acc[1], (unsigned long)h.aggregations / 2);
 	for (unsigned long i = 0; i < len; i += 8)
 		if (i != 300 * PG + 24 && *(uint64_t *)(h.buf + i) != (i ^ 0x7a7a7a)) {

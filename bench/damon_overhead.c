@@ -7,7 +7,9 @@
  *
  * The workload is a child of this program: 256 MiB of anonymous memory in
  * 16 mappings, a 32 MiB hot set it writes continuously and a cold rest it
- * touched once; run twice, in 4 KiB pages and in huge pages.  The vaddr
+ * touched once; run twice, in 4 KiB pages and in huge pages.  Then, not
+ * a target, the same child idle (it writes nothing after its first
+ * touch): what watching a quiet process costs.  The vaddr
  * primitives' clear_refs and smaps walks cost what the process's page
  * tables hold: 65536 entries in small pages, 128 in huge ones.  uks
  * monitors it with its default primitive (vaddr-sd where the kernel has
@@ -63,8 +65,11 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* @huge: MADV_HUGEPAGE, so the page walks of the vaddr primitives see 2 MiB entries */
-static pid_t spawn_workload(bool huge)
+/*
+ * @huge: MADV_HUGEPAGE, so the page walks of the vaddr primitives see 2 MiB
+ * entries; @idle: the child writes nothing after its first touch.
+ */
+static pid_t spawn_workload(bool huge, bool idle)
 {
 	char *maps[NR_MAPS];
 	pid_t pid;
@@ -84,6 +89,8 @@ static pid_t spawn_workload(bool huge)
 		return pid;
 	}
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	while (idle)
+		pause();
 	for (unsigned char v = 0;; v++)		/* the hot set: the first two mappings */
 		for (unsigned long o = 0; o < HOT_SZ; o += 4096)
 			maps[o / MAP_SZ][o % MAP_SZ] = (char)v;
@@ -313,12 +320,12 @@ static long huge_kb(pid_t pid)
  * One workload, monitored by uks and then by the kernel.
  * Return: uks's monitor CPU in % of a CPU, -1 if it could not monitor.
  */
-static double measure_workload(bool huge, double seconds, const char **prim)
+static double measure_workload(bool huge, bool idle, double seconds, const char **prim)
 {
 	char ops[16] = "";
 	double uks, kern = -1;
 	long hkb;
-	pid_t child = spawn_workload(huge);
+	pid_t child = spawn_workload(huge, idle);
 
 	if (child < 0) {
 		perror("damon_overhead: workload");
@@ -331,8 +338,8 @@ static double measure_workload(bool huge, double seconds, const char **prim)
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 
-	printf("workload: 256 MiB in %d mappings, 32 MiB written continuously, %s"
-	       " (%ld MiB in huge pages)\n", NR_MAPS,
+	printf("workload: 256 MiB in %d mappings, %s, %s (%ld MiB in huge pages)\n", NR_MAPS,
+	       idle ? "touched once, then idle" : "32 MiB written continuously",
 	       huge ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE", hkb < 0 ? 0 : hkb / 1024);
 	printf("  %-34s %8s\n", "monitor", "% of a CPU");
 	if (uks < 0) {
@@ -363,9 +370,12 @@ int main(int argc, char **argv)
 	}
 	printf("DAMON monitor CPU, attrs 5 ms / 100 ms / 1 s / 10..1000 regions, %.0f s each\n",
 	       seconds);
-	uks = measure_workload(false, seconds, &prim);
-	uks_huge = measure_workload(true, seconds, &prim_huge);
+	uks = measure_workload(false, false, seconds, &prim);
+	uks_huge = measure_workload(true, false, seconds, &prim_huge);
 	if (uks < 0 || uks_huge < 0)
+		return 1;
+	/* not a target: what a process that writes nothing costs to watch */
+	if (measure_workload(false, true, seconds, &prim) < 0)
 		return 1;
 
 	enum { ROUNDS = 5 };

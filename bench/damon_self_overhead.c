@@ -87,20 +87,13 @@ static uint64_t workload(uint64_t *buf, unsigned long ops)
 	return sum;
 }
 
+/* CPU seconds of thread @tid of this process. */
 static double thread_cpu(pid_t tid)
 {
-	char path[64], line[1024], *p;
-	unsigned long ut = 0, st = 0;
-	FILE *f;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
-		sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st);
-	fclose(f);
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	return kd_stat_cpu_s(path);
 }
 
 /*
@@ -400,7 +393,7 @@ static void print_breakdown(const struct arm *a, unsigned long rounds, unsigned 
 		       100.0 * (double)st->faults * (rt_us - plain_us) / 1e6 / p);
 	double share = (double)flushes * sd_us / 1e6 / p;
 
-	/* under QEMU's TCG a flush costs far more paced than amid self's faults */
+	/* a price the whole slowdown cannot pay is no floor for this run */
 	if (sd_us > 0)
 		printf("  %s a TLB shootdown costs the running program %.1f us; the last run's\n"
 		       "         %lu (%lu takes, %lu give-backs unasked) alone cost >= %.1f%% "
@@ -512,11 +505,13 @@ int main(int argc, char **argv)
 
 		printf("  under kernel DAMON  median %.3f s   (vaddr, same attrs, its kdamond %.1f%% "
 		       "of one CPU)\n", k, 100.0 * arm[ARM_KERNEL].mon_cpu / arm[ARM_KERNEL].mon_wall);
-		if (k > p)
+		/* a quotient of extra times needs both to be there (noise can undo either) */
+		if (k > p && s > p)
 			printf("  kernel's slowdown   %.3f  (self's extra time over the kernel's: "
 			       "%.2fx)\n", k / p, (s - p) / (k - p));
 		else
-			printf("  kernel's slowdown   %.3f  (none to compare self's with)\n", k / p);
+			printf("  kernel's slowdown   %.3f  (no extra time on %s side: noise, no "
+			       "quotient)\n", k / p, k > p ? "self's" : "the kernel's");
 	} else if (arm[ARM_KERNEL].lost > 1) {
 		printf("  kernel DAMON        would not start in round %ld; not counted\n",
 		       arm[ARM_KERNEL].lost);

@@ -25,6 +25,20 @@
 
 #define KDAMOND		"/sys/kernel/mm/damon/admin/kdamonds"
 
+/* Write @s to @path: 0 or -errno; async-signal-safe (see kd_on_fatal_signal()). */
+static inline int kd_write(const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, len) != (ssize_t)len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 static inline int kd_put(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -32,18 +46,11 @@ static inline int kd_put(const char *path, const char *fmt, ...)
 {
 	char buf[128];
 	va_list ap;
-	int fd, n, ret = 0;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, (size_t)n) != n)
-		ret = -errno;
-	close(fd);
-	return ret;
+	return kd_write(path, buf);
 }
 
 static inline long kd_get_long(const char *path)
@@ -59,16 +66,18 @@ static inline long kd_get_long(const char *path)
 	return n > 0 ? strtol(buf, NULL, 10) : -1;
 }
 
-/* User + system CPU seconds of process or thread @pid, -1 on error. */
-static inline double kd_proc_cpu_s(pid_t pid)
+/*
+ * User + system CPU seconds from a /proc stat file: /proc/PID/stat for a
+ * process (a kdamond), /proc/self/task/TID/stat for one of our threads.
+ * -1 on error.
+ */
+static inline double kd_stat_cpu_s(const char *path)
 {
-	char path[64], buf[1024], *p;
+	char buf[1024], *p;
 	unsigned long ut, st;
-	int fd;
+	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -83,17 +92,12 @@ static inline double kd_proc_cpu_s(pid_t pid)
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* Write @s to @path; async-signal-safe (a signal handler turns DAMON off). */
-static inline void kd_write(const char *path, const char *s)
+static inline double kd_proc_cpu_s(pid_t pid)
 {
-	int fd = open(path, O_WRONLY);
+	char path[64];
 
-	if (fd >= 0) {
-		ssize_t n = write(fd, s, strlen(s));
-
-		(void)n;	/* nothing to do about a failure here */
-		close(fd);
-	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return kd_stat_cpu_s(path);
 }
 
 /* Set while the kdamond is ours: a fatal signal must not leave it behind. */

@@ -759,13 +759,22 @@ static void target(const char *pat, const char *what, double limit, double ratio
 	printf(")\n");
 }
 
+/* The index of the pattern called @name, or -1. */
+static int pattern_index(const char *name)
+{
+	for (int p = 0; p < NPAT; p++)
+		if (!strcmp(name, patterns[p].name))
+			return p;
+	return -1;
+}
+
 /* Is pattern @p one of the command line's (all when there are none)? */
 static int wanted(int p, int argc, char **argv)
 {
 	if (argc < 2)
 		return 1;
 	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], patterns[p].name))
+		if (pattern_index(argv[i]) == p)
 			return 1;
 	return 0;
 }
@@ -773,8 +782,8 @@ static int wanted(int p, int argc, char **argv)
 static int driver(int argc, char **argv)
 {
 	long runs = env_long("UKS_BENCH_RUNS", 7, MAX_RUNS);
-	long warmup = getenv("UKS_BENCH_WARMUP") && !strcmp(getenv("UKS_BENCH_WARMUP"), "0") ? 0 : 1;
-	const char *v = getenv("UKS_BENCH_VERBOSE");
+	const char *w = getenv("UKS_BENCH_WARMUP"), *v = getenv("UKS_BENCH_VERBOSE");
+	long warmup = w && !strcmp(w, "0") ? 0 : 1;
 	int verbose = v && v[0] && strcmp(v, "0");
 	int failed[NALLOC][NPAT] = { { 0 } }, nfail = 0, order[NALLOC], n = 0;
 
@@ -883,29 +892,25 @@ int main(int argc, char **argv)
 {
 	scale = env_long("UKS_BENCH_SCALE", 1, 1000000);
 	if (argc == 3 && !strcmp(argv[1], "--worker")) {
-		for (int p = 0; p < NPAT; p++)
-			if (!strcmp(argv[2], patterns[p].name)) {
-				/* a deadlocked worker dies and is reported */
-				alarm((unsigned)(60 * (scale < 1000 ? scale : 1000)));
-				printf("%llu\n", (unsigned long long)patterns[p].run());
-				return 0;
-			}
-		fprintf(stderr, "malloc-peers: unknown pattern '%s'\n", argv[2]);
-		return 1;
-	}
-	for (int i = 1; i < argc; i++) {
-		int p = 0;
+		int p = pattern_index(argv[2]);
 
-		while (p < NPAT && strcmp(argv[i], patterns[p].name))
-			p++;
-		if (p == NPAT) {
-			fprintf(stderr, "usage: %s [PATTERN...] | --worker PATTERN\n"
-				"patterns:", argv[0]);
-			for (p = 0; p < NPAT; p++)
-				fprintf(stderr, " %s", patterns[p].name);
-			fprintf(stderr, "\n");
+		if (p < 0) {
+			fprintf(stderr, "malloc-peers: unknown pattern '%s'\n", argv[2]);
 			return 1;
 		}
+		/* a deadlocked worker dies and is reported */
+		alarm((unsigned)(60 * (scale < 1000 ? scale : 1000)));
+		printf("%llu\n", (unsigned long long)patterns[p].run());
+		return 0;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (pattern_index(argv[i]) >= 0)
+			continue;
+		fprintf(stderr, "usage: %s [PATTERN...] | --worker PATTERN\npatterns:", argv[0]);
+		for (int p = 0; p < NPAT; p++)
+			fprintf(stderr, " %s", patterns[p].name);
+		fprintf(stderr, "\n");
+		return 1;
 	}
 	return driver(argc, argv);
 }

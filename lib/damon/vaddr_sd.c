@@ -89,21 +89,25 @@ static int sd_available(char *why, size_t len)
 	return sd_probe_result;
 }
 
+/* Is page number @page soft-dirty?  -1 if its pagemap entry cannot be read. */
+static int sd_page_dirty(const struct vaddr_target *vt, unsigned long page)
+{
+	uint64_t e;
+
+	if (vt->pagemap_fd < 0 ||
+	    pread(vt->pagemap_fd, &e, sizeof(e), (off_t)(page * sizeof(e))) != (ssize_t)sizeof(e))
+		return -1;
+	return (e & PM_SOFT_DIRTY) != 0;
+}
+
 /* Is any sampling page of @t soft-dirty now (or unreadable: then clear)? */
-static bool sd_any_sample_dirty(struct vaddr_target *vt, struct damon_target *t)
+static bool sd_any_sample_dirty(const struct vaddr_target *vt, struct damon_target *t)
 {
 	struct damon_region *r;
 
-	damon_for_each_region(r, t) {
-		unsigned long page = r->sampling_addr / PAGE_SZ;
-		uint64_t e;
-
-		if (vt->pagemap_fd < 0 ||
-		    pread(vt->pagemap_fd, &e, sizeof(e), (off_t)(page * sizeof(e))) !=
-			    (ssize_t)sizeof(e) ||
-		    (e & PM_SOFT_DIRTY))
+	damon_for_each_region(r, t)
+		if (sd_page_dirty(vt, r->sampling_addr / PAGE_SZ))
 			return true;
-	}
 	return false;
 }
 
@@ -130,15 +134,11 @@ static void sd_prepare(struct uks_damon_ctx *ctx)
 static bool sd_young(struct vaddr_target *vt, unsigned long addr)
 {
 	unsigned long page = addr / PAGE_SZ;
-	uint64_t e;
 
 	if (vt->have_last && vt->last_page == page)
 		return vt->last_accessed;
-	if (vt->pagemap_fd < 0 ||
-	    pread(vt->pagemap_fd, &e, sizeof(e), (off_t)(page * sizeof(e))) != (ssize_t)sizeof(e))
-		e = 0;
 	vt->last_page = page;
-	vt->last_accessed = (e & PM_SOFT_DIRTY) != 0;
+	vt->last_accessed = sd_page_dirty(vt, page) == 1;	/* unreadable: not accessed */
 	vt->have_last = true;
 	return vt->last_accessed;
 }

@@ -53,17 +53,28 @@ static inline int kd_put(const char *path, const char *fmt, ...)
 	return kd_write(path, buf);
 }
 
-static inline long kd_get_long(const char *path)
+/* Read @path into @buf as a string: 0, or -1 if it could not be read. */
+static inline int kd_read(const char *path, char *buf, size_t len)
 {
-	char buf[64] = "";
 	int fd = open(path, O_RDONLY);
 	ssize_t n;
 
+	buf[0] = '\0';
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, len - 1);
 	close(fd);
-	return n > 0 ? strtol(buf, NULL, 10) : -1;
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static inline long kd_get_long(const char *path)
+{
+	char buf[64];
+
+	return kd_read(path, buf, sizeof(buf)) ? -1 : strtol(buf, NULL, 10);
 }
 
 /*
@@ -75,16 +86,9 @@ static inline double kd_stat_cpu_s(const char *path)
 {
 	char buf[1024], *p;
 	unsigned long ut, st;
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
 
-	if (fd < 0)
+	if (kd_read(path, buf, sizeof(buf)))
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	/* after ") ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
 	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
@@ -152,9 +156,7 @@ static inline long kdamond_on(pid_t pid, const unsigned long attrs[5], int want_
 	};
 	const char *c = KDAMOND "/0/contexts/0";
 	char path[256], avail[128];
-	ssize_t n;
 	long kpid;
-	int fd;
 
 	if (access(KDAMOND "/nr_kdamonds", W_OK) || kd_get_long(KDAMOND "/nr_kdamonds") != 0)
 		return -1;
@@ -164,11 +166,7 @@ static inline long kdamond_on(pid_t pid, const unsigned long attrs[5], int want_
 		goto fail;
 	/* The kernel accepts any name in "operations"; avail_operations says what is built. */
 	snprintf(path, sizeof(path), "%s/avail_operations", c);
-	fd = open(path, O_RDONLY);
-	n = fd >= 0 ? read(fd, avail, sizeof(avail) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	avail[n > 0 ? n : 0] = '\0';
+	kd_read(path, avail, sizeof(avail));	/* empty if unreadable: then no ops */
 	snprintf(ops, len, "%s", strstr(avail, "vaddr") ? "vaddr" : "paddr");
 	snprintf(path, sizeof(path), "%s/operations", c);
 	if ((want_vaddr && strcmp(ops, "vaddr")) || !strstr(avail, ops) || kd_put(path, "%s", ops))

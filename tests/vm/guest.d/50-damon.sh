@@ -120,8 +120,15 @@ judge() {
 	}' /tmp/masim.out /tmp/zz.raw
 }
 sed 's/^/# /' /tmp/record.err
-judge >/tmp/judge.out 2>&1
-rc=$?
-sed 's/^/# /' /tmp/judge.out
-ok "record: the hot region follows the phases (lo, hi, lo, ...)" -- test $rc = 0
+if grep -q __asan_init /bin/uks-masim; then
+	# as the unit programs' real-process tests: ASan's terabytes of shadow
+	# mappings leave the regions too wide to follow 1.5 s phases (24 of
+	# 44 right once, where the regular build gets all)
+	skip "record: the hot region follows the phases" "an ASan build (the regular build runs it)"
+else
+	judge >/tmp/judge.out 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/judge.out
+	ok "record: the hot region follows the phases (lo, hi, lo, ...)" -- test $rc = 0
+fi
 tap_done

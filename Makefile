@@ -33,7 +33,7 @@ CORE_SRCS := lib/core/bitmap.c lib/core/cpumask.c lib/core/log.c \
 SLAB_SRCS := lib/slab/page_alloc.c lib/slab/huge_map.c lib/slab/huge_cache.c lib/slab/geometry.c lib/slab/cpu_lock.c \
 	     lib/slab/alloc.c lib/slab/free.c lib/slab/partial.c lib/slab/sheaf.c lib/slab/object.c \
 	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
-	     lib/slab/debug_parse.c lib/slab/sysfs.c lib/slab/kmem_events.c
+	     lib/slab/debug_parse.c lib/slab/sysfs.c lib/slab/kmem_events.c lib/slab/usage.c
 # One file per feature; every .c under lib/trace, lib/tracee, lib/damon and lib/fs is part of the library.
 TRACE_SRCS := $(sort $(wildcard lib/trace/*.c))
 TRACEE_SRCS := $(sort $(wildcard lib/tracee/*.c))

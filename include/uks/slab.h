@@ -98,6 +98,28 @@ struct uks_kmem_cache *uks_kmem_cache_find(const char *name);
 /* Which fast path this build and process use: "rseq", "cmpxchg16b" or "rt". */
 const char *uks_slab_fastpath(void);
 
+/*
+ * The whole heap, as mallinfo2() reports it for glibc.  Objects in per-CPU
+ * freelists and sheaves count as allocated (as in the "objects" file).
+ */
+struct uks_slab_usage {
+	size_t heap_bytes;		/* address space of the heap's 2 MiB chunks */
+	size_t slab_bytes;		/* of it, in slabs of every cache */
+	size_t object_bytes;		/* in allocated objects (object_size each) */
+	size_t large_bytes;		/* in page blocks of kmalloc_large() */
+	size_t free_bytes;		/* in free page blocks */
+	size_t free_resident_bytes;	/* of those, maybe resident: for uks_slab_trim() */
+	size_t free_blocks;		/* free page blocks */
+	size_t huge_bytes;		/* mapped for allocations with a mapping of their own */
+	size_t nr_huge;			/* such allocations */
+	size_t peak_huge_bytes;		/* the most huge_bytes has been */
+	size_t peak_nr_huge;		/* the most nr_huge has been */
+	size_t cached_huge_bytes;	/* freed such mappings kept for reuse */
+};
+
+void uks_slab_usage(struct uks_slab_usage *u);
+size_t uks_slab_trim(size_t keep);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,11 +13,22 @@
  * is made safe by the allocator's atfork handlers (slub.c).  Pointers we
  * did not hand out are ignored by free() rather than reported, as they
  * can only come from the dynamic loader's start-up allocator.
+ *
+ * glibc's own entry points that take or report heap memory are ours too,
+ * so that a program using them gets answers about the heap it really
+ * has: __libc_malloc() and friends and cfree() (a pointer from one freed
+ * by the other must work; glibc's free() aborts on ours), malloc_trim()
+ * (gives memory back now: uks_slab_trim()), mallinfo2(), mallinfo() and
+ * malloc_stats() (uks_slab_usage()).  mallopt() and malloc_info() are
+ * left to glibc: its tunables mean nothing here, and it answers for its
+ * own, unused, arena.
  */
 #include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -149,4 +160,91 @@ SHIM_EXPORT void *pvalloc(size_t size)
 SHIM_EXPORT size_t malloc_usable_size(void *p)
 {
 	return uks_ksize(p);	/* 0 for NULL and for pointers not ours */
+}
+
+/*
+ * The same functions under the names glibc exports them by as well (each
+ * compiles to a jump; an alias would lose the prototypes' attributes).
+ */
+void *__libc_malloc(size_t size);
+void __libc_free(void *p);
+void cfree(void *p);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t size);
+void *__libc_memalign(size_t align, size_t size);
+void *__libc_valloc(size_t size);
+void *__libc_pvalloc(size_t size);
+
+SHIM_EXPORT void *__libc_malloc(size_t size) { return malloc(size); }
+SHIM_EXPORT void __libc_free(void *p) { free(p); }
+SHIM_EXPORT void cfree(void *p) { free(p); }
+SHIM_EXPORT void *__libc_calloc(size_t n, size_t size) { return calloc(n, size); }
+SHIM_EXPORT void *__libc_realloc(void *p, size_t size) { return realloc(p, size); }
+SHIM_EXPORT void *__libc_memalign(size_t align, size_t size) { return memalign(align, size); }
+SHIM_EXPORT void *__libc_valloc(size_t size) { return valloc(size); }
+SHIM_EXPORT void *__libc_pvalloc(size_t size) { return pvalloc(size); }
+
+/* Returns 1 if memory was given back to the system, as glibc's does. */
+SHIM_EXPORT int malloc_trim(size_t pad)
+{
+	return uks_slab_trim(pad) > 0;
+}
+
+/*
+ * glibc's fields for one arena: arena is the heap's address space,
+ * uordblks what is allocated in it (objects and large blocks), fordblks
+ * the rest, ordblks the free page blocks, hblks/hblkhd the allocations
+ * with a mapping of their own, keepcost what a trim would give back.
+ */
+SHIM_EXPORT struct mallinfo2 mallinfo2(void)
+{
+	struct mallinfo2 mi = { 0 };
+	struct uks_slab_usage u;
+
+	uks_slab_usage(&u);
+	mi.arena = u.heap_bytes;
+	mi.ordblks = u.free_blocks;
+	mi.hblks = u.nr_huge;
+	mi.hblkhd = u.huge_bytes;
+	mi.uordblks = u.object_bytes + u.large_bytes;
+	mi.fordblks = u.heap_bytes > mi.uordblks ? u.heap_bytes - mi.uordblks : 0;
+	mi.keepcost = u.free_resident_bytes;
+	return mi;
+}
+
+static int clamp_int(size_t v)
+{
+	return v > INT_MAX ? INT_MAX : (int)v;
+}
+
+/* The old interface's int fields saturate rather than wrap. */
+SHIM_EXPORT struct mallinfo mallinfo(void)
+{
+	struct mallinfo2 m = mallinfo2();
+	struct mallinfo mi = {
+		.arena = clamp_int(m.arena), .ordblks = clamp_int(m.ordblks),
+		.hblks = clamp_int(m.hblks), .hblkhd = clamp_int(m.hblkhd),
+		.uordblks = clamp_int(m.uordblks), .fordblks = clamp_int(m.fordblks),
+		.keepcost = clamp_int(m.keepcost),
+	};
+
+	return mi;
+}
+
+/* glibc's layout, one arena, to stderr (the interface's job is to print). */
+SHIM_EXPORT void malloc_stats(void)
+{
+	struct uks_slab_usage u;
+	size_t in_use;
+
+	uks_slab_usage(&u);
+	in_use = u.object_bytes + u.large_bytes;
+	fprintf(stderr, "Arena 0:\n");
+	fprintf(stderr, "system bytes     = %10zu\n", u.heap_bytes);
+	fprintf(stderr, "in use bytes     = %10zu\n", in_use);
+	fprintf(stderr, "Total (incl. mmap):\n");
+	fprintf(stderr, "system bytes     = %10zu\n", u.heap_bytes + u.huge_bytes);
+	fprintf(stderr, "in use bytes     = %10zu\n", in_use + u.huge_bytes);
+	fprintf(stderr, "max mmap regions = %10zu\n", u.peak_nr_huge);
+	fprintf(stderr, "max mmap bytes   = %10zu\n", u.peak_huge_bytes);
 }

@@ -352,7 +352,9 @@ void __uks_huge_cache_expire(uint64_t now)
 /**
  * __uks_huge_cache_drain - unmap every cached extent, expired or not
  *
- * For tests: the delay starts again from UKS_PURGE_DELAY_MS too.
+ * For uks_slab_trim() and tests.  The delay starts again from
+ * UKS_PURGE_DELAY_MS too: a program that asked for its memory back has
+ * no use for a delay grown on its earlier reuse.
  */
 void __uks_huge_cache_drain(void)
 {

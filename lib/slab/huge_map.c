@@ -34,6 +34,7 @@ static struct {
 	struct uks_page *spare_descs;
 	size_t in_use;		/* bytes mapped for live blocks */
 	size_t peak;		/* the most in_use has been */
+	size_t nr, peak_nr;	/* live blocks, and the most there have been */
 } huge;
 
 /* Descriptors for huge mappings come from a small pool under the zone lock. */
@@ -66,15 +67,21 @@ static void put_spare_desc(struct uks_page *d)
 }
 
 /**
- * __uks_huge_usage - bytes huge blocks hold now and held at most (for tests)
+ * __uks_huge_usage - what huge blocks hold now and held at most
  * @in_use: set to the bytes mapped for live blocks
  * @peak: set to the most that has been
+ * @nr: set to the number of live blocks (may be NULL)
+ * @peak_nr: set to the most there have been (may be NULL)
  */
-void __uks_huge_usage(size_t *in_use, size_t *peak)
+void __uks_huge_usage(size_t *in_use, size_t *peak, size_t *nr, size_t *peak_nr)
 {
 	__uks_page_alloc_lock();
 	*in_use = huge.in_use;
 	*peak = huge.peak;
+	if (nr)
+		*nr = huge.nr;
+	if (peak_nr)
+		*peak_nr = huge.peak_nr;
 	__uks_page_alloc_unlock();
 }
 
@@ -155,6 +162,8 @@ struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh)
 		page->map_size = map_size;
 		set_huge_slots(page, (uintptr_t)page | 1);
 		note_growth(map_size);
+		if (++huge.nr > huge.peak_nr)
+			huge.peak_nr = huge.nr;
 	}
 	__uks_page_alloc_unlock();
 	if (!page) {
@@ -244,6 +253,7 @@ void __uks_free_huge(struct uks_page *page)
 	set_huge_slots(page, 0);
 	put_spare_desc(page);
 	huge.in_use -= size;
+	huge.nr--;
 	__uks_page_alloc_unlock();
 	release_range(addr, size, size);
 }

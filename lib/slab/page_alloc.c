@@ -19,6 +19,7 @@
  * pattern 20x slower than glibc.  What a quiet heap keeps resident is at
  * most what was freed in the last delay, until the next page-level call.
  * Free lists hold dirty blocks before clean ones, newest first.
+ * __uks_page_trim() (malloc_trim()) purges without the delay.
  *
  * Chunks after the first SMALL_PAGE_CHUNKS are madvise(MADV_HUGEPAGE)d, as
  * the kernel's slab pages live in its direct map of huge pages: one fault
@@ -318,14 +319,48 @@ static int grow_zone(void)
 }
 
 /*
+ * madvise(MADV_DONTNEED) dirty free blocks, oldest orders first, until no
+ * more than @reserve pages of them are resident.  Only blocks freed
+ * UKS_PURGE_DELAY_MS ago or earlier go, unless @now is 0 (a trim: every
+ * block); @spare_thp keeps blocks smaller than their advised chunk.
+ * Zone lock held.  Return: pages handed back.
+ */
+static unsigned long purge_blocks(uint64_t now, unsigned long reserve, bool spare_thp)
+{
+	unsigned long purged = 0;
+
+	for (int o = (int)zone.max_order; o >= 0; o--) {
+		struct list_head *head = &zone.area[o].free_list;
+		struct uks_page *page, *next;
+
+		list_for_each_entry_safe(page, next, head, buddy) {
+			if (zone.resident_free_pages <= reserve)
+				return purged;
+			if (!page->nr_dirty)
+				break;		/* the clean blocks follow */
+			if (now && !__uks_purge_due(now, page->dirty_since_ms))
+				continue;
+			if (spare_thp && page->thp_chunk && o < (int)zone.max_order)
+				continue;	/* it would split a huge page */
+			madvise(page->addr, (size_t)__uks_page_size << o, MADV_DONTNEED);
+			purged += page->nr_dirty;
+			zone.resident_free_pages -= page->nr_dirty < zone.resident_free_pages ?
+						    page->nr_dirty : zone.resident_free_pages;
+			page->nr_dirty = 0;
+			list_move_tail(&page->buddy, head);
+		}
+	}
+	return purged;
+}
+
+/*
  * Hand back the memory of dirty free blocks freed UKS_PURGE_DELAY_MS ago or
- * earlier, oldest orders' blocks first, until only the reserve is left.
+ * earlier, at most every half delay, until only the reserve is left.
  * Called with the zone lock held.
  */
 static void purge_old_blocks(uint64_t now)
 {
 	unsigned long reserve = RESIDENT_FREE_RESERVE >> __uks_page_shift;
-	bool spare_thp;
 
 	/*
 	 * A heap that churns whole slabs frees and takes back blocks all the
@@ -340,27 +375,75 @@ static void purge_old_blocks(uint64_t now)
 		return;
 	zone.next_purge_ms = now + UKS_PURGE_DELAY_MS / 2;
 	/* Advised chunks' blocks go too once half the pages in use lie free. */
-	spare_thp = zone.resident_free_pages <= zone.used_pages / 2;
-	for (int o = (int)zone.max_order; o >= 0; o--) {
-		struct list_head *head = &zone.area[o].free_list;
-		struct uks_page *page, *next;
+	purge_blocks(now, reserve, zone.resident_free_pages <= zone.used_pages / 2);
+}
 
-		list_for_each_entry_safe(page, next, head, buddy) {
-			if (!page->nr_dirty)
-				break;		/* the clean blocks follow */
-			if (!__uks_purge_due(now, page->dirty_since_ms))
-				continue;
-			if (spare_thp && page->thp_chunk && o < (int)zone.max_order)
-				continue;	/* it would split a huge page */
-			madvise(page->addr, (size_t)__uks_page_size << o, MADV_DONTNEED);
-			zone.resident_free_pages -= page->nr_dirty < zone.resident_free_pages ?
-						    page->nr_dirty : zone.resident_free_pages;
-			page->nr_dirty = 0;
-			list_move_tail(&page->buddy, head);
-			if (zone.resident_free_pages <= reserve)
-				return;
+/**
+ * __uks_page_trim - hand back the memory of free blocks now (malloc_trim())
+ * @keep: bytes of free pages that may stay resident
+ *
+ * Unlike the purge on page-level calls, this waits for no delay and splits
+ * huge pages: the caller asked for the memory back.
+ *
+ * Return: bytes handed back.
+ */
+size_t __uks_page_trim(size_t keep)
+{
+	unsigned long pages;
+
+	pthread_mutex_lock(&zone.lock);
+	pages = purge_blocks(0, keep >> __uks_page_shift, false);
+	pthread_mutex_unlock(&zone.lock);
+	return (size_t)pages << __uks_page_shift;
+}
+
+/**
+ * __uks_page_usage - the zone's counters, for uks_slab_usage()
+ * @heap_bytes: set to the bytes of every chunk mapped
+ * @free_blocks: set to the number of free blocks
+ * @resident_free_bytes: set to the bytes of free blocks maybe still resident
+ */
+void __uks_page_usage(size_t *heap_bytes, size_t *free_blocks, size_t *resident_free_bytes)
+{
+	size_t blocks = 0;
+
+	pthread_mutex_lock(&zone.lock);
+	for (unsigned int o = 0; o <= zone.max_order; o++)
+		blocks += zone.area[o].nr_free;
+	*free_blocks = blocks;
+	*resident_free_bytes = (size_t)zone.resident_free_pages << __uks_page_shift;
+	*heap_bytes = atomic_load(&nr_chunks) * UKS_CHUNK_SIZE;
+	pthread_mutex_unlock(&zone.lock);
+}
+
+/*
+ * The block to split for an allocation whose smallest fitting order is
+ * @order: the newest dirty block of that order, resident already.  With
+ * none dirty, a block of a small-page chunk, of that order or up to
+ * PICK_SCAN blocks further on: a clean block of an advised chunk costs a
+ * whole 2 MiB page at the first touch, so a heap trimmed or purged down
+ * (malloc_trim(), then fopen()) would get one back for its first slab.
+ */
+#define PICK_SCAN	8
+
+static struct uks_page *pick_block(unsigned int order)
+{
+	struct uks_page *first = list_first_entry(&zone.area[order].free_list, struct uks_page, buddy);
+	int budget = PICK_SCAN;
+
+	if (first->nr_dirty || !first->thp_chunk)
+		return first;
+	for (unsigned int o = order; o <= zone.max_order; o++) {
+		struct uks_page *page;
+
+		list_for_each_entry(page, &zone.area[o].free_list, buddy) {
+			if (!page->thp_chunk)
+				return page;
+			if (--budget <= 0)
+				return first;
 		}
 	}
+	return first;
 }
 
 /**
@@ -391,7 +474,8 @@ struct uks_page *__uks_alloc_pages(unsigned int order)
 			return NULL;
 		}
 	}
-	page = list_first_entry(&zone.area[o].free_list, struct uks_page, buddy);
+	page = pick_block(o);
+	o = page->order;
 	dirty = page->nr_dirty;
 	since = page->dirty_since_ms;
 	del_free_block(page);

@@ -113,6 +113,8 @@ void __uks_for_each_page(void (*fn)(struct uks_page *page, void *arg), void *arg
 void __uks_page_alloc_lock(void);
 void __uks_page_alloc_unlock(void);
 void __uks_page_alloc_child_reset(void);
+size_t __uks_page_trim(size_t keep);
+void __uks_page_usage(size_t *heap_bytes, size_t *free_blocks, size_t *resident_free_bytes);
 
 /* Shared by page_alloc.c, huge_map.c and huge_cache.c. */
 void *__uks_map_anon(size_t size);
@@ -121,7 +123,7 @@ _Atomic(uintptr_t) *__uks_chunk_slot(uintptr_t addr, bool create);
 void __uks_huge_cache_expire(uint64_t now);
 void __uks_huge_cache_drain(void);
 void __uks_huge_cache_stats(size_t *bytes, uint64_t *delay_ms);
-void __uks_huge_usage(size_t *in_use, size_t *peak);
+void __uks_huge_usage(size_t *in_use, size_t *peak, size_t *nr, size_t *peak_nr);
 extern _Atomic uint64_t __uks_huge_cache_expiry_ms;
 
 /* A coarse clock is enough for the purge delay and costs no syscall (vDSO). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # libuks-malloc.so runs real programs: python3, git, gcc compiling a file,
-# and a multithreaded program that forks, each plain and under
+# a multithreaded program that forks, and one that asks glibc's heap
+# questions (mallinfo2, malloc_trim, malloc_stats), each plain and under
 # UKS_SLUB_DEBUG=FZPU (full slub_debug on every kmalloc cache).  Also:
 # debugging really is on under the preload, and catches a heap overflow.
 set -u
@@ -17,6 +18,7 @@ if ldd "$so" | grep -q -E 'libasan|libubsan'; then
 fi
 
 ${CC:-cc} -O2 -pthread -o "$tmp/mt-alloc" tests/slab/mt-alloc.c
+${CC:-cc} -O2 -Wno-deprecated-declarations -o "$tmp/heap-info" tests/slab/heap-info.c
 cat >"$tmp/hello.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +77,10 @@ assert subprocess.run(["true"]).returncode == 0'
 	ok "$label: gcc compiles and links a file" -- bash -c \
 		"gcc -O2 -o '$tmp/hello-$label' '$tmp/hello.c' && env -u LD_PRELOAD '$tmp/hello-$label' | grep -q 'compiled under uks'"
 	ok "$label: multithreaded program with remote frees and fork" -- bash -c "'$tmp/mt-alloc' | grep -qx ok"
+	ok "$label: mallinfo2/mallinfo follow the heap, malloc_trim gives it back, __libc_* names mix" -- \
+		bash -c "'$tmp/heap-info' 2>'$tmp/stats-$label' | tee /dev/stderr | grep -qx ok"
+	ok "$label: malloc_stats prints glibc's layout" -- \
+		grep -q -E '^in use bytes += +[0-9]+$' "$tmp/stats-$label"
 }
 
 export LD_PRELOAD=$so

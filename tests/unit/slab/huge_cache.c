@@ -77,7 +77,7 @@ static bool within_budget(void)
 {
 	size_t in_use, peak, cached = cached_bytes();
 
-	__uks_huge_usage(&in_use, &peak);
+	__uks_huge_usage(&in_use, &peak, NULL, NULL);
 	return cached <= 128 * MiB && in_use + cached <= (peak > 64 * MiB ? peak : 64 * MiB);
 }
 
@@ -443,7 +443,7 @@ TEST(the_cache_stays_within_the_peak)
 		ASSERT_NONNULL(big[i]);
 		ASSERT_TRUE(within_budget());
 	}
-	__uks_huge_usage(&in_use, &peak);
+	__uks_huge_usage(&in_use, &peak, NULL, NULL);
 	EXPECT_EQ(96 * MiB, in_use);
 	EXPECT_EQ(96 * MiB, peak);
 	EXPECT_EQ(0, cached_bytes());
@@ -467,7 +467,7 @@ TEST(the_cache_stays_within_the_peak)
 		ASSERT_NONNULL(big[i]);
 		ASSERT_TRUE(within_budget());
 	}
-	__uks_huge_usage(&in_use, &peak);
+	__uks_huge_usage(&in_use, &peak, NULL, NULL);
 	EXPECT_EQ(108 * MiB, in_use);
 	EXPECT_EQ(0, cached_bytes());
 	for (int i = 0; i < 6; i++)

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uks_slab_usage() and uks_slab_trim() (lib/slab/usage.c): the heap's
+ * figures follow allocations, frees and big blocks, and a trim hands the
+ * free pages back at once, waiting for no purge delay.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include <uks/slab.h>
+
+#define MiB		(1UL << 20)
+#define NR_OBJECTS	8192
+
+/* Resident pages of [p, p + len), from mincore(). */
+static size_t resident_bytes(void *p, size_t len)
+{
+	size_t pages = len / 4096, n = 0;
+	unsigned char *vec = malloc(pages);
+
+	if (!vec || mincore(p, len, vec)) {
+		free(vec);
+		return 0;
+	}
+	for (size_t i = 0; i < pages; i++)
+		n += vec[i] & 1;
+	free(vec);
+	return n * 4096;
+}
+
+TEST(objects_are_counted_while_allocated)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("usage-512", 512, 0, 0, NULL);
+	static void *obj[NR_OBJECTS];
+	struct uks_slab_usage before, full, empty;
+
+	ASSERT_NE(NULL, s);
+	uks_slab_usage(&before);
+	for (int i = 0; i < NR_OBJECTS; i++) {
+		obj[i] = uks_kmem_cache_alloc(s);
+		ASSERT_NE(NULL, obj[i]);
+	}
+	uks_slab_usage(&full);
+	EXPECT_GE(full.object_bytes - before.object_bytes, (size_t)NR_OBJECTS * 512);
+	/* no more than the CPU slab's objects on top */
+	EXPECT_LE(full.object_bytes - before.object_bytes, (size_t)NR_OBJECTS * 512 + 64 * 1024);
+	EXPECT_GE(full.slab_bytes - before.slab_bytes, (size_t)NR_OBJECTS * 512);
+	EXPECT_GE(full.heap_bytes, full.slab_bytes + full.large_bytes + full.free_bytes);
+
+	for (int i = 0; i < NR_OBJECTS; i++)
+		uks_kmem_cache_free(s, obj[i]);
+	EXPECT_EQ(0, uks_kmem_cache_shrink(s));
+	uks_slab_usage(&empty);
+	EXPECT_LE(empty.object_bytes, before.object_bytes);
+	EXPECT_LE(empty.slab_bytes, before.slab_bytes);
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+}
+
+TEST(big_blocks_are_counted_apart)
+{
+	struct uks_slab_usage before, with, after;
+	void *big, *large;
+
+	uks_slab_usage(&before);
+	big = uks_kmalloc(16 * MiB);
+	large = uks_kmalloc(64 * 1024);		/* above the kmalloc classes, below 2 MiB */
+	ASSERT_NE(NULL, big);
+	ASSERT_NE(NULL, large);
+	uks_slab_usage(&with);
+	EXPECT_EQ(before.nr_huge + 1, with.nr_huge);
+	EXPECT_GE(with.huge_bytes - before.huge_bytes, 16 * MiB);
+	EXPECT_GE(with.peak_huge_bytes, with.huge_bytes);
+	EXPECT_GE(with.peak_nr_huge, with.nr_huge);
+	EXPECT_GE(with.large_bytes - before.large_bytes, 64 * 1024);
+	uks_kfree(big);
+	uks_kfree(large);
+	uks_slab_usage(&after);
+	EXPECT_EQ(before.nr_huge, after.nr_huge);
+	EXPECT_EQ(before.large_bytes, after.large_bytes);
+	EXPECT_GE(after.cached_huge_bytes, 16 * MiB);	/* kept for reuse, for now */
+}
+
+TEST(a_trim_gives_free_pages_back_at_once)
+{
+	enum { N = 16384 };
+	static void *obj[N];
+	struct uks_slab_usage freed, trimmed;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	size_t released;
+
+	for (int i = 0; i < N; i++) {
+		obj[i] = uks_kmalloc(1024);
+		ASSERT_NE(NULL, obj[i]);
+		memset(obj[i], 0x5a, 1024);
+		if ((uintptr_t)obj[i] < lo)
+			lo = (uintptr_t)obj[i];
+		if ((uintptr_t)obj[i] > hi)
+			hi = (uintptr_t)obj[i];
+	}
+	lo &= ~(uintptr_t)4095;
+	hi = (hi + 4096) & ~(uintptr_t)4095;
+	for (int i = 0; i < N; i++)
+		uks_kfree(obj[i]);
+	/*
+	 * What was freed just now mostly stays resident for the purge delay
+	 * (a slow build may have purged some at later page-level calls).
+	 */
+	uks_slab_usage(&freed);
+	released = uks_slab_trim(0);
+	uks_slab_usage(&trimmed);
+	EXPECT_GE(released, freed.free_resident_bytes);
+	EXPECT_EQ(0, trimmed.free_resident_bytes);
+	/* and the kernel agrees: the objects' pages are gone */
+	EXPECT_LE(resident_bytes((void *)lo, hi - lo), 2 * MiB);
+	TH_LOG("%zu KiB free and resident; released %zu KiB; %zu KiB of the objects' span still resident", freed.free_resident_bytes >> 10,
+	       released >> 10, resident_bytes((void *)lo, hi - lo) >> 10);
+}
+
+TEST(a_trim_keeps_what_it_is_asked_to)
+{
+	enum { N = 8192 };
+	static void *obj[N];
+	struct uks_slab_usage freed, trimmed;
+
+	for (int i = 0; i < N; i++) {
+		obj[i] = uks_kmalloc(1024);
+		ASSERT_NE(NULL, obj[i]);
+		memset(obj[i], 0x5a, 1024);
+	}
+	for (int i = 0; i < N; i++)
+		uks_kfree(obj[i]);
+	uks_slab_usage(&freed);
+	uks_slab_trim(4 * MiB);
+	uks_slab_usage(&trimmed);
+	EXPECT_LE(trimmed.free_resident_bytes, 4 * MiB);
+	if (freed.free_resident_bytes < 6 * MiB)
+		SKIP(return, "only %zu KiB resident before the trim (purged at page-level calls)",
+		     freed.free_resident_bytes >> 10);
+	/* blocks go whole, 2 MiB at most: no more than that below the pad */
+	EXPECT_GE(trimmed.free_resident_bytes, 2 * MiB);
+}
+
+TEST_HARNESS_MAIN

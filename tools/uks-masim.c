@@ -226,6 +226,10 @@ int main(int argc, char **argv)
 		}
 	}
 	(void)sink;
+	for (unsigned int p = 0; p < m->nr_phases; p++)
+		free(offsets[p]);
+	free(offsets);
+	free(mem);	/* the regions themselves go with the process */
 	uks_damon_masim_free(m);
 	return 0;
 }

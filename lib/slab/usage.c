@@ -31,13 +31,17 @@ static void count_block(struct uks_page *page, void *arg)
 	struct uks_kmem_cache *s;
 	struct uks_page snap;
 
-	switch (page->kind) {
+	/*
+	 * A new slab's order, objects and cache are stored before its kind,
+	 * its map_size after: so the size comes from the order.
+	 */
+	switch (__atomic_load_n(&page->kind, __ATOMIC_ACQUIRE)) {
 	case PAGE_SLAB:
-		s = __atomic_load_n(&page->slab_cache, __ATOMIC_ACQUIRE);
+		s = __atomic_load_n(&page->slab_cache, __ATOMIC_RELAXED);
 		if (!s)
-			return;		/* a slab being set up */
+			return;		/* being discarded */
 		snap.counters = __atomic_load_n(&page->counters, __ATOMIC_RELAXED);
-		u->slab_bytes += page->map_size;
+		u->slab_bytes += (size_t)__uks_page_size << page->order;
 		u->object_bytes += (size_t)snap.inuse * s->object_size;
 		break;
 	case PAGE_LARGE:

@@ -4,6 +4,8 @@
  * figures follow allocations, frees and big blocks, and a trim hands the
  * free pages back at once, waiting for no purge delay.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +144,76 @@ TEST(a_trim_keeps_what_it_is_asked_to)
 		     freed.free_resident_bytes >> 10);
 	/* blocks go whole, 2 MiB at most: no more than that below the pad */
 	EXPECT_GE(trimmed.free_resident_bytes, 2 * MiB);
+}
+
+/* A thread that replaces stamped objects at random until told to stop. */
+struct churn {
+	pthread_t thread;
+	atomic_bool *stop;
+	unsigned long corrupted, ops;
+	unsigned int seed;
+};
+
+static void *churn_main(void *arg)
+{
+	struct churn *c = arg;
+	enum { SLOTS = 4096 };
+	static _Thread_local uint64_t *slot[SLOTS];
+	static _Thread_local size_t words[SLOTS];
+
+	while (!atomic_load(c->stop)) {
+		unsigned int i = (unsigned int)rand_r(&c->seed) % SLOTS;
+
+		if (slot[i]) {
+			for (size_t w = 0; w < words[i]; w++)
+				if (slot[i][w] != ((uintptr_t)slot[i] ^ w))
+					c->corrupted++;
+			uks_kfree(slot[i]);
+		}
+		words[i] = 1 + (size_t)rand_r(&c->seed) % 300;
+		slot[i] = uks_kmalloc(words[i] * sizeof(uint64_t));
+		if (!slot[i])
+			continue;
+		for (size_t w = 0; w < words[i]; w++)
+			slot[i][w] = (uintptr_t)slot[i] ^ w;
+		c->ops++;
+	}
+	for (unsigned int i = 0; i < SLOTS; i++)
+		uks_kfree(slot[i]);
+	return NULL;
+}
+
+/* Trims and usage walks while other threads allocate lose no object. */
+TEST(trims_under_allocating_threads_lose_nothing)
+{
+	struct churn churn[3];
+	atomic_bool stop = false;
+	unsigned long trims = 0, walks = 0;
+	struct timespec t0, t;
+
+	for (int i = 0; i < 3; i++) {
+		churn[i] = (struct churn){ .stop = &stop, .seed = 17u + (unsigned int)i };
+		ASSERT_EQ(0, pthread_create(&churn[i].thread, NULL, churn_main, &churn[i]));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		struct uks_slab_usage u;
+
+		uks_slab_trim(0);
+		trims++;
+		uks_slab_usage(&u);
+		walks++;
+		EXPECT_GE(u.heap_bytes, u.slab_bytes + u.large_bytes + u.free_bytes);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 1000);
+	atomic_store(&stop, true);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, pthread_join(churn[i].thread, NULL));
+		EXPECT_EQ(0, churn[i].corrupted);
+		EXPECT_GT(churn[i].ops, 1000);
+	}
+	TH_LOG("%lu trims and %lu walks beside %lu + %lu + %lu replacements", trims, walks,
+	       churn[0].ops, churn[1].ops, churn[2].ops);
 }
 
 TEST_HARNESS_MAIN

@@ -96,6 +96,14 @@ int uks_vfs_open(struct uks_vfs *vfs, const char *path, int flags, struct uks_vf
 ssize_t uks_vfs_read(struct uks_vfs_file *f, void *buf, size_t len, off_t off);
 /* One call is one command.  Returns @len or -errno. */
 ssize_t uks_vfs_write(struct uks_vfs_file *f, const void *buf, size_t len);
+/*
+ * uks_vfs_pwrite - uks_vfs_write() at @off, for front ends that know where
+ * the write lands (FUSE passes the file position or pwrite()'s offset).
+ * Most files take a command wherever it lands, as most kernel write
+ * handlers ignore *ppos; DAMON's debugfs files refuse one past 0
+ * (-EINVAL), as 5.15's user_input_str() does.
+ */
+ssize_t uks_vfs_pwrite(struct uks_vfs_file *f, const void *buf, size_t len, off_t off);
 /* Non-zero when a read would not block. */
 int uks_vfs_poll(struct uks_vfs_file *f);
 /* Make a blocked read of @f return -EINTR (from another thread). */

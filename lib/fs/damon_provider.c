@@ -7,8 +7,8 @@
  *
  * The files take and give what 5.15's do:
  *  - every write is one command from offset 0; a second write on the same
- *    open file, or a write after a read of it, is -EINVAL ("we do not
- *    accept continuous write");
+ *    open file, a write after a read of it, or a pwrite() past 0, is
+ *    -EINVAL ("we do not accept continuous write");
  *  - numbers are the kernel's sscanf "%lu": no sign, wrapping past
  *    ULONG_MAX (core/kscan.h);
  *  - attrs: "sample aggr update min_nr max_nr\n"; a write needs five
@@ -35,7 +35,11 @@
  *    also once a new context of the same name exists.
  * Files are mode 0600, directories 0755, as debugfs makes them.
  *
- * Differences: target ids are pids as numbers (5.15 keeps struct pid
+ * Differences: monitor_on, mk_contexts and rm_contexts have no llseek in
+ * 5.15, so lseek() fails there with -ESPIPE while pwrite() reaches the
+ * handler (and fails past 0); over FUSE the kernel serves lseek() of a
+ * seekable file itself, so lseek() succeeds, and the write after it still
+ * fails as 5.15's would.  Target ids are pids as numbers (5.15 keeps struct pid
  * references; uks takes a pidfd when monitoring starts), and the
  * damon_aggregated events name the pid in target_id.
  *
@@ -459,7 +463,7 @@ static int command(struct dbgfs_file *f, const char *kbuf, size_t count)
 	return ret;
 }
 
-static ssize_t dp_write(void *file, const void *buf, size_t len)
+static ssize_t dp_write(void *file, const void *buf, size_t len, off_t off)
 {
 	struct dbgfs_file *f = file;
 	char *kbuf;
@@ -467,9 +471,10 @@ static ssize_t dp_write(void *file, const void *buf, size_t len)
 
 	/*
 	 * user_input_str: *ppos != 0 is -EINVAL, and the file position is
-	 * shared, so a write after a read (O_RDWR) fails too.
+	 * shared, so a write after a read (O_RDWR) fails too; so does a
+	 * pwrite() past 0.
 	 */
-	if (f->wpos || f->pos)
+	if (off > 0 || f->wpos || f->pos)
 		return -EINVAL;
 	kbuf = uks_kmalloc(len + 1);
 	if (!kbuf)

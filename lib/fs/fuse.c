@@ -447,10 +447,9 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		     struct fuse_file_info *fi)
 {
 	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
-	ssize_t n = uks_vfs_write(f, buf, size);
+	ssize_t n = uks_vfs_pwrite(f, buf, size, off);
 
 	(void)ino;
-	(void)off;	/* a write is a command, wherever it lands */
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else

@@ -112,8 +112,9 @@ static ssize_t a32_read(void *file, void *buf, size_t len)
 	return (ssize_t)len;
 }
 
-static ssize_t a32_write(void *file, const void *buf, size_t len)
+static ssize_t a32_write(void *file, const void *buf, size_t len, off_t off)
 {
+	(void)off;	/* a command, wherever it lands, as the kernel's handlers take it */
 	(void)file;
 	(void)buf;
 	(void)len;

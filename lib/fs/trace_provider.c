@@ -73,8 +73,9 @@ static ssize_t tp_read(void *file, void *buf, size_t len)
 	return uks_tracefs_read(file, buf, len);
 }
 
-static ssize_t tp_write(void *file, const void *buf, size_t len)
+static ssize_t tp_write(void *file, const void *buf, size_t len, off_t off)
 {
+	(void)off;	/* a command, wherever it lands, as the kernel's handlers take it */
 	return uks_tracefs_write(file, buf, len);
 }
 

@@ -359,17 +359,23 @@ UKS_EXPORT ssize_t uks_vfs_read(struct uks_vfs_file *f, void *buf, size_t len, o
 	return n;
 }
 
-/** uks_vfs_write - see <uks/fs.h> */
-UKS_EXPORT ssize_t uks_vfs_write(struct uks_vfs_file *f, const void *buf, size_t len)
+/** uks_vfs_pwrite - see <uks/fs.h> */
+UKS_EXPORT ssize_t uks_vfs_pwrite(struct uks_vfs_file *f, const void *buf, size_t len, off_t off)
 {
 	ssize_t n;
 
 	if ((f->flags & O_ACCMODE) == O_RDONLY)
 		return -EBADF;
 	pthread_mutex_lock(&f->lock);
-	n = f->mnt->ops->write(f->file, buf, len);
+	n = f->mnt->ops->write(f->file, buf, len, off);
 	pthread_mutex_unlock(&f->lock);
 	return n;
+}
+
+/** uks_vfs_write - see <uks/fs.h> */
+UKS_EXPORT ssize_t uks_vfs_write(struct uks_vfs_file *f, const void *buf, size_t len)
+{
+	return uks_vfs_pwrite(f, buf, len, -1);
 }
 
 /** uks_vfs_poll - see <uks/fs.h> */

@@ -22,7 +22,8 @@ struct vfs_provider_ops {
 		    void *arg);
 	int (*open)(void *ctx, const char *path, int flags, void **file);
 	ssize_t (*read)(void *file, void *buf, size_t len);
-	ssize_t (*write)(void *file, const void *buf, size_t len);
+	/* @off: where the write lands, or -1 for the file's own position */
+	ssize_t (*write)(void *file, const void *buf, size_t len, off_t off);
 	int (*poll)(void *file);
 	void (*interrupt)(void *file);
 	void (*close)(void *file);

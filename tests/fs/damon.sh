@@ -77,6 +77,17 @@ for f in (lambda: os.lseek(fd, 0, 0), lambda: os.pread(fd, 8, 0)):
 	e=\$( { echo 11 12 13 14 15 >&7; } 2>&1) ; [[ \$e == *'Input/output error'* ]] &&
 	[ \"\$(cat c3/attrs)\" = '5000 100000 60000000 10 1000' ] && echo c3 > rm_contexts &&
 	[ \"\$(dd if=kdamond_pid bs=3 2>/dev/null)\" = no ]"
+ok "pwrite() past 0 of monitor_on, mk_contexts, rm_contexts is EINVAL and does nothing" -- bash -c "
+	cd '$D' && python3 -c '
+import errno, os
+for name, word in ((\"monitor_on\", b\"off\"), (\"mk_contexts\", b\"y\"), (\"rm_contexts\", b\"y\")):
+    fd = os.open(name, os.O_WRONLY)
+    try:
+        os.pwrite(fd, word, 1); raise SystemExit(name + \": written past 0\")
+    except OSError as e:
+        assert e.errno == errno.EINVAL, (name, e)
+    os.close(fd)
+' && [ ! -e y ] && [ \"\$(cat monitor_on)\" = off ]"
 ok "monitoring stops by itself when every target exits" -- bash -c "
 	cd '$D' && echo $work > target_ids && echo on > monitor_on && [ \"\$(cat monitor_on)\" = on ] &&
 	kill $work && for i in \$(seq 50); do [ \"\$(cat monitor_on)\" = off ] && break; sleep 0.1; done

@@ -378,6 +378,29 @@ TEST_F(dbgfs, no_write_after_a_read_of_the_same_open_file)
 	ASSERT_STREQ("5000 100000 60000000 10 1000\n", get(self->vfs, D "attrs", self->buf, 4096));
 }
 
+/* user_input_str(): a write that does not land at 0 is no command */
+TEST_F(dbgfs, no_write_past_offset_0)
+{
+	static const char *const files[] = { "monitor_on", "mk_contexts", "rm_contexts" };
+	static const char *const words[] = { "off", "c1", "c1" };
+	struct uks_vfs_file *f;
+
+	for (int i = 0; i < 3; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), D "%s", files[i]);
+		ASSERT_EQ(0, uks_vfs_open(self->vfs, path, O_WRONLY, &f));
+		EXPECT_EQ(-EINVAL, uks_vfs_pwrite(f, words[i], strlen(words[i]), 1));
+		uks_vfs_close(f);
+	}
+	/* no context was made, and at 0 the same commands work as ever */
+	ASSERT_EQ(-ENOENT, put(self->vfs, D "rm_contexts", "c1"));
+	ASSERT_EQ(0, uks_vfs_open(self->vfs, D "mk_contexts", O_WRONLY, &f));
+	EXPECT_EQ(2, uks_vfs_pwrite(f, "c1", 2, 0));
+	uks_vfs_close(f);
+	ASSERT_EQ(0, put(self->vfs, D "rm_contexts", "c1"));
+}
+
 TEST_F(dbgfs, kdamond_pid_formats_into_the_reads_size)
 {
 	struct uks_vfs_file *f;

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,7 +119,9 @@ static int parse_record(int argc, char **argv, struct rec_args *a)
 			char *end;
 			unsigned long pid = strtoul(optarg, &end, 10);
 
-			if (*end || !pid || a->nr_pids == MAX_PIDS) {
+			/* strtoul() takes "-5" as a huge number: digits only */
+			if (optarg[0] < '0' || optarg[0] > '9' || *end || !pid || pid > INT_MAX ||
+			    a->nr_pids == MAX_PIDS) {
 				fprintf(stderr, "uks damon record: bad -p %s\n", optarg);
 				return 2;
 			}
@@ -139,6 +142,37 @@ static int parse_record(int argc, char **argv, struct rec_args *a)
 		fprintf(stderr, "uks damon record: give either -p PID... or a command\n");
 		record_usage(stderr);
 		return 2;
+	}
+	return 0;
+}
+
+/*
+ * What can be checked before the output file is made: the attrs (by the
+ * library's own rules, on a scratch context) and that each -p process
+ * exists (as writing it to target_ids checks).  Return: 0 or an exit code.
+ */
+static int check_record(const struct rec_args *a)
+{
+	struct uks_damon_ctx *ctx;
+	int err = uks_damon_ctx_create(&ctx);
+
+	if (!err) {
+		err = uks_damon_set_attrs(ctx, a->attrs[0], a->attrs[1], a->attrs[2], a->attrs[3],
+					  a->attrs[4]);
+		uks_damon_ctx_destroy(ctx);
+	}
+	if (err) {
+		fprintf(stderr, "uks damon record: --attrs \"%lu %lu %lu %lu %lu\": %s\n",
+			a->attrs[0], a->attrs[1], a->attrs[2], a->attrs[3], a->attrs[4],
+			err == -EINVAL ? "min_nr_regions must be at least 3 and at most max_nr_regions"
+				       : strerror(-err));
+		return 2;
+	}
+	for (unsigned int i = 0; i < a->nr_pids; i++) {
+		if (kill((pid_t)a->pids[i], 0) && errno == ESRCH) {
+			fprintf(stderr, "uks damon record: -p %lu: no such process\n", a->pids[i]);
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -338,13 +372,16 @@ static int record_damon(struct rec_args *a, struct uks_damon_rec_writer *w, cons
 		err = uks_tracefs_open(tr, "trace_pipe", O_RDONLY | O_NONBLOCK, &r.pipe);
 	if (!err)
 		err = uks_damon_ctx_create(&ctx);
-	if (!err)
+	if (!err)	/* checked already: check_record() */
 		err = uks_damon_set_attrs(ctx, a->attrs[0], a->attrs[1], a->attrs[2], a->attrs[3],
 					  a->attrs[4]);
-	if (!err)
-		err = uks_damon_set_primitive(ctx, prim);
 	if (err) {
-		fprintf(stderr, "uks damon record: setting up (%s): %s\n", prim, strerror(-err));
+		fprintf(stderr, "uks damon record: setting up tracing: %s\n", strerror(-err));
+		goto out;
+	}
+	err = uks_damon_set_primitive(ctx, prim);
+	if (err) {
+		fprintf(stderr, "uks damon record: primitive %s: %s\n", prim, strerror(-err));
 		goto out;
 	}
 	if (a->cmd) {
@@ -412,10 +449,14 @@ int cli_damon_record(int argc, char **argv)
 	struct uks_damon_rec_stats st;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rec_args a;
+	struct stat fst;
+	bool regular;
 	const char *prim;
 	char why[256];
 	int ret = parse_record(argc, argv, &a), fd, err;
 
+	if (!ret)
+		ret = check_record(&a);
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	prim = a.primitive ? a.primitive : uks_damon_default_primitive();
@@ -430,6 +471,7 @@ int cli_damon_record(int argc, char **argv)
 		fprintf(stderr, "uks damon record: %s: %s\n", a.out, strerror(errno));
 		return 1;
 	}
+	regular = !fstat(fd, &fst) && S_ISREG(fst.st_mode);
 	err = uks_damon_rec_writer_create(fd, UKS_DAMON_RECFMT_VERSION, &w);
 	if (err) {
 		fprintf(stderr, "uks damon record: %s: %s\n", a.out, strerror(-err));
@@ -447,6 +489,12 @@ int cli_damon_record(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "uks damon record: %s: %s\n", a.out, strerror(-err));
 		ret = 1;
+	}
+	if (ret && !st.snapshots && regular) {
+		/* a failed start leaves no header-only file behind (-o /dev/stdout stays) */
+		unlink(a.out);
+		fprintf(stderr, "uks damon record: nothing recorded, %s not written\n", a.out);
+		return ret;
 	}
 	fprintf(stderr, "uks damon record: %lu snapshots (%lu lines, %lu dropped, %lu bad) "
 		"in %s\n", st.snapshots, st.lines, st.dropped, st.bad_lines, a.out);

@@ -112,6 +112,10 @@ static int take_nums(int argc, char **argv, int n, long long *out)
 	return 0;
 }
 
+/* A 40000x40000 map allocated 12.8 GB and ground on; damo's default is 500x500. */
+#define MAX_RESOL	100000
+#define MAX_PIXELS	(64U << 20)
+
 static int parse_report(int argc, char **argv, struct report_args *a)
 {
 	long long v[3];
@@ -150,7 +154,8 @@ static int parse_report(int argc, char **argv, struct report_args *a)
 			a->given |= UKS_DAMON_HEATS_TID;
 			break;
 		case O_RESOL:
-			if (take_nums(argc, argv, 2, v) || v[0] <= 0 || v[1] <= 0)
+			if (take_nums(argc, argv, 2, v) || v[0] <= 0 || v[1] <= 0 ||
+			    v[0] > MAX_RESOL || v[1] > MAX_RESOL)
 				goto bad;
 			a->tres = (unsigned int)v[0];
 			a->ares = (unsigned int)v[1];
@@ -158,7 +163,7 @@ static int parse_report(int argc, char **argv, struct report_args *a)
 			break;
 		case O_TRES:
 		case O_ARES:
-			if (take_nums(argc, argv, 1, v) || v[0] <= 0 || v[0] > 100000)
+			if (take_nums(argc, argv, 1, v) || v[0] <= 0 || v[0] > MAX_RESOL)
 				goto bad;
 			*(c == O_TRES ? &a->tres : &a->ares) = (unsigned int)v[0];
 			a->resol_given = true;
@@ -220,6 +225,11 @@ static int parse_report(int argc, char **argv, struct report_args *a)
 		a->input = argv[optind++];
 	if (optind < argc)
 		goto bad;
+	if ((uint64_t)a->tres * a->ares > MAX_PIXELS) {
+		fprintf(stderr, "uks damon report: a %ux%u map is more than %u M cells\n", a->tres,
+			a->ares, MAX_PIXELS >> 20);
+		return 2;
+	}
 	return 0;
 bad:
 	report_usage(stderr);
@@ -457,7 +467,8 @@ static size_t pct_idx(long p, size_t n)
 static int report_wss_target(const struct uks_damon_record *rec, uint64_t tid,
 			     const struct report_args *a)
 {
-	uint64_t *w, max = 0, sum = 0;
+	uint64_t *w, max = 0;
+	long double sum = 0;	/* damo's Python integers do not wrap */
 	double per_col = 1;
 	char b[64];
 	size_t n;
@@ -472,7 +483,8 @@ static int report_wss_target(const struct uks_damon_record *rec, uint64_t tid,
 	}
 	for (size_t i = 0; i < n; i++)
 		sum += w[i];
-	printf("# avr:\t%s\n", damon_fmt_sz(b, sizeof(b), (double)sum / (double)n, a->raw_number));
+	printf("# avr:\t%s\n", damon_fmt_sz(b, sizeof(b), (double)(sum / (long double)n),
+					   a->raw_number));
 	if (a->all_wss) {
 		for (size_t i = 0; i < n; i++)
 			printf("%zu %s\n", i, damon_fmt_sz(b, sizeof(b), (double)w[i], a->raw_number));
@@ -541,6 +553,11 @@ int cli_damon_report(int argc, char **argv)
 		return 0;
 	}
 	what = argv[1];
+	if (strcmp(what, "raw") && strcmp(what, "heats") && strcmp(what, "wss")) {
+		fprintf(stderr, "uks damon report: unknown report %s\n", what);
+		report_usage(stderr);
+		return 2;
+	}
 	ret = parse_report(argc - 1, argv + 1, &a);
 	if (ret)
 		return ret < 0 ? 0 : ret;
@@ -550,17 +567,20 @@ int cli_damon_report(int argc, char **argv)
 			"(%s)\n", a.input, strerror(-ret));
 		return 1;
 	}
+	/* an empty file, or text with no event in it, parses as no snapshot */
+	if (!rec->nr_snapshots) {
+		fprintf(stderr, "uks damon report: %s holds no snapshot (not a DAMON record, or "
+			"monitoring ended before its first aggregation)\n", a.input);
+		uks_damon_record_free(rec);
+		return 1;
+	}
 	if (!strcmp(what, "raw")) {
 		report_raw(rec, &a);
 		ret = 0;
 	} else if (!strcmp(what, "heats")) {
 		ret = report_heats(rec, &a);
-	} else if (!strcmp(what, "wss")) {
-		ret = report_wss(rec, &a);
 	} else {
-		fprintf(stderr, "uks damon report: unknown report %s\n", what);
-		report_usage(stderr);
-		ret = 2;
+		ret = report_wss(rec, &a);
 	}
 	uks_damon_record_free(rec);
 	return ret;

@@ -228,6 +228,7 @@ struct reader {
 	struct uks_tracefs_file *pipe;	/* trace_pipe, O_NONBLOCK */
 	int fd;				/* or the agent's pipe */
 	volatile int done;		/* the monitor stopped: drain and end */
+	int ended;			/* the reader is done (atomic) */
 	int err;
 };
 
@@ -258,6 +259,7 @@ static void *reader_fn(void *arg)
 			break;
 		usleep(20000);
 	}
+	__atomic_store_n(&r->ended, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -293,7 +295,8 @@ static int record_self(struct rec_args *a, struct uks_damon_rec_writer *w)
 	char pathbuf[PATH_MAX + 32], attrs[128], fdtext[16], *preload;
 	const char *agent = agent_path(pathbuf, sizeof(pathbuf)), *old;
 	struct reader r = { .w = w };
-	int p[2], go, ex, err;
+	int p[2], go, ex, err, eof_ticks = 0;
+	bool lost = false;
 	pthread_t th;
 	pid_t pid;
 
@@ -341,15 +344,26 @@ static int record_self(struct rec_args *a, struct uks_damon_rec_writer *w)
 	err = release(go, ex);
 	if (err)
 		fprintf(stderr, "uks damon record: %s: %s\n", a->cmd[0], strerror(-err));
-	while (!err && !rec_stop && !wait_child(pid, false))
+	while (!err && !rec_stop && !wait_child(pid, false)) {
+		/*
+		 * Every copy of the pipe closed while the program runs on.  An
+		 * exiting program closes its files before it can be waited
+		 * for: only a second of running on counts.
+		 */
+		if (__atomic_load_n(&r.ended, __ATOMIC_ACQUIRE) && !lost && ++eof_ticks > 20) {
+			fprintf(stderr, "uks damon record: %s closed the agent's output before it "
+				"exited: recording stopped there\n", a->cmd[0]);
+			lost = true;
+		}
 		usleep(50000);
+	}
 	if (rec_stop) {
 		kill(pid, SIGTERM);
 		wait_child(pid, true);
 	}
 	pthread_join(th, NULL);		/* EOF when the agent's copies are closed */
 	close(p[0]);
-	return err || r.err ? 1 : 0;
+	return err || r.err || lost ? 1 : 0;
 }
 
 static int record_damon(struct rec_args *a, struct uks_damon_rec_writer *w, const char *prim)

@@ -187,7 +187,7 @@ UKS_EXPORT void uks_damon_ctx_destroy(struct uks_damon_ctx *ctx)
 	uks_damon_stop(&ctx, 1);
 	/* Join a thread that ended on its own. */
 	if (ctx->has_thread) {
-		pthread_join(ctx->thread, NULL);
+		__uks_damon_join(ctx, ctx->thread);
 		ctx->has_thread = false;
 	}
 	damon_for_each_target_safe(t, next, ctx)

@@ -79,6 +79,8 @@ struct damon_primitive {
 	void (*reset_aggregated)(struct uks_damon_ctx *ctx);
 	bool (*target_valid)(struct uks_damon_ctx *ctx, struct damon_target *t);
 	void (*cleanup)(struct uks_damon_ctx *ctx);
+	/* after the monitor thread was joined, on the thread that joined it */
+	void (*joined)(struct uks_damon_ctx *ctx);
 };
 
 struct uks_damon_ctx {
@@ -194,7 +196,9 @@ struct vaddr_target {
 	unsigned long nr_clears;	/* vaddr-sd: clear_refs walks done, */
 	unsigned long nr_clears_skipped;	/* and skipped (no sample was dirty) */
 };
+void __uks_damon_join(struct uks_damon_ctx *ctx, pthread_t th);
 int __uks_damon_va_init(struct uks_damon_ctx *ctx);
+void __uks_damon_va_hide_fds(struct uks_damon_ctx *ctx);
 void __uks_damon_va_update(struct uks_damon_ctx *ctx);
 bool __uks_damon_va_target_valid(struct uks_damon_ctx *ctx, struct damon_target *t);
 void __uks_damon_va_cleanup(struct uks_damon_ctx *ctx);
@@ -218,5 +222,12 @@ void __uks_damon_self_resume(void);
 const struct damon_primitive *__uks_damon_find_primitive(const char *name);
 /* Sample the synthetic space of @t at @addr for this sample (1: accessed). */
 bool __uks_damon_synth_sample(struct uks_damon_synth *s, unsigned long addr, uint64_t rnd);
+
+/* fd_guard.c: DAMON's descriptors inside a monitored program */
+int __uks_damon_fd_hide(int fd);
+void __uks_damon_fd_unhide(int fd);
+bool __uks_damon_fd_hidden(int fd);
+int __uks_damon_fd_next_hidden(int from);
+void __uks_damon_fd_close(int fd);
 
 #endif

@@ -286,7 +286,15 @@ static void reap(struct uks_damon_ctx *ctx)
 	th = ctx->thread;
 	ctx->has_thread = false;
 	pthread_mutex_unlock(&ctx->lock);
+	__uks_damon_join(ctx, th);
+}
+
+/* Join the monitor thread @th of @ctx; the primitive may then tidy up. */
+void __uks_damon_join(struct uks_damon_ctx *ctx, pthread_t th)
+{
 	pthread_join(th, NULL);
+	if (ctx->primitive && ctx->primitive->joined)
+		ctx->primitive->joined(ctx);
 }
 
 static int __damon_start(struct uks_damon_ctx *ctx, unsigned int nr)
@@ -359,7 +367,7 @@ static int __damon_stop(struct uks_damon_ctx *ctx)
 		pthread_cond_wait(&ctx->wake, &ctx->lock);
 	pthread_mutex_unlock(&ctx->lock);
 	if (join)
-		pthread_join(th, NULL);
+		__uks_damon_join(ctx, th);
 	return 0;
 }
 

@@ -66,6 +66,11 @@
  * and a futex only: the forking thread may itself fault on a taken page
  * while it waits, and the monitor serves that fault meanwhile.
  *
+ * Descriptors: the monitor thread has an fd table of its own
+ * (self_own_fd_table()), so the program, which may close every fd it did
+ * not open, cannot close the userfaultfd under us; only the eventfd is in
+ * both tables, hidden at a high number (fd_guard.c).
+ *
  * Lock order: none.  Only the monitor thread touches the table; other
  * threads talk to it through st->forking / st->window / st->stop and the
  * eventfd.
@@ -101,6 +106,7 @@
 static struct self_state *self_active;
 static pthread_once_t self_atfork_once = PTHREAD_ONCE_INIT;
 static struct uks_damon_self_stats self_last;
+static int self_orphan_evfd = -1;	/* the program's copy, after the monitor ended */
 
 /* ------------------------------------------------------------- fork */
 
@@ -120,8 +126,13 @@ void __uks_damon_self_pause(void)
 	if (!st || st->tid == (pid_t)syscall(SYS_gettid))
 		return;		/* the monitor itself: its window is closed */
 	__atomic_add_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
+	/*
+	 * Wake the monitor.  Should the program have closed the eventfd (a
+	 * raw system call), the monitor still sees `forking` when its
+	 * sampling interval ends, and closes the window then.
+	 */
 	if (write(st->evfd, &one, sizeof(one)) < 0)
-		return;
+		pr_debug("damon self: pause without the eventfd: %s", strerror(errno));
 	while (__atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &st->window, FUTEX_WAIT, 1, NULL, NULL, 0);
 }
@@ -142,13 +153,66 @@ static void self_postfork_child(void)
 
 	if (!st)
 		return;
-	close(st->uffd);
-	close(st->evfd);
-	if (st->pagemap_fd >= 0)
-		close(st->pagemap_fd);
-	if (st->mem_fd >= 0)
-		close(st->mem_fd);
+	/* the child's table is a copy of the forking thread's, the program's */
+	__uks_damon_fd_close(st->evfd);
+	if (!st->own_table) {
+		__uks_damon_fd_close(st->uffd);
+		__uks_damon_fd_close(st->pagemap_fd);
+		__uks_damon_fd_close(st->mem_fd);
+	}
 	self_active = NULL;
+}
+
+/*
+ * Give the monitor thread an fd table of its own (unshare(CLONE_FILES)).
+ * The program cannot know our descriptors: a daemon's close of every fd,
+ * even as a raw close_range() system call past the agent's wrappers,
+ * would close the userfaultfd, and the kernel then hands the program zero
+ * pages where its taken pages were.  Opened in a table of our own, the
+ * userfaultfd and /proc files are out of its reach.  The copy of the
+ * program's table that unshare() makes is emptied but for our hidden fds
+ * (the eventfd and the agent's output) and stderr, for logs: a copy of,
+ * say, a pipe the program closes would keep its reader from seeing EOF.
+ * 0 and 1 become /dev/null, so no new fd of ours lands there.
+ * Return: whether the table is ours (seccomp may refuse unshare()).
+ */
+static bool self_own_fd_table(void)
+{
+	unsigned int from = 3;
+	int null;
+
+	if (unshare(CLONE_FILES))
+		return false;
+	for (;;) {
+		int h = __uks_damon_fd_next_hidden((int)from);
+
+		if (h < 0) {
+			syscall(SYS_close_range, from, ~0U, 0);
+			break;
+		}
+		if ((unsigned int)h > from)
+			syscall(SYS_close_range, from, (unsigned int)h - 1, 0);
+		from = (unsigned int)h + 1;
+	}
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup3(null, 0, O_CLOEXEC);
+		dup3(null, 1, O_CLOEXEC);
+		if (null > 1)
+			close(null);
+	}
+	return true;
+}
+
+/*
+ * After the monitor thread was joined, on the joining thread: close the
+ * program's copy of the eventfd (see self_own_fd_table()), which the
+ * monitor thread could not reach.
+ */
+static void self_joined(struct uks_damon_ctx *ctx)
+{
+	(void)ctx;
+	__uks_damon_fd_close(__atomic_exchange_n(&self_orphan_evfd, -1, __ATOMIC_ACQ_REL));
 }
 
 static void self_register_atfork(void)
@@ -374,14 +438,17 @@ static void self_free(struct self_state *st)
 		if (st->hslots)
 			__uks_damon_self_unreg(st, (unsigned long)st->hslots, st->hslots_len);
 	}
-	if (st->uffd >= 0)
-		close(st->uffd);
-	if (st->evfd >= 0)
-		close(st->evfd);
-	if (st->pagemap_fd >= 0)
-		close(st->pagemap_fd);
-	if (st->mem_fd >= 0)
-		close(st->mem_fd);
+	__uks_damon_fd_close(st->uffd);
+	__uks_damon_fd_close(st->pagemap_fd);
+	__uks_damon_fd_close(st->mem_fd);
+	if (st->own_table) {
+		/* our copy; the program's goes when a thread of its table joins us */
+		if (st->evfd >= 0)
+			close(st->evfd);
+		__atomic_store_n(&self_orphan_evfd, st->evfd, __ATOMIC_RELEASE);
+	} else {
+		__uks_damon_fd_close(st->evfd);
+	}
 	uks_kfree(st->elig);
 	if (st->slot_area)
 		munmap(st->slot_area, st->slot_area_len);
@@ -416,7 +483,7 @@ static int self_init(struct uks_damon_ctx *ctx)
 	unsigned int cap = (unsigned int)(ctx->max_nr_regions < MAX_ENTRIES ?
 					  ctx->max_nr_regions : MAX_ENTRIES) + 8;
 	size_t len = DAMON_ALIGN(sizeof(*st) + cap * sizeof(struct self_entry), PG);
-	int local;
+	int local, ret;
 
 	/*
 	 * The program's signal handlers must never run on this thread: a
@@ -438,7 +505,8 @@ static int self_init(struct uks_damon_ctx *ctx)
 	st->tid = (pid_t)syscall(SYS_gettid);
 	st->e = (struct self_entry *)(st + 1);
 	st->cap = cap;
-	st->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	st->evfd = __uks_damon_fd_hide(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	st->own_table = self_own_fd_table();
 	st->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	st->mem_fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
 	st->uffd = __uks_damon_self_uffd_open(__uks_damon_self_features(&st->move), NULL);
@@ -456,12 +524,10 @@ static int self_init(struct uks_damon_ctx *ctx)
 	}
 	madvise(st->slots, st->slots_len, MADV_NOHUGEPAGE);
 	self_hslots(st);
-	/* the uffd far from the program's fds (a close-all of low fds) */
-	int hi = fcntl(st->uffd, F_DUPFD_CLOEXEC, 512);
-
-	if (hi >= 0) {
-		close(st->uffd);
-		st->uffd = hi;
+	if (!st->own_table) {	/* in the program's table: out of its way (fd_guard.c) */
+		st->uffd = __uks_damon_fd_hide(st->uffd);
+		st->pagemap_fd = __uks_damon_fd_hide(st->pagemap_fd);
+		st->mem_fd = __uks_damon_fd_hide(st->mem_fd);
 	}
 	add_excl(st, (unsigned long)st, (unsigned long)st + len);
 	add_excl(st, (unsigned long)st->slot_area, (unsigned long)st->slot_area + st->slot_area_len);
@@ -492,7 +558,10 @@ static int self_init(struct uks_damon_ctx *ctx)
 	pr_info("damon: self primitive, %s mode%s", st->move ? "UFFDIO_MOVE" : "copy",
 		st->nr_hslots ? ", huge pages whole" : "");
 	self_regions(ctx, st, true);
-	return __uks_damon_va_init(ctx);	/* the pidfd; regions are set */
+	ret = __uks_damon_va_init(ctx);	/* the pidfd; regions are set */
+	if (!st->own_table)
+		__uks_damon_va_hide_fds(ctx);
+	return ret;
 }
 
 static void self_update(struct uks_damon_ctx *ctx)
@@ -608,12 +677,13 @@ static void self_sleep(struct uks_damon_ctx *ctx, unsigned long us)
 			return;
 		struct timespec ts = { (time_t)(left / 1000000000LL), (long)(left % 1000000000LL) };
 
-		if (syscall(SYS_ppoll, p, 2, &ts, NULL, 0) <= 0)
-			continue;
-		if (p[0].revents)
-			__uks_damon_self_serve(st);
-		if (p[1].revents && read(st->evfd, &v, sizeof(v)) > 0 &&
-		    __atomic_load_n(&st->forking, __ATOMIC_SEQ_CST) &&
+		if (syscall(SYS_ppoll, p, 2, &ts, NULL, 0) > 0) {
+			if (p[0].revents)
+				__uks_damon_self_serve(st);
+			if (p[1].revents && read(st->evfd, &v, sizeof(v)) < 0)
+				v = 0;
+		}
+		if (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST) &&
 		    __atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
 			__uks_damon_self_close_window(st);
 	}
@@ -711,4 +781,5 @@ const struct damon_primitive __uks_damon_self = {
 	.wake = self_wake,
 	.target_valid = __uks_damon_va_target_valid,
 	.cleanup = self_cleanup,
+	.joined = self_joined,
 };

@@ -95,10 +95,11 @@ struct self_zap {		/* a range whose MADV_DONTNEED may not have run */
 };
 
 struct self_state {
-	int uffd;
-	int evfd;
+	int uffd;		/* in the monitor's own fd table (own_table) */
+	int evfd;		/* in both tables: other threads write it */
 	int pagemap_fd;		/* copy mode */
 	int mem_fd;		/* copy mode: /proc/self/mem */
+	bool own_table;		/* unshare(CLONE_FILES) done: see self_init() */
 	bool move;
 	pid_t tid;		/* the monitor thread's */
 	int window;		/* atomics shared with fork handlers */

@@ -90,12 +90,9 @@ static void va_close(void *pstate)
 {
 	struct vaddr_target *vt = pstate;
 
-	if (vt->pidfd >= 0)
-		close(vt->pidfd);
-	if (vt->pagemap_fd >= 0)
-		close(vt->pagemap_fd);
-	if (vt->clear_refs_fd >= 0)
-		close(vt->clear_refs_fd);
+	__uks_damon_fd_close(vt->pidfd);
+	__uks_damon_fd_close(vt->pagemap_fd);
+	__uks_damon_fd_close(vt->clear_refs_fd);
 	uks_kfree(vt);
 }
 
@@ -132,6 +129,22 @@ int __uks_damon_va_init(struct uks_damon_ctx *ctx)
 		__uks_damon_init_regions_of(ctx, t, regions);
 	}
 	return 0;
+}
+
+/* The self primitive: the targets' fds live inside the program (fd_guard.c). */
+void __uks_damon_va_hide_fds(struct uks_damon_ctx *ctx)
+{
+	struct damon_target *t;
+
+	damon_for_each_target(t, ctx) {
+		struct vaddr_target *vt = t->pstate;
+
+		if (!vt)
+			continue;
+		vt->pidfd = __uks_damon_fd_hide(vt->pidfd);
+		vt->pagemap_fd = __uks_damon_fd_hide(vt->pagemap_fd);
+		vt->clear_refs_fd = __uks_damon_fd_hide(vt->clear_refs_fd);
+	}
 }
 
 void __uks_damon_va_update(struct uks_damon_ctx *ctx)

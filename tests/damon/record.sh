@@ -175,6 +175,24 @@ ok "uks-masim names the bad line" -- bash -c "! '$M' '$tmp/bad.cfg' 2>&1 && '$M'
 head -c 500 /dev/urandom >"$tmp/junk.cfg"
 ok "uks-masim refuses a garbage config" -- bash -c "'$M' '$tmp/junk.cfg' >/dev/null 2>&1; [ \$? = 1 ]"
 ok "record without a command or pid is a usage error" -- bash -c "'$U' damon record -o '$tmp/x' 2>/dev/null; [ \$? = 2 ]"
+ok "record -p of a process that does not exist fails and writes no file" -- bash -c "
+	'$U' damon record -o '$tmp/nopid.data' -p 999999999 2>&1 | grep -q 'no such process' &&
+	! '$U' damon record -o '$tmp/nopid.data' -p 999999999 2>/dev/null && [ ! -e '$tmp/nopid.data' ] &&
+	'$U' damon record -o '$tmp/nopid.data' -p -5 2>/dev/null; [ \$? = 2 ]"
+ok "record --attrs breaking a rule names it and writes no file" -- bash -c "
+	'$U' damon record -o '$tmp/attrs.data' --attrs '1 2 3 2 1' -- true 2>&1 | grep -q 'min_nr_regions must be' &&
+	[ ! -e '$tmp/attrs.data' ]"
+: >"$tmp/empty.data"; printf 'hello\n' >"$tmp/text.data"
+for f in empty text; do
+	ok "report raw and wss of a $f file: no snapshot, an error" -- bash -c "
+		for r in raw wss; do '$U' damon report \$r '$tmp/$f.data' 2>&1 | grep -q 'no snapshot' || exit 1
+			'$U' damon report \$r '$tmp/$f.data' 2>/dev/null && exit 1; done; exit 0"
+done
+ok "an unknown report is a usage error before any file is read" -- bash -c "
+	u=\$(realpath '$U') && cd '$tmp' && \$u damon report foo 2>&1 | grep -q 'unknown report foo' &&
+	{ \$u damon report foo 2>/dev/null; [ \$? = 2 ]; }"
+ok "a heat map over 64 M cells is refused" -- bash -c "
+	'$U' damon report heats --resol 40000 40000 '$tmp/hand.data' 2>&1 | grep -q 'more than 64 M cells'"
 ok "--primitive self without the agent says so" -- bash -c "
 	UKS_DAMON_AGENT=/nonexistent/agent.so '$U' damon record --primitive self -o '$tmp/x' -- true 2>&1 |
 	grep -q 'needs the agent'"

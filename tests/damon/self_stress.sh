@@ -12,7 +12,8 @@
 # is not "never") the counts must also show huge pages taken whole (not
 # under a sanitizer), and once more with 4 KiB samples only
 # (UKS_DAMON_SELF_HUGE=0).  Last, the
-# `uks damon record --primitive self` path end to end.
+# `uks damon record --primitive self` path end to end, also for programs
+# that close every fd they did not open (tests/damon/fd_closer.c).
 set -u
 . "$(dirname "$0")/../tap.bash"
 O=${O:-build}
@@ -92,6 +93,15 @@ if [ -n "$rt" ]; then
 	skip "uks damon record --primitive self" "sanitizer build: record cannot put the runtime first"
 	tap_done; exit
 fi
+${CC:-cc} -O2 -o "$tmp/fd_closer" tests/damon/fd_closer.c
+for how in closefrom close_range loop raw; do
+	ok "a program that closes every fd ($how) loses no byte, and the record goes on" -- bash -c '
+		UKS_DAMON_AGENT="$1" "$2" damon record --primitive self -o "$3/fd.data" -- "$4" "$5" \
+			>"$3/fd.out" 2>&1; rc=$?; cat "$3/fd.out"
+		[ $rc = 0 ] && grep -q "^$5: 0 words wrong" "$3/fd.out" &&
+		n=$(sed -n "s/.* \([0-9]*\) snapshots .*/\1/p" "$3/fd.out") && [ "${n:-0}" -ge 5 ]' \
+		_ "$AGENT" "$O/uks" "$tmp" "$tmp/fd_closer" "$how"
+done
 ok "uks damon record --primitive self -- self_stress" -- bash -c '
 	UKS_DAMON_AGENT="$1" "$2" damon record --primitive self --attrs "2000 20000 1000000 10 1000" \
 		-o "$3/rec.data" -- "$4" -t 2 2>&1 | tee "$3/rec.out" &&

@@ -29,14 +29,17 @@
  * Lock order: none (the callback runs in the monitor thread; the
  * constructor and destructor run before and after it).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +53,9 @@ struct agent {
 	struct uks_damon_ctx *ctx;
 	struct uks_damon_rec_writer *w;
 	int fd;			/* lines, or the record file */
+	dev_t fd_dev;		/* what @fd was when it was ours */
+	ino_t fd_ino;
+	bool fd_lost;		/* the program closed or replaced it */
 	bool child;
 	bool verbose;
 	char *buf;
@@ -61,6 +67,28 @@ static struct agent agent = { .fd = -1 };
 static void agent_err(const char *what, int err)
 {
 	dprintf(2, "uks-damon-agent: %s: %s\n", what, strerror(err));
+}
+
+/*
+ * Is the output still the file we were given?  A raw close_range() system
+ * call, or a dup2() onto it, gets past the wrappers below; writing on
+ * would put trace lines into whatever the program opened there.
+ */
+static bool output_is_ours(struct agent *a)
+{
+	struct stat st;
+
+	if (a->fd_lost)
+		return false;
+	if (fstat(a->fd, &st) || st.st_dev != a->fd_dev || st.st_ino != a->fd_ino) {
+		a->fd_lost = true;
+		dprintf(2, "uks-damon-agent: the program closed or replaced the agent's output "
+			"(fd %d): monitoring stops\n", a->fd);
+		__uks_damon_fd_unhide(a->fd);
+		a->fd = -1;
+		return false;
+	}
+	return true;
 }
 
 static int put_target(struct uks_damon_target *t, void *arg)
@@ -122,8 +150,75 @@ static int put_target(struct uks_damon_target *t, void *arg)
 
 static int after_aggregation(struct uks_damon_ctx *ctx)
 {
-	uks_damon_for_each_target(ctx, put_target, uks_damon_callback_private(ctx));
+	struct agent *a = uks_damon_callback_private(ctx);
+
+	if (!output_is_ours(a))
+		return 1;	/* nowhere to report: stop, every page given back */
+	uks_damon_for_each_target(ctx, put_target, a);
 	return 0;
+}
+
+/*
+ * The program's close(), close_range() and closefrom() leave DAMON's own
+ * descriptors open (lib/damon/fd_guard.c): to the program they are not
+ * open files of its own, so close() says EBADF.  Calls inside glibc (a
+ * posix_spawn() close action) and raw system calls go past these;
+ * output_is_ours() notices what they do to the output.
+ */
+extern int __close(int fd);
+
+__attribute__((visibility("default"))) int close(int fd)
+{
+	if (__uks_damon_fd_hidden(fd)) {
+		errno = EBADF;
+		return -1;
+	}
+	return __close(fd);
+}
+
+__attribute__((visibility("default"))) int close_range(unsigned int first, unsigned int last,
+							int flags)
+{
+	unsigned int from = first;
+
+	if (first > last) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* [first, last] in pieces, around each of ours */
+	for (;;) {
+		int h = from > INT_MAX ? -1 : __uks_damon_fd_next_hidden((int)from);
+
+		if (h < 0 || (unsigned int)h > last)
+			return (int)syscall(SYS_close_range, from, last, flags);
+		if ((unsigned int)h > from &&
+		    syscall(SYS_close_range, from, (unsigned int)h - 1, flags))
+			return -1;
+		if ((unsigned int)h == last)
+			return 0;
+		from = (unsigned int)h + 1;
+	}
+}
+
+__attribute__((visibility("default"))) void closefrom(int lowfd)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (lowfd < 0)
+		lowfd = 0;
+	if (!close_range((unsigned int)lowfd, ~0U, 0) || errno != ENOSYS)
+		return;
+	d = opendir("/proc/self/fd");	/* before Linux 5.9 */
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] != '.' && fd >= lowfd && fd != dirfd(d))
+			close(fd);
+	}
+	closedir(d);
 }
 
 /*
@@ -157,8 +252,7 @@ __attribute__((visibility("default"))) void *mremap(void *old, size_t old_len,
 static void agent_fork_child(void)
 {
 	agent.child = true;
-	if (agent.fd >= 0)
-		close(agent.fd);
+	__uks_damon_fd_close(agent.fd);
 	agent.fd = -1;
 }
 
@@ -170,6 +264,7 @@ __attribute__((constructor)) static void agent_start(void)
 	struct uks_damon_callback cb = { .priv = &agent,
 					 .after_aggregation = after_aggregation };
 	unsigned long pid = (unsigned long)getpid();
+	struct stat fst;
 	char why[256];
 	int err;
 
@@ -186,9 +281,15 @@ __attribute__((constructor)) static void agent_start(void)
 	if (at && sscanf(at, "%lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3], &v[4]) != 5)
 		agent_err("UKS_DAMON_AGENT_ATTRS", EINVAL);
 	if (fdv && *fdv) {
-		agent.fd = atoi(fdv);	/* inherited across exec, on purpose */
+		char fdtext[16];
+
+		/* inherited across exec, on purpose: a new number goes to the next image */
+		agent.fd = __uks_damon_fd_hide(atoi(fdv));
+		snprintf(fdtext, sizeof(fdtext), "%d", agent.fd);
+		setenv("UKS_DAMON_AGENT_FD", fdtext, 1);
 	} else {
-		agent.fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		agent.fd = __uks_damon_fd_hide(open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+						    0644));
 		if (agent.fd < 0) {
 			agent_err(out, errno);
 			return;
@@ -198,6 +299,10 @@ __attribute__((constructor)) static void agent_start(void)
 			agent_err("record writer", -err);
 			return;
 		}
+	}
+	if (!fstat(agent.fd, &fst)) {
+		agent.fd_dev = fst.st_dev;
+		agent.fd_ino = fst.st_ino;
 	}
 	if (uks_damon_primitive_available("self", why, sizeof(why))) {
 		dprintf(2, "uks-damon-agent: %s\n", why);
@@ -234,11 +339,10 @@ __attribute__((destructor)) static void agent_stop(void)
 			uks_damon_self_mode(), st.samples, st.sampled, st.taken, st.faults,
 			st.refused, st.dropped, st.cut, st.lost, st.huge);
 	}
-	if (agent.w)
+	if (agent.w && !agent.fd_lost)	/* else its fd is no longer the record file */
 		uks_damon_rec_writer_finish(agent.w, NULL);
 	agent.w = NULL;
-	if (agent.fd >= 0)
-		close(agent.fd);
+	__uks_damon_fd_close(agent.fd);
 	agent.fd = -1;
 	uks_damon_ctx_destroy(agent.ctx);
 	agent.ctx = NULL;

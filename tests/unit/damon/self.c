@@ -8,7 +8,8 @@
  * buffer works); kernel-side accesses (read(2)/write(2) on a taken page)
  * fault and wait instead of failing; a sample inside a transparent huge
  * page takes the whole 2 MiB page (a write to one 4 KiB page of it makes
- * its region hot, and the huge page is still whole after).
+ * its region hot, and the huge page is still whole after); the program
+ * cannot close the monitor's userfaultfd.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -353,6 +354,100 @@ TEST_TIMEOUT(self_fork_child_sees_every_byte, 60)
 	TH_LOG("20 forks, %d bad children; %lu samples, %lu taken, %lu faults", bad,
 	       st.samples, st.taken, st.faults);
 	EXPECT_EQ(0, bad);
+#if !defined(__SANITIZE_ADDRESS__)
+	EXPECT_GT(st.taken, 0);
+#endif
+	munmap(b.hot, HOT_SZ);
+	munmap(b.cold, HOT_SZ);
+	uks_damon_ctx_destroy(ctx);
+}
+
+/* How many of this process's fds (its table: this thread's) are userfaultfds? */
+static int program_uffds(void)
+{
+	char path[64], target[128];
+	int n = 0;
+
+	for (int fd = 0; fd < 4096; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		n += strstr(target, "userfaultfd") != NULL;
+	}
+	return n;
+}
+
+/*
+ * The userfaultfd lives in the monitor thread's own fd table: the
+ * program's has none to close.  A program that closes every fd opened
+ * since (a raw close_range(), past the agent's wrappers, as a daemon's
+ * start-up may) loses no byte, and a fork after that, whose handshake
+ * then has no eventfd to wake the monitor, still gives each child every
+ * byte.
+ */
+TEST_TIMEOUT(self_keeps_its_userfaultfd_out_of_the_programs_reach, 60)
+{
+	struct bufs b = { 0 };
+	struct uks_damon_ctx *ctx;
+	unsigned long id = (unsigned long)getpid();
+	struct uks_damon_self_stats st;
+	int first_free, uffds, bad = 0;
+	char why[300];
+	pthread_t th;
+
+	if (uks_damon_primitive_available("self", why, sizeof(why)))
+		SKIP(return, "self: %.200s", why);
+	b.hot = mmap(NULL, HOT_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	b.cold = mmap(NULL, HOT_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, b.hot);
+	ASSERT_NE(MAP_FAILED, b.cold);
+	for (unsigned long i = 0; i < HOT_SZ; i += 8)
+		*(uint64_t *)(b.cold + i) = i * 7 + 1;
+	first_free = fcntl(0, F_DUPFD, 0);
+	ASSERT_GE(first_free, 0);
+	close(first_free);
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "self"));
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 1000, 20000, 200000, 200, 1000));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	ASSERT_EQ(0, pthread_create(&th, NULL, writer, &b));
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	usleep(300000);
+	uffds = program_uffds();
+	syscall(SYS_close_range, (unsigned int)first_free, ~0U, 0);
+	for (int n = 0; n < 10; n++) {
+		pid_t pid = fork();
+		int status = 0;
+
+		if (pid == 0) {
+			for (unsigned long i = 0; i < HOT_SZ; i += 8)
+				if (*(uint64_t *)(b.cold + i) != i * 7 + 1)
+					_exit(1);
+			_exit(0);
+		}
+		ASSERT_GT(pid, 0);
+		waitpid(pid, &status, 0);
+		bad += !WIFEXITED(status) || WEXITSTATUS(status);
+		usleep(30000);
+	}
+	EXPECT_TRUE(uks_damon_is_running(ctx));
+	uks_damon_stop(&ctx, 1);
+	atomic_store(&b.stop, 1);
+	pthread_join(th, NULL);
+	uks_damon_self_stats(&st);
+	TH_LOG("%d userfaultfds in the program's table; 10 forks after the close, %d bad; "
+	       "%lu samples, %lu taken, %lu faults", uffds, bad, st.samples, st.taken, st.faults);
+	EXPECT_EQ(0, uffds);
+	EXPECT_EQ(0, bad);
+	for (unsigned long i = 0; i < HOT_SZ; i += 8)
+		if (*(uint64_t *)(b.cold + i) != i * 7 + 1) {
+			TH_LOG("byte %lu of the cold buffer lost", i);
+			ASSERT_TRUE(false);
+		}
 #if !defined(__SANITIZE_ADDRESS__)
 	EXPECT_GT(st.taken, 0);
 #endif

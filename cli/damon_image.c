@@ -67,6 +67,22 @@ struct frame {
 	char title[96];
 };
 
+/* "64.000 MiB" -> "64 MiB", "1.500 GiB" -> "1.5 GiB": an axis needs no more */
+static void trim_zeros(char *label)
+{
+	char *dot = strchr(label, '.'), *unit, *end;
+
+	if (!dot)
+		return;
+	unit = strchr(dot, ' ');
+	end = unit ? unit : dot + strlen(dot);
+	while (end > dot + 1 && end[-1] == '0')
+		end--;
+	if (end == dot + 1)
+		end = dot;
+	memmove(end, unit ? unit : "", strlen(unit ? unit : "") + 1);
+}
+
 static void frame_of(const struct uks_damon_heatmap *hm, bool abs_time, bool abs_addr,
 		     struct frame *f)
 {
@@ -87,11 +103,13 @@ static void frame_of(const struct uks_damon_heatmap *hm, bool abs_time, bool abs
 			snprintf(f->xt[k], sizeof(f->xt[k]), "%.3f", ((double)hm->tmin + t) / 1e9);
 		else
 			snprintf(f->xt[k], sizeof(f->xt[k]), "%.2f", t / 1e9);
-		if (abs_addr)
+		if (abs_addr) {
 			snprintf(f->yt[k], sizeof(f->yt[k]), "0x%llx",
 				 (unsigned long long)(hm->amin + (uint64_t)a));
-		else
+		} else {
 			damon_fmt_sz(f->yt[k], sizeof(f->yt[k]), a, false);
+			trim_zeros(f->yt[k]);
+		}
 	}
 	for (int k = 0; k < 3; k++)
 		snprintf(f->st[k], sizeof(f->st[k]), "%.2f", f->lo + (f->hi - f->lo) * k / 2);
@@ -336,9 +354,15 @@ static int write_png(const struct uks_damon_heatmap *hm, const struct frame *f, 
 	hline(cv, PL - 1, PL + PW, PT + PH);
 	vline(cv, PL - 1, PT - 1, PT + PH);
 	vline(cv, PL + PW, PT - 1, PT + PH);
+	/* one size for every address label: the small one if any needs it */
+	int ys = 2, title_w = text_width("nr_accesses", 2);
+
+	for (int k = 0; k < NTICKS; k++)
+		if (text_width(f->yt[k], 2) > PL - 40)
+			ys = 1;
 	for (int k = 0; k < NTICKS; k++) {
 		int x = PL + PW * k / (NTICKS - 1), y = PT + PH - PH * k / (NTICKS - 1);
-		int s = text_width(f->yt[k], 2) > PL - 40 ? 1 : 2;
+		int s = ys;
 
 		vline(cv, x, PT + PH, PT + PH + 6);
 		draw_text(cv, x - text_width(f->xt[k], 2) / 2, PT + PH + 12, f->xt[k], 2, false);
@@ -358,7 +382,9 @@ static int write_png(const struct uks_damon_heatmap *hm, const struct frame *f, 
 	vline(cv, PL + PW + 62, PT - 1, PT + PH);
 	for (int k = 0; k < 3; k++)
 		draw_text(cv, PL + PW + 68, PT + PH - PH * k / 2 - 7, f->st[k], 2, false);
-	draw_text(cv, PL + PW + 20, PT - 18, "nr_accesses", 1, false);
+	/* the scale's title in the size of its values, right-aligned if need be */
+	draw_text(cv, PL + PW + 20 + title_w < IMG_W - 4 ? PL + PW + 20 : IMG_W - 4 - title_w,
+		  PT - 22, "nr_accesses", 2, false);
 
 	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
 	info = png ? png_create_info_struct(png) : NULL;

@@ -198,7 +198,7 @@ struct vaddr_target {
 };
 void __uks_damon_join(struct uks_damon_ctx *ctx, pthread_t th);
 int __uks_damon_va_init(struct uks_damon_ctx *ctx);
-void __uks_damon_va_hide_fds(struct uks_damon_ctx *ctx);
+void __uks_damon_va_hide_fds(struct uks_damon_ctx *ctx, bool only_move);
 void __uks_damon_va_update(struct uks_damon_ctx *ctx);
 bool __uks_damon_va_target_valid(struct uks_damon_ctx *ctx, struct damon_target *t);
 void __uks_damon_va_cleanup(struct uks_damon_ctx *ctx);
@@ -224,6 +224,7 @@ const struct damon_primitive *__uks_damon_find_primitive(const char *name);
 bool __uks_damon_synth_sample(struct uks_damon_synth *s, unsigned long addr, uint64_t rnd);
 
 /* fd_guard.c: DAMON's descriptors inside a monitored program */
+int __uks_damon_fd_move_high(int fd);
 int __uks_damon_fd_hide(int fd);
 void __uks_damon_fd_unhide(int fd);
 bool __uks_damon_fd_hidden(int fd);

@@ -29,27 +29,38 @@
 static _Atomic int hidden[MAX_HIDDEN_FDS] = { [0 ... MAX_HIDDEN_FDS - 1] = -1 };
 
 /**
- * __uks_damon_fd_hide - move @fd out of the program's way and record it
+ * __uks_damon_fd_move_high - move @fd to HIDDEN_FD_BASE or above
  * @fd: a descriptor of ours; CLOEXEC or not, it stays so
  *
  * Return: the descriptor to use from now on (@fd itself when no higher one
  * is free under RLIMIT_NOFILE, or when @fd is negative).
  */
-int __uks_damon_fd_hide(int fd)
+int __uks_damon_fd_move_high(int fd)
 {
 	int flags, hi;
 
+	if (fd < 0 || fd >= HIDDEN_FD_BASE)
+		return fd;
+	flags = fcntl(fd, F_GETFD);
+	hi = fcntl(fd, (flags > 0 && (flags & FD_CLOEXEC)) ? F_DUPFD_CLOEXEC : F_DUPFD,
+		   HIDDEN_FD_BASE);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
+}
+
+/**
+ * __uks_damon_fd_hide - move @fd out of the program's way and record it
+ * @fd: a descriptor of ours, in the program's fd table
+ *
+ * Return: the descriptor to use from now on (see __uks_damon_fd_move_high()).
+ */
+int __uks_damon_fd_hide(int fd)
+{
+	fd = __uks_damon_fd_move_high(fd);
 	if (fd < 0)
 		return fd;
-	if (fd < HIDDEN_FD_BASE) {
-		flags = fcntl(fd, F_GETFD);
-		hi = fcntl(fd, (flags > 0 && (flags & FD_CLOEXEC)) ? F_DUPFD_CLOEXEC : F_DUPFD,
-			   HIDDEN_FD_BASE);
-		if (hi >= 0) {
-			close(fd);
-			fd = hi;
-		}
-	}
 	for (int i = 0; i < MAX_HIDDEN_FDS; i++) {
 		int empty = -1;
 

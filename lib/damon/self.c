@@ -528,6 +528,10 @@ static int self_init(struct uks_damon_ctx *ctx)
 		st->uffd = __uks_damon_fd_hide(st->uffd);
 		st->pagemap_fd = __uks_damon_fd_hide(st->pagemap_fd);
 		st->mem_fd = __uks_damon_fd_hide(st->mem_fd);
+	} else {		/* at numbers a callback's write to a program fd cannot meet */
+		st->uffd = __uks_damon_fd_move_high(st->uffd);
+		st->pagemap_fd = __uks_damon_fd_move_high(st->pagemap_fd);
+		st->mem_fd = __uks_damon_fd_move_high(st->mem_fd);
 	}
 	add_excl(st, (unsigned long)st, (unsigned long)st + len);
 	add_excl(st, (unsigned long)st->slot_area, (unsigned long)st->slot_area + st->slot_area_len);
@@ -559,8 +563,7 @@ static int self_init(struct uks_damon_ctx *ctx)
 		st->nr_hslots ? ", huge pages whole" : "");
 	self_regions(ctx, st, true);
 	ret = __uks_damon_va_init(ctx);	/* the pidfd; regions are set */
-	if (!st->own_table)
-		__uks_damon_va_hide_fds(ctx);
+	__uks_damon_va_hide_fds(ctx, st->own_table);
 	return ret;
 }
 

@@ -131,9 +131,14 @@ int __uks_damon_va_init(struct uks_damon_ctx *ctx)
 	return 0;
 }
 
-/* The self primitive: the targets' fds live inside the program (fd_guard.c). */
-void __uks_damon_va_hide_fds(struct uks_damon_ctx *ctx)
+/*
+ * The self primitive: the targets' fds live inside the program, moved high
+ * in the monitor's own fd table (@only_move) or hidden in the program's
+ * (fd_guard.c).
+ */
+void __uks_damon_va_hide_fds(struct uks_damon_ctx *ctx, bool only_move)
 {
+	int (*move)(int fd) = only_move ? __uks_damon_fd_move_high : __uks_damon_fd_hide;
 	struct damon_target *t;
 
 	damon_for_each_target(t, ctx) {
@@ -141,9 +146,9 @@ void __uks_damon_va_hide_fds(struct uks_damon_ctx *ctx)
 
 		if (!vt)
 			continue;
-		vt->pidfd = __uks_damon_fd_hide(vt->pidfd);
-		vt->pagemap_fd = __uks_damon_fd_hide(vt->pagemap_fd);
-		vt->clear_refs_fd = __uks_damon_fd_hide(vt->clear_refs_fd);
+		vt->pidfd = move(vt->pidfd);
+		vt->pagemap_fd = move(vt->pagemap_fd);
+		vt->clear_refs_fd = move(vt->clear_refs_fd);
 	}
 }
 

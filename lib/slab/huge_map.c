@@ -135,6 +135,7 @@ struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh)
 	struct huge_unmaps evicted = { 0 };
 	struct uks_page *page;
 	char *addr;
+	int saved_errno = errno;
 
 	if (map_size < size)
 		return NULL;
@@ -170,6 +171,7 @@ struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh)
 		munmap(addr, map_size);
 		return NULL;
 	}
+	errno = saved_errno;	/* a probe that failed on the way is no error */
 	return page;
 }
 
@@ -248,6 +250,7 @@ void __uks_free_huge(struct uks_page *page)
 {
 	char *addr = page->addr;
 	size_t size = page->map_size;
+	int saved_errno = errno;	/* free() keeps errno (POSIX 2024, glibc) */
 
 	__uks_page_alloc_lock();
 	set_huge_slots(page, 0);
@@ -256,6 +259,7 @@ void __uks_free_huge(struct uks_page *page)
 	huge.nr--;
 	__uks_page_alloc_unlock();
 	release_range(addr, size, size);
+	errno = saved_errno;
 }
 
 /*
@@ -370,6 +374,7 @@ void *__uks_resize_huge(struct uks_page *page, size_t new_size)
 	size_t map_size = page->map_size;
 	struct huge_unmaps evicted = { 0 };
 	char *addr = page->addr, *to;
+	int saved_errno = errno;	/* a success keeps it: a failed in-place try is ours */
 	bool took_next;
 
 	if (new_map < new_size)
@@ -411,5 +416,6 @@ void *__uks_resize_huge(struct uks_page *page, size_t new_size)
 	}
 done:
 	page->large_size = new_size;
+	errno = saved_errno;
 	return page->addr;
 }

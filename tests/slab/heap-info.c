@@ -4,10 +4,13 @@
  * tests/slab/preload.sh: mallinfo2() and mallinfo() follow what the
  * program allocates and frees, malloc_trim() brings the resident set back
  * down at once, and memory from the __libc_* names and from ours can be
- * freed by either (cfree() too).  Prints "ok" or what failed.
+ * freed by either (cfree() too); and calls that succeed leave errno
+ * alone, as glibc's do (free() must, by POSIX 2024).  Prints "ok" or what
+ * failed.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -148,8 +151,34 @@ static void libc_names_mix_with_ours(void)
 	free(p);
 }
 
+/* Sizes on either side of the 2 MiB line, where blocks get mappings of their own. */
+static void errno_survives_success(void)
+{
+	static const size_t sizes[] = { 100, 5000, 3 * MiB, 40 * MiB };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char *p, *q;
+
+		errno = 1234;
+		p = malloc(sizes[i]);
+		check(p && errno == 1234, "malloc keeps errno", sizes[i], (unsigned long long)errno);
+		errno = 1234;
+		q = realloc(p, sizes[i] * 2);
+		check(q && errno == 1234, "realloc growing keeps errno", sizes[i],
+		      (unsigned long long)errno);
+		errno = 1234;
+		p = realloc(q ? q : p, sizes[i] / 2);
+		check(p && errno == 1234, "realloc shrinking keeps errno", sizes[i],
+		      (unsigned long long)errno);
+		errno = 1234;
+		free(p);
+		check(errno == 1234, "free keeps errno", sizes[i], (unsigned long long)errno);
+	}
+}
+
 int main(void)
 {
+	errno_survives_success();
 	heap_follows_the_program();
 	big_blocks_are_counted();
 	libc_names_mix_with_ours();

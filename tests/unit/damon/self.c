@@ -304,62 +304,99 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-TEST_TIMEOUT(self_fork_child_sees_every_byte, 60)
+/*
+ * The two buffers (the cold one stamped), a writer on the hot one, and a
+ * self context on this process sampling every 1 ms.
+ */
+static void start_writer_and_self(struct th_result *_th_r, struct bufs *b,
+				  struct uks_damon_ctx **ctx, pthread_t *th)
 {
-	struct bufs b = { 0 };
-	struct uks_damon_ctx *ctx;
 	unsigned long id = (unsigned long)getpid();
-	struct uks_damon_self_stats st;
-	char why[300];
-	pthread_t th;
+
+	b->hot = mmap(NULL, HOT_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	b->cold = mmap(NULL, HOT_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, b->hot);
+	ASSERT_NE(MAP_FAILED, b->cold);
+	for (unsigned long i = 0; i < HOT_SZ; i += 8)
+		*(uint64_t *)(b->cold + i) = i * 7 + 1;
+	ASSERT_EQ(0, uks_damon_ctx_create(ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(*ctx, "self"));
+	ASSERT_EQ(0, uks_damon_set_attrs(*ctx, 1000, 20000, 200000, 200, 1000));
+	ASSERT_EQ(0, uks_damon_set_targets(*ctx, &id, 1));
+	ASSERT_EQ(0, pthread_create(th, NULL, writer, b));
+	ASSERT_EQ(0, uks_damon_start(ctx, 1));
+}
+
+/* @n fork children, @gap_us apart, each checking the buffers; Return: how many failed */
+static int fork_children(struct th_result *_th_r, const struct bufs *b, int n, useconds_t gap_us)
+{
 	int bad = 0;
 
-	if (uks_damon_primitive_available("self", why, sizeof(why)))
-		SKIP(return, "self: %.200s", why);
-	b.hot = mmap(NULL, HOT_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	b.cold = mmap(NULL, HOT_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, b.hot);
-	ASSERT_NE(MAP_FAILED, b.cold);
-	for (unsigned long i = 0; i < HOT_SZ; i += 8)
-		*(uint64_t *)(b.cold + i) = i * 7 + 1;
-	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
-	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "self"));
-	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 1000, 20000, 200000, 200, 1000));
-	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
-	ASSERT_EQ(0, pthread_create(&th, NULL, writer, &b));
-	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
-	usleep(200000);
-	for (int n = 0; n < 20; n++) {
+	for (int k = 0; k < n; k++) {
 		pid_t pid = fork();
 		int status = 0;
 
 		if (pid == 0) {
 			for (unsigned long i = 0; i < HOT_SZ; i += 8)
-				if (*(uint64_t *)(b.cold + i) != i * 7 + 1)
+				if (*(uint64_t *)(b->cold + i) != i * 7 + 1)
 					_exit(1);
 			for (unsigned long i = 0; i < HOT_SZ; i += PG)
-				if (!((uint64_t *)(b.hot + i))[0])	/* lost: zero */
+				if (!((uint64_t *)(b->hot + i))[0])	/* lost: zero */
 					_exit(2);
 			_exit(0);
 		}
 		ASSERT_GT(pid, 0);
 		waitpid(pid, &status, 0);
 		bad += !WIFEXITED(status) || WEXITSTATUS(status);
-		usleep(20000);
+		usleep(gap_us);
 	}
+	return bad;
+}
+
+/* Stop the context and the writer; @st: what the context did. */
+static void stop_writer_and_self(struct bufs *b, struct uks_damon_ctx *ctx, pthread_t th,
+				 struct uks_damon_self_stats *st)
+{
 	uks_damon_stop(&ctx, 1);
-	atomic_store(&b.stop, 1);
+	atomic_store(&b->stop, 1);
 	pthread_join(th, NULL);
-	uks_damon_self_stats(&st);
+	uks_damon_self_stats(st);
+}
+
+/* Pages were taken (not under ASan: see find_hot()); free what start_writer_and_self() made. */
+static void free_writer_and_self(struct th_result *_th_r, struct bufs *b, struct uks_damon_ctx *ctx,
+				 const struct uks_damon_self_stats *st)
+{
+#if !defined(__SANITIZE_ADDRESS__)
+	EXPECT_GT(st->taken, 0);
+#else
+	(void)st;
+	(void)_th_r;
+#endif
+	munmap(b->hot, HOT_SZ);
+	munmap(b->cold, HOT_SZ);
+	uks_damon_ctx_destroy(ctx);
+}
+
+TEST_TIMEOUT(self_fork_child_sees_every_byte, 60)
+{
+	struct bufs b = { 0 };
+	struct uks_damon_ctx *ctx;
+	struct uks_damon_self_stats st;
+	char why[300];
+	pthread_t th;
+	int bad;
+
+	if (uks_damon_primitive_available("self", why, sizeof(why)))
+		SKIP(return, "self: %.200s", why);
+	start_writer_and_self(_th_r, &b, &ctx, &th);
+	usleep(200000);
+	bad = fork_children(_th_r, &b, 20, 20000);
+	stop_writer_and_self(&b, ctx, th, &st);
 	TH_LOG("20 forks, %d bad children; %lu samples, %lu taken, %lu faults", bad,
 	       st.samples, st.taken, st.faults);
 	EXPECT_EQ(0, bad);
-#if !defined(__SANITIZE_ADDRESS__)
-	EXPECT_GT(st.taken, 0);
-#endif
-	munmap(b.hot, HOT_SZ);
-	munmap(b.cold, HOT_SZ);
-	uks_damon_ctx_destroy(ctx);
+	free_writer_and_self(_th_r, &b, ctx, &st);
 }
 
 /* How many of this process's fds (its table: this thread's) are userfaultfds? */
@@ -393,52 +430,23 @@ TEST_TIMEOUT(self_keeps_its_userfaultfd_out_of_the_programs_reach, 60)
 {
 	struct bufs b = { 0 };
 	struct uks_damon_ctx *ctx;
-	unsigned long id = (unsigned long)getpid();
 	struct uks_damon_self_stats st;
-	int first_free, uffds, bad = 0;
+	int first_free, uffds, bad;
 	char why[300];
 	pthread_t th;
 
 	if (uks_damon_primitive_available("self", why, sizeof(why)))
 		SKIP(return, "self: %.200s", why);
-	b.hot = mmap(NULL, HOT_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	b.cold = mmap(NULL, HOT_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, b.hot);
-	ASSERT_NE(MAP_FAILED, b.cold);
-	for (unsigned long i = 0; i < HOT_SZ; i += 8)
-		*(uint64_t *)(b.cold + i) = i * 7 + 1;
 	first_free = fcntl(0, F_DUPFD, 0);
 	ASSERT_GE(first_free, 0);
 	close(first_free);
-	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
-	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "self"));
-	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 1000, 20000, 200000, 200, 1000));
-	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
-	ASSERT_EQ(0, pthread_create(&th, NULL, writer, &b));
-	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	start_writer_and_self(_th_r, &b, &ctx, &th);
 	usleep(300000);
 	uffds = program_uffds();
 	syscall(SYS_close_range, (unsigned int)first_free, ~0U, 0);
-	for (int n = 0; n < 10; n++) {
-		pid_t pid = fork();
-		int status = 0;
-
-		if (pid == 0) {
-			for (unsigned long i = 0; i < HOT_SZ; i += 8)
-				if (*(uint64_t *)(b.cold + i) != i * 7 + 1)
-					_exit(1);
-			_exit(0);
-		}
-		ASSERT_GT(pid, 0);
-		waitpid(pid, &status, 0);
-		bad += !WIFEXITED(status) || WEXITSTATUS(status);
-		usleep(30000);
-	}
+	bad = fork_children(_th_r, &b, 10, 30000);
 	EXPECT_TRUE(uks_damon_is_running(ctx));
-	uks_damon_stop(&ctx, 1);
-	atomic_store(&b.stop, 1);
-	pthread_join(th, NULL);
-	uks_damon_self_stats(&st);
+	stop_writer_and_self(&b, ctx, th, &st);
 	TH_LOG("%d userfaultfds in the program's table; 10 forks after the close, %d bad; "
 	       "%lu samples, %lu taken, %lu faults", uffds, bad, st.samples, st.taken, st.faults);
 	EXPECT_EQ(0, uffds);
@@ -448,12 +456,7 @@ TEST_TIMEOUT(self_keeps_its_userfaultfd_out_of_the_programs_reach, 60)
 			TH_LOG("byte %lu of the cold buffer lost", i);
 			ASSERT_TRUE(false);
 		}
-#if !defined(__SANITIZE_ADDRESS__)
-	EXPECT_GT(st.taken, 0);
-#endif
-	munmap(b.hot, HOT_SZ);
-	munmap(b.cold, HOT_SZ);
-	uks_damon_ctx_destroy(ctx);
+	free_writer_and_self(_th_r, &b, ctx, &st);
 }
 
 /*

@@ -107,6 +107,7 @@ static struct self_state *self_active;
 static pthread_once_t self_atfork_once = PTHREAD_ONCE_INIT;
 static struct uks_damon_self_stats self_last;
 static int self_orphan_evfd = -1;	/* the program's copy, after the monitor ended */
+static __thread struct self_state *self_paused;	/* what this thread's pause counted in */
 
 /* ------------------------------------------------------------- fork */
 
@@ -126,6 +127,7 @@ void __uks_damon_self_pause(void)
 	if (!st || st->tid == (pid_t)syscall(SYS_gettid))
 		return;		/* the monitor itself: its window is closed */
 	__atomic_add_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
+	self_paused = st;	/* resume() leaves this one, even if the monitor ended since */
 	/*
 	 * Wake the monitor.  Should the program have closed the eventfd (a
 	 * raw system call), the monitor still sees `forking` when its
@@ -140,9 +142,15 @@ void __uks_damon_self_pause(void)
 /** __uks_damon_self_resume - end a __uks_damon_self_pause() */
 void __uks_damon_self_resume(void)
 {
-	struct self_state *st = __atomic_load_n(&self_active, __ATOMIC_ACQUIRE);
+	struct self_state *st = self_paused;
 
-	if (st && st->tid != (pid_t)syscall(SYS_gettid))
+	/*
+	 * Not self_active: the monitor may have ended meanwhile (a callback
+	 * stopped it), and its cleanup clears self_active first and then
+	 * waits for this very count to drop.
+	 */
+	self_paused = NULL;
+	if (st)
 		__atomic_sub_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -151,6 +159,7 @@ static void self_postfork_child(void)
 {
 	struct self_state *st = self_active;
 
+	self_paused = NULL;	/* the child has no monitor to resume */
 	if (!st)
 		return;
 	/* the child's table is a copy of the forking thread's, the program's */

@@ -399,6 +399,57 @@ TEST_TIMEOUT(self_fork_child_sees_every_byte, 60)
 	free_writer_and_self(_th_r, &b, ctx, &st);
 }
 
+static int stop_after_three(struct uks_damon_ctx *ctx)
+{
+	int *n = uks_damon_callback_private(ctx);
+
+	return ++*n >= 3;
+}
+
+/*
+ * A monitor that stops by itself (its callback says so) while a thread
+ * forks all the time: a fork's pause and resume straddle the monitor's
+ * cleanup, which used to wait forever for a count the resume no longer
+ * found (it looked the context up again, and cleanup had cleared it).
+ */
+TEST_TIMEOUT(self_stops_by_itself_beside_a_forking_thread, 60)
+{
+	struct uks_damon_callback cb = { .after_aggregation = stop_after_three };
+	unsigned long id = (unsigned long)getpid();
+	struct uks_damon_ctx *ctx;
+	char why[300];
+	int rounds = 0, forks = 0;
+
+	if (uks_damon_primitive_available("self", why, sizeof(why)))
+		SKIP(return, "self: %.200s", why);
+	for (; rounds < 20; rounds++) {
+		int aggregations = 0;
+		struct timespec t0, t;
+
+		cb.priv = &aggregations;
+		ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+		ASSERT_EQ(0, uks_damon_set_primitive(ctx, "self"));
+		ASSERT_EQ(0, uks_damon_set_attrs(ctx, 1000, 10000, 100000, 10, 100));
+		ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+		uks_damon_set_callback(ctx, &cb);
+		ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			pid_t pid = fork();
+
+			if (pid == 0)
+				_exit(0);
+			ASSERT_GT(pid, 0);
+			waitpid(pid, NULL, 0);
+			forks++;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		} while (uks_damon_is_running(ctx) && t.tv_sec - t0.tv_sec < 10);
+		ASSERT_FALSE(uks_damon_is_running(ctx));
+		uks_damon_ctx_destroy(ctx);
+	}
+	TH_LOG("%d self-stopping monitors, %d forks beside them", rounds, forks);
+}
+
 /* How many of this process's fds (its table: this thread's) are userfaultfds? */
 static int program_uffds(void)
 {

@@ -99,6 +99,7 @@ struct uks_damon_ctx {
 	bool running;				/* ctx->kdamond != NULL */
 	bool stop;				/* ctx->kdamond_stop */
 	bool has_thread;			/* a thread not joined yet */
+	bool primitive_ready;			/* the monitor ran the primitive's init */
 	pthread_t thread;
 	pid_t tid;
 	unsigned int nr;			/* the N of kdamond.N */
@@ -197,6 +198,7 @@ struct vaddr_target {
 	unsigned long nr_clears_skipped;	/* and skipped (no sample was dirty) */
 };
 void __uks_damon_join(struct uks_damon_ctx *ctx, pthread_t th);
+void __uks_damon_wait_primitive_ready(struct uks_damon_ctx *ctx);
 int __uks_damon_va_init(struct uks_damon_ctx *ctx);
 void __uks_damon_va_hide_fds(struct uks_damon_ctx *ctx, bool only_move);
 void __uks_damon_va_update(struct uks_damon_ctx *ctx);

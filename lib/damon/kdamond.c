@@ -217,6 +217,10 @@ static void *kdamond_fn(void *arg)
 
 	if (prim->init)
 		prim->init(ctx);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->primitive_ready = true;
+	pthread_cond_broadcast(&ctx->wake);
+	pthread_mutex_unlock(&ctx->lock);
 	if (ctx->callback.before_start && ctx->callback.before_start(ctx))
 		set_kdamond_stop(ctx);
 	sz_limit = __uks_damon_region_sz_limit(ctx);
@@ -289,6 +293,20 @@ static void reap(struct uks_damon_ctx *ctx)
 	__uks_damon_join(ctx, th);
 }
 
+/*
+ * Wait until the monitor of @ctx has run its primitive's init (or ended).
+ * The self agent waits before the program's main() runs: the monitor's
+ * init takes its own fd table, and a program that closes every fd at
+ * once must not get there first.
+ */
+void __uks_damon_wait_primitive_ready(struct uks_damon_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	while (ctx->running && !ctx->primitive_ready)
+		pthread_cond_wait(&ctx->wake, &ctx->lock);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
 /* Join the monitor thread @th of @ctx; the primitive may then tidy up. */
 void __uks_damon_join(struct uks_damon_ctx *ctx, pthread_t th)
 {
@@ -312,6 +330,7 @@ static int __damon_start(struct uks_damon_ctx *ctx, unsigned int nr)
 	ctx->stop = false;
 	ctx->nr = nr;
 	ctx->tid = 0;
+	ctx->primitive_ready = false;
 	err = -pthread_create(&ctx->thread, NULL, kdamond_fn, ctx);
 	if (!err) {
 		ctx->running = true;

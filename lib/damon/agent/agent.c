@@ -320,6 +320,8 @@ __attribute__((constructor)) static void agent_start(void)
 		pthread_atfork(NULL, NULL, agent_fork_child);
 		err = uks_damon_start(&agent.ctx, 1);
 	}
+	if (!err)	/* main() may close every fd: the monitor's table first */
+		__uks_damon_wait_primitive_ready(agent.ctx);
 	if (err)
 		agent_err("cannot start DAMON", -err);
 }

@@ -18,6 +18,30 @@ static inline struct uks_damon_ctx *kunit_ctx(void)
 	return ctx;
 }
 
+/*
+ * Start a context on process @id with @primitive, attrs @a (sample, aggr,
+ * update in us, min and max regions) and callbacks @cb (may be NULL).
+ * Return: 0, or the first -errno (*@ctx is then NULL or not started).
+ */
+static inline int start_monitor(struct uks_damon_ctx **ctx, const char *primitive,
+				const unsigned long a[5], unsigned long id,
+				const struct uks_damon_callback *cb)
+{
+	int err = uks_damon_ctx_create(ctx);
+
+	if (!err)
+		err = uks_damon_set_primitive(*ctx, primitive);
+	if (!err)
+		err = uks_damon_set_attrs(*ctx, a[0], a[1], a[2], a[3], a[4]);
+	if (!err)
+		err = uks_damon_set_targets(*ctx, &id, 1);
+	if (err)
+		return err;
+	if (cb)
+		uks_damon_set_callback(*ctx, cb);
+	return uks_damon_start(ctx, 1);
+}
+
 static inline struct damon_region *nth_region(struct damon_target *t, unsigned int n)
 {
 	struct damon_region *r;

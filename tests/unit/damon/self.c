@@ -311,6 +311,7 @@ static void *writer(void *arg)
 static void start_writer_and_self(struct th_result *_th_r, struct bufs *b,
 				  struct uks_damon_ctx **ctx, pthread_t *th)
 {
+	static const unsigned long attrs[5] = { 1000, 20000, 200000, 200, 1000 };
 	unsigned long id = (unsigned long)getpid();
 
 	b->hot = mmap(NULL, HOT_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -319,12 +320,8 @@ static void start_writer_and_self(struct th_result *_th_r, struct bufs *b,
 	ASSERT_NE(MAP_FAILED, b->cold);
 	for (unsigned long i = 0; i < HOT_SZ; i += 8)
 		*(uint64_t *)(b->cold + i) = i * 7 + 1;
-	ASSERT_EQ(0, uks_damon_ctx_create(ctx));
-	ASSERT_EQ(0, uks_damon_set_primitive(*ctx, "self"));
-	ASSERT_EQ(0, uks_damon_set_attrs(*ctx, 1000, 20000, 200000, 200, 1000));
-	ASSERT_EQ(0, uks_damon_set_targets(*ctx, &id, 1));
 	ASSERT_EQ(0, pthread_create(th, NULL, writer, b));
-	ASSERT_EQ(0, uks_damon_start(ctx, 1));
+	ASSERT_EQ(0, start_monitor(ctx, "self", attrs, id, NULL));
 }
 
 /* @n fork children, @gap_us apart, each checking the buffers; Return: how many failed */
@@ -414,6 +411,7 @@ static int stop_after_three(struct uks_damon_ctx *ctx)
  */
 TEST_TIMEOUT(self_stops_by_itself_beside_a_forking_thread, 60)
 {
+	static const unsigned long attrs[5] = { 1000, 10000, 100000, 10, 100 };
 	struct uks_damon_callback cb = { .after_aggregation = stop_after_three };
 	unsigned long id = (unsigned long)getpid();
 	struct uks_damon_ctx *ctx;
@@ -427,12 +425,7 @@ TEST_TIMEOUT(self_stops_by_itself_beside_a_forking_thread, 60)
 		struct timespec t0, t;
 
 		cb.priv = &aggregations;
-		ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
-		ASSERT_EQ(0, uks_damon_set_primitive(ctx, "self"));
-		ASSERT_EQ(0, uks_damon_set_attrs(ctx, 1000, 10000, 100000, 10, 100));
-		ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
-		uks_damon_set_callback(ctx, &cb);
-		ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+		ASSERT_EQ(0, start_monitor(&ctx, "self", attrs, id, &cb));
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		do {
 			pid_t pid = fork();

@@ -16,6 +16,9 @@
 #include "harness.h"
 #include "unit/damon/helper.h"
 
+/* damo's defaults: 5 ms, 100 ms, 1 s, 10..1000 regions */
+static const unsigned long damo_attrs[5] = { 5000, 100000, 1000000, 10, 1000 };
+
 #define MB	(1UL << 20)
 #define HOT_SZ	(4 * MB)
 #define COLD_SZ	(64 * MB)
@@ -384,12 +387,7 @@ TEST_TIMEOUT(vaddr_refs_clips_regions_to_mappings, 60)
 		}
 	}
 	id = (unsigned long)pid;
-	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
-	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "vaddr-refs"));
-	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 5000, 100000, 1000000, 10, 1000));
-	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
-	uks_damon_set_callback(ctx, &cb);
-	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	ASSERT_EQ(0, start_monitor(&ctx, "vaddr-refs", damo_attrs, id, &cb));
 	for (int i = 0; i < 300 && uks_damon_is_running(ctx); i++)
 		usleep(50000);
 	uks_damon_stop(&ctx, 1);

@@ -74,13 +74,12 @@ static void trim_zeros(char *label)
 
 	if (!dot)
 		return;
-	unit = strchr(dot, ' ');
-	end = unit ? unit : dot + strlen(dot);
+	unit = end = dot + strcspn(dot, " ");	/* " MiB", or the end */
 	while (end > dot + 1 && end[-1] == '0')
 		end--;
 	if (end == dot + 1)
 		end = dot;
-	memmove(end, unit ? unit : "", strlen(unit ? unit : "") + 1);
+	memmove(end, unit, strlen(unit) + 1);
 }
 
 static void frame_of(const struct uks_damon_heatmap *hm, bool abs_time, bool abs_addr,

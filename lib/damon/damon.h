@@ -231,6 +231,7 @@ int __uks_damon_fd_hide(int fd);
 void __uks_damon_fd_unhide(int fd);
 bool __uks_damon_fd_hidden(int fd);
 int __uks_damon_fd_next_hidden(int from);
+int __uks_damon_close_range_unhidden(unsigned int first, unsigned int last, int flags);
 void __uks_damon_fd_close(int fd);
 
 #endif

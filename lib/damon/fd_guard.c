@@ -18,7 +18,9 @@
  * Lock order: none (a fixed table of atomics).
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "damon/damon.h"
@@ -106,6 +108,29 @@ int __uks_damon_fd_next_hidden(int from)
 			best = fd;
 	}
 	return best;
+}
+
+/**
+ * __uks_damon_close_range_unhidden - close_range(2) of [@first, @last] but
+ * the recorded fds, in pieces around each
+ * @flags: close_range()'s
+ *
+ * Return: 0, or -1 with errno set by the first piece that failed.
+ */
+int __uks_damon_close_range_unhidden(unsigned int first, unsigned int last, int flags)
+{
+	for (unsigned int from = first;;) {
+		int h = from > INT_MAX ? -1 : __uks_damon_fd_next_hidden((int)from);
+
+		if (h < 0 || (unsigned int)h > last)
+			return (int)syscall(SYS_close_range, from, last, flags);
+		if ((unsigned int)h > from &&
+		    syscall(SYS_close_range, from, (unsigned int)h - 1, flags))
+			return -1;
+		if ((unsigned int)h == last)
+			return 0;
+		from = (unsigned int)h + 1;
+	}
 }
 
 /* forget and close */

@@ -187,22 +187,11 @@ static void self_postfork_child(void)
  */
 static bool self_own_fd_table(void)
 {
-	unsigned int from = 3;
 	int null;
 
 	if (unshare(CLONE_FILES))
 		return false;
-	for (;;) {
-		int h = __uks_damon_fd_next_hidden((int)from);
-
-		if (h < 0) {
-			syscall(SYS_close_range, from, ~0U, 0);
-			break;
-		}
-		if ((unsigned int)h > from)
-			syscall(SYS_close_range, from, (unsigned int)h - 1, 0);
-		from = (unsigned int)h + 1;
-	}
+	__uks_damon_close_range_unhidden(3, ~0U, 0);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
 		dup3(null, 0, O_CLOEXEC);
@@ -692,8 +681,9 @@ static void self_sleep(struct uks_damon_ctx *ctx, unsigned long us)
 		if (syscall(SYS_ppoll, p, 2, &ts, NULL, 0) > 0) {
 			if (p[0].revents)
 				__uks_damon_self_serve(st);
-			if (p[1].revents && read(st->evfd, &v, sizeof(v)) < 0)
-				v = 0;
+			/* a wake-up: `forking` below says what it was for */
+			if (p[1].revents && read(st->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				pr_debug("damon self: eventfd: %s", strerror(errno));
 		}
 		if (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST) &&
 		    __atomic_load_n(&st->window, __ATOMIC_SEQ_CST))

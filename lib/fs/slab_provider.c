@@ -188,10 +188,10 @@ static ssize_t sp_read(void *file, void *buf, size_t len)
 
 static ssize_t sp_write(void *file, const void *buf, size_t len, off_t off)
 {
-	(void)off;	/* a command, wherever it lands, as the kernel's handlers take it */
 	struct slab_file *f = file;
 	int ret = uks_kmem_cache_attr_store(f->s, f->attr, buf, len);
 
+	(void)off;	/* a command, wherever it lands, as the kernel's handlers take it */
 	return ret < 0 ? ret : (ssize_t)len;
 }
 

@@ -24,11 +24,11 @@
  * own, unused, arena.
  */
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 

@@ -324,7 +324,7 @@ static int grow_zone(void)
 }
 
 /*
- * madvise(MADV_DONTNEED) dirty free blocks, oldest orders first, until no
+ * madvise(MADV_DONTNEED) dirty free blocks, largest orders first, until no
  * more than @reserve pages of them are resident.  Only blocks freed
  * UKS_PURGE_DELAY_MS ago or earlier go, unless @now is 0 (a trim: every
  * block); @spare_thp keeps blocks smaller than their advised chunk.

@@ -32,7 +32,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -179,25 +178,11 @@ __attribute__((visibility("default"))) int close(int fd)
 __attribute__((visibility("default"))) int close_range(unsigned int first, unsigned int last,
 							int flags)
 {
-	unsigned int from = first;
-
 	if (first > last) {
 		errno = EINVAL;
 		return -1;
 	}
-	/* [first, last] in pieces, around each of ours */
-	for (;;) {
-		int h = from > INT_MAX ? -1 : __uks_damon_fd_next_hidden((int)from);
-
-		if (h < 0 || (unsigned int)h > last)
-			return (int)syscall(SYS_close_range, from, last, flags);
-		if ((unsigned int)h > from &&
-		    syscall(SYS_close_range, from, (unsigned int)h - 1, flags))
-			return -1;
-		if ((unsigned int)h == last)
-			return 0;
-		from = (unsigned int)h + 1;
-	}
+	return __uks_damon_close_range_unhidden(first, last, flags);
 }
 
 __attribute__((visibility("default"))) void closefrom(int lowfd)

@@ -20,16 +20,20 @@ static inline unsigned long attr_ulong(struct uks_kmem_cache *s, const char *att
 	return strtoul(buf, NULL, 10);
 }
 
-/* Resident 4 KiB pages of [p, p + len), len at most 2 MiB; ~0 on error. */
+/* Resident 4 KiB pages of [p, p + len), 2 MiB per mincore(); ~0 on error. */
 static inline unsigned long resident_pages(void *p, size_t len)
 {
 	unsigned char vec[512];
 	unsigned long n = 0;
 
-	if (len / 4096 > sizeof(vec) || mincore(p, len, vec))
-		return ~0UL;
-	for (size_t i = 0; i < len / 4096; i++)
-		n += vec[i] & 1;
+	for (size_t off = 0; off < len; off += sizeof(vec) * 4096) {
+		size_t part = len - off < sizeof(vec) * 4096 ? len - off : sizeof(vec) * 4096;
+
+		if (mincore((char *)p + off, part, vec))
+			return ~0UL;
+		for (size_t i = 0; i < part / 4096; i++)
+			n += vec[i] & 1;
+	}
 	return n;
 }
 

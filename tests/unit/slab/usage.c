@@ -71,6 +71,20 @@ TEST(big_blocks_are_counted_apart)
 	EXPECT_GE(after.cached_huge_bytes, 16 * MiB);	/* kept for reuse, for now */
 }
 
+/* @n 1 KiB objects written and freed: a freed heap, resident for the purge delay */
+static bool fill_and_free_1k(void **obj, int n)
+{
+	for (int i = 0; i < n; i++) {
+		obj[i] = uks_kmalloc(1024);
+		if (!obj[i])
+			return false;
+		memset(obj[i], 0x5a, 1024);
+	}
+	for (int i = 0; i < n; i++)
+		uks_kfree(obj[i]);
+	return true;
+}
+
 TEST(a_trim_gives_free_pages_back_at_once)
 {
 	enum { N = 16384 };
@@ -79,13 +93,7 @@ TEST(a_trim_gives_free_pages_back_at_once)
 	unsigned long resident = 0;
 	size_t released;
 
-	for (int i = 0; i < N; i++) {
-		obj[i] = uks_kmalloc(1024);
-		ASSERT_NE(NULL, obj[i]);
-		memset(obj[i], 0x5a, 1024);
-	}
-	for (int i = 0; i < N; i++)
-		uks_kfree(obj[i]);
+	ASSERT_TRUE(fill_and_free_1k(obj, N));
 	/*
 	 * What was freed just now mostly stays resident for the purge delay
 	 * (a slow build may have purged some at later page-level calls).
@@ -113,13 +121,7 @@ TEST(a_trim_keeps_what_it_is_asked_to)
 	static void *obj[N];
 	struct uks_slab_usage freed, trimmed;
 
-	for (int i = 0; i < N; i++) {
-		obj[i] = uks_kmalloc(1024);
-		ASSERT_NE(NULL, obj[i]);
-		memset(obj[i], 0x5a, 1024);
-	}
-	for (int i = 0; i < N; i++)
-		uks_kfree(obj[i]);
+	ASSERT_TRUE(fill_and_free_1k(obj, N));
 	uks_slab_usage(&freed);
 	uks_slab_trim(4 * MiB);
 	uks_slab_usage(&trimmed);

@@ -3,7 +3,7 @@
  * libuks-malloc.so: the C allocation API over uks kmalloc, for LD_PRELOAD.
  *
  * Every call maps onto this build's kmalloc size classes (16 B ... 8 KiB,
- * two per doubling above 128 B: kmalloc.c) and above them onto whole
+ * 27 of them: kmalloc.c) and above them onto whole
  * pages or a mapping of their own; UKS_SLUB_DEBUG applies
  * slub_debug to them, so red zones, poisoning and tracking work on any
  * program.  This build aligns every class to 16 bytes (the x86-64 malloc

@@ -36,33 +36,53 @@ unsigned int __uks_kmalloc_minalign = UKS_KMALLOC_MINALIGN;
 #ifdef UKS_MALLOC_SHIM
 /*
  * The shim's classes: 16-byte steps to 128, then two per doubling to
- * 1 KiB (192, 256, 384, 512, 768, 1024), then four per doubling (1280,
- * 1536, 1792, 2048, 2560, ... 7168, 8192).  Power-of-two classes waste a
- * third of a uniform 257..4096-byte request mix, and a heap that much
- * sparser touches more pages: on bench/malloc-peers' mixed pattern the
- * program's own first touches of its objects are most of the time.  Four
- * per doubling below 1 KiB (jemalloc's spacing) wasted less, but every
- * class keeps its own CPU slabs, partial slabs and sheaves on each CPU:
- * prodcons (16..512-byte objects across two threads) had 16 classes in
- * use and a peak RSS 160 KiB higher, larson 300 KiB, while mixed's RSS
- * was 1% lower and its time the same.  Above 1 KiB that overhead is small
- * beside the waste: sqlite's 1032-byte and 4368-byte blocks in 1536- and
- * 6144-byte slots gave it 1.52x glibc's peak RSS (mimalloc and jemalloc,
- * four per doubling there, 1.20x and 1.36x).  Power-of-two classes stay
- * among them, naturally aligned, for uks_kmalloc_aligned().
+ * 1 KiB (192, 256, 384, 512, 768, 1024), four per doubling to 2 KiB
+ * (1280, 1536, 1792, 2048), and above that sizes fitted to the 32 KiB
+ * slab (order 3) that calculate_order() gives them: each is the largest
+ * 16-byte multiple that still packs 14, 12, 10, 9, 8, 7, 6, 5 or 4
+ * objects (2336, 2720, 3264, 3632, 4096, 4672, 5456, 6544, 8192).
+ *
+ * Power-of-two classes waste a third of a uniform 257..4096-byte request
+ * mix, and a heap that much sparser touches more pages: on
+ * bench/malloc-peers' mixed pattern the program's own first touches of
+ * its objects are most of the time.  Four per doubling below 1 KiB
+ * (jemalloc's spacing) wasted less, but every class keeps its own CPU
+ * slabs, partial slabs and sheaves on each CPU: prodcons (16..512-byte
+ * objects across two threads) had 16 classes in use and a peak RSS 160
+ * KiB higher, larson 300 KiB, while mixed's RSS was 1% lower and its time
+ * the same.  Above 1 KiB that overhead is small beside the waste.
+ * Evenly spaced classes there packed badly: 5120, 6144 and 7168-byte
+ * slots left 2, 2 and 4 KiB of each 32 KiB slab unused, and 7168 held no
+ * more objects per slab than 8192.  sqlite's 4368-byte page blocks went
+ * to 5120-byte slots, 1.23x glibc's peak RSS; the fitted 4672 holds them.
+ * Power-of-two classes stay among them, naturally aligned, for
+ * uks_kmalloc_aligned().
  */
-#define KMALLOC_NR_CLASSES	27	/* index 0 unused */
+#define KMALLOC_NR_CLASSES	28	/* index 0 unused */
+#define KMALLOC_FIRST_FITTED	19	/* index of the first class past 2 KiB */
+
+static const unsigned short kmalloc_fitted[] = {
+	2336, 2720, 3264, 3632, 4096, 4672, 5456, 6544, 8192,
+};
+_Static_assert(KMALLOC_FIRST_FITTED + sizeof(kmalloc_fitted) / sizeof(kmalloc_fitted[0]) ==
+	       KMALLOC_NR_CLASSES, "kmalloc classes");
 
 static unsigned int kmalloc_index(size_t size)
 {
-	unsigned int lo;
+	unsigned int lo, idx;
 
 	if (size <= 128)
 		return (unsigned int)((size + 15) >> 4);
 	lo = 63u - (unsigned int)__builtin_clzl(size - 1);	/* 2^lo < size <= 2^(lo+1) */
 	if (lo < 10)
 		return 9 + (lo - 7) * 2 + (unsigned int)(((size - 1) >> (lo - 1)) & 1);
-	return 15 + (lo - 10) * 4 + (unsigned int)(((size - 1) >> (lo - 2)) & 3);
+	if (lo == 10)
+		return 15 + (unsigned int)(((size - 1) >> 8) & 3);
+	/* Past 2 KiB: count the fitted classes smaller than @size (no branch). */
+	idx = KMALLOC_FIRST_FITTED;
+	for (unsigned int i = 0; i + 1 < sizeof(kmalloc_fitted) / sizeof(kmalloc_fitted[0]); i++)
+		idx += size > kmalloc_fitted[i];
+	return idx;
 }
 
 static unsigned int kmalloc_class_size(unsigned int idx)
@@ -76,9 +96,9 @@ static unsigned int kmalloc_class_size(unsigned int idx)
 		lo = 7 + j / 2;
 		return (1U << lo) + (j % 2 + 1) * (1U << (lo - 1));
 	}
-	j = idx - 15;
-	lo = 10 + j / 4;
-	return (1U << lo) + (j % 4 + 1) * (1U << (lo - 2));
+	if (idx < KMALLOC_FIRST_FITTED)
+		return 1024 + (idx - 14) * 256;
+	return kmalloc_fitted[idx - KMALLOC_FIRST_FITTED];
 }
 #else
 #define KMALLOC_NR_CLASSES	(KMALLOC_SHIFT_HIGH + 1)
@@ -165,7 +185,7 @@ static struct uks_kmem_cache *create_kmalloc_class(unsigned int idx)
  *
  * As the kernel does, libuks creates every class at once.  The preload
  * shim creates each on its first use instead: a class costs a few KiB of
- * resident metadata, and most programs use half of the shim's 26 classes.
+ * resident metadata, and most programs use half of the shim's 27 classes.
  */
 int __uks_kmalloc_init(void)
 {

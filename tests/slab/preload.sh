@@ -89,6 +89,18 @@ ok "the allocator in use is uks (malloc_usable_size of 100 is the kmalloc-112 sl
 	python3 -c 'import ctypes; c = ctypes.CDLL(None); c.malloc.restype = ctypes.c_void_p
 c.malloc_usable_size.argtypes = [ctypes.c_void_p]; assert c.malloc_usable_size(c.malloc(100)) == 112'
 
+# The shim's size classes (lib/slab/kmalloc.c), written out here: every
+# request from 1 to 8192 bytes gets the smallest one that holds it.
+ok "every size from 1 to 8192 bytes gets the smallest class that holds it" -- \
+	python3 -c 'import ctypes; c = ctypes.CDLL(None); c.malloc.restype = ctypes.c_void_p
+c.malloc_usable_size.argtypes = [ctypes.c_void_p]; c.free.argtypes = [ctypes.c_void_p]
+classes = list(range(16, 129, 16)) + [192, 256, 384, 512, 768, 1024, 1280, 1536, 1792, 2048,
+	2336, 2720, 3264, 3632, 4096, 4672, 5456, 6544, 8192]
+for n in range(1, 8193):
+	p = c.malloc(n); got = c.malloc_usable_size(p); c.free(p)
+	want = min(k for k in classes if k >= n)
+	assert got == want, (n, got, want)'
+
 # Allocations of their own mapping are charged as glibc's are: where the
 # kernel's overcommit heuristic refuses a size (beyond RAM and swap), both
 # return NULL with ENOMEM; where overcommit is "always", both succeed.

@@ -529,4 +529,34 @@ TEST(too_big_is_einval)
 	}
 }
 
+/*
+ * The preload's classes past 2 KiB (lib/slab/kmalloc.c) are fitted to the
+ * 32 KiB slab: each must get order 3 and pack the count it was chosen for,
+ * leaving at most 128 bytes of the slab unused, whatever the CPU count.
+ */
+TEST(preload_fitted_classes_pack_their_slab)
+{
+	static const struct { unsigned int size, objects; } fitted[] = {
+		{ 2336, 14 }, { 2720, 12 }, { 3264, 10 }, { 3632, 9 }, { 4096, 8 },
+		{ 4672, 7 },  { 5456, 6 },  { 6544, 5 },  { 8192, 4 },
+	};
+	static const unsigned int cpus[] = { 1, 2, 4, 64, 256 };
+
+	for (size_t i = 0; i < ARRAY_LEN(fitted); i++) {
+		for (size_t c = 0; c < ARRAY_LEN(cpus); c++) {
+			struct slub_tunables t = T(cpus[c]);
+			unsigned int align = fitted[i].size & (fitted[i].size - 1) ? 16 : fitted[i].size;
+			struct slub_geometry g;
+
+			ASSERT_EQ(__uks_slub_geometry(fitted[i].size, align, 0, false, &t, &g), 0);
+			if (g.order != 3 || g.objects != fitted[i].objects)
+				TH_LOG("%u bytes at %u CPUs: order %u, %u objects", fitted[i].size,
+				       cpus[c], g.order, g.objects);
+			EXPECT_EQ(g.order, 3);
+			EXPECT_EQ(g.objects, fitted[i].objects);
+			EXPECT_LE(32768 - g.objects * g.size, 128);
+		}
+	}
+}
+
 TEST_HARNESS_MAIN

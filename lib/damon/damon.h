@@ -18,13 +18,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <uks/damon.h>
 
 #include "core/list.h"
 
 /* DAMON_MIN_REGION of a context: PAGE_SIZE, or 1 for the KUnit ports. */
-#define DAMON_MIN_REGION_DEFAULT	4096UL
+#define DAMON_MIN_REGION_DEFAULT	((unsigned long)getpagesize())
 
 struct damon_addr_range {
 	unsigned long start;

@@ -139,15 +139,19 @@ UKS_EXPORT const char *uks_damon_primitive_name(struct uks_damon_ctx *ctx)
 
 /* ---------------------------------------------------------- the loop */
 
+/*
+ * Unsigned, as in 5.15, where the signed nanoseconds meet the unsigned
+ * interval * 1000: an interval of ULONG_MAX us is never due, not always.
+ */
 bool __uks_damon_check_reset_time_interval(struct timespec *baseline, unsigned long us)
 {
 	struct timespec now;
-	long long diff;
+	uint64_t diff_ns;
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	diff = (long long)(now.tv_sec - baseline->tv_sec) * 1000000000LL +
-	       (now.tv_nsec - baseline->tv_nsec);
-	if (diff < (long long)us * 1000)
+	diff_ns = (uint64_t)(now.tv_sec - baseline->tv_sec) * 1000000000u +
+		  (uint64_t)(now.tv_nsec - baseline->tv_nsec);
+	if (diff_ns < (uint64_t)us * 1000u)
 		return false;
 	*baseline = now;
 	return true;
@@ -213,7 +217,7 @@ static void *kdamond_fn(void *arg)
 	ctx->tid = (pid_t)syscall(SYS_gettid);
 	pthread_cond_broadcast(&ctx->wake);
 	pthread_mutex_unlock(&ctx->lock);
-	pr_debug("kdamond (%d) starts", (int)ctx->tid);
+	pr_info("kdamond (%d) starts", (int)ctx->tid);
 
 	if (prim->init)
 		prim->init(ctx);

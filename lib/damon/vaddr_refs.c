@@ -159,16 +159,20 @@ static unsigned long boundary_in(const struct damon_region *r, const struct refs
 	return 0;
 }
 
-/* Split the regions of @t at the mapping boundaries inside them. */
+/*
+ * Split the regions of @t at the mapping boundaries inside them, while the
+ * context's regions, *@nr_regions of all its targets, stay below
+ * max_nr_regions (the bound 5.15 keeps on the whole context).
+ */
 static void clip_to_maps(struct uks_damon_ctx *ctx, struct damon_target *t,
-			 const struct refs_map *maps, unsigned int nr)
+			 const struct refs_map *maps, unsigned int nr, unsigned long *nr_regions)
 {
 	struct damon_region *r, *n;
 	unsigned int i = 0, before;
 	unsigned long at;
 
 	damon_for_each_region(r, t) {
-		if (t->nr_regions >= ctx->max_nr_regions)
+		if (*nr_regions >= ctx->max_nr_regions)
 			return;
 		at = boundary_in(r, maps, nr, &i);
 		if (!at || at - r->ar.start < ctx->min_region || r->ar.end - at < ctx->min_region)
@@ -177,6 +181,7 @@ static void clip_to_maps(struct uks_damon_ctx *ctx, struct damon_target *t,
 		__uks_damon_split_region_at(ctx, t, r, at - r->ar.start);
 		if (t->nr_regions == before)
 			continue;	/* no memory for the piece */
+		(*nr_regions)++;
 		n = damon_next_region(r);
 		n->nr_accesses = r->nr_accesses;
 		/* Each piece samples inside itself from now on. */
@@ -195,14 +200,17 @@ static unsigned int refs_check(struct uks_damon_ctx *ctx)
 	struct damon_target *t;
 	struct damon_region *r;
 	unsigned int max = 0;
+	unsigned long nr_regions = 0;
 
+	damon_for_each_target(t, ctx)
+		nr_regions += t->nr_regions;
 	damon_for_each_target(t, ctx) {
 		struct refs_map *maps;
 		unsigned int nr, i = 0;
 
 		if (!t->pstate || read_smaps((pid_t)t->id, &maps, &nr))
 			continue;
-		clip_to_maps(ctx, t, maps, nr);
+		clip_to_maps(ctx, t, maps, nr, &nr_regions);
 		/* regions and mappings are both in address order */
 		damon_for_each_region(r, t) {
 			unsigned long a = r->sampling_addr;

@@ -43,7 +43,8 @@
 #include "damon/damon.h"
 
 #define PM_SOFT_DIRTY	(1ULL << 55)
-#define PAGE_SZ		4096UL
+/* pagemap has one entry per kernel page. */
+#define PAGE_SZ		((unsigned long)getpagesize())
 
 static int sd_probe_result;
 static char sd_probe_why[160];

@@ -4,6 +4,9 @@
  * with the same inputs and expected values, plus the 5.15 rules around
  * them (attrs checks, the size limit, the split conditions).
  */
+#include <limits.h>
+#include <time.h>
+
 #include "harness.h"
 #include "unit/damon/helper.h"
 
@@ -180,6 +183,25 @@ TEST(attrs_defaults_and_checks)
 	ASSERT_EQ(1UL, a.sample_us);
 	ASSERT_EQ(5UL, a.max_nr_regions);
 	uks_damon_ctx_destroy(ctx);
+}
+
+/*
+ * 5.15 compares the elapsed nanoseconds with interval * 1000 unsigned:
+ * an interval of ULONG_MAX us never comes due (and 0 always does).
+ */
+TEST(huge_intervals_never_come_due)
+{
+	struct timespec baseline;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &baseline);
+	baseline.tv_sec -= 10;	/* ten seconds ago */
+	EXPECT_FALSE(__uks_damon_check_reset_time_interval(&baseline, ULONG_MAX));
+	EXPECT_FALSE(__uks_damon_check_reset_time_interval(&baseline, ULONG_MAX / 1000));
+	EXPECT_FALSE(__uks_damon_check_reset_time_interval(&baseline, 11000000));
+	EXPECT_TRUE(__uks_damon_check_reset_time_interval(&baseline, 9000000));
+	/* reset to now: 0 is due at once, 1 s is not */
+	EXPECT_TRUE(__uks_damon_check_reset_time_interval(&baseline, 0));
+	EXPECT_FALSE(__uks_damon_check_reset_time_interval(&baseline, 1000000));
 }
 
 TEST(region_sz_limit)

@@ -408,6 +408,92 @@ out:
 }
 
 /*
+ * The clipping keeps the context's bound: two children of 128 mappings
+ * each, every other one written, max_nr_regions 30, and never more than
+ * 30 regions in all at an aggregation (each target alone was capped
+ * before: up to 58 in all).
+ */
+struct region_count {
+	int aggregations;
+	unsigned long total, most;
+};
+
+static int count_regions(struct uks_damon_target *t, void *arg)
+{
+	((struct region_count *)arg)->total += uks_damon_target_nr_regions(t);
+	return 0;
+}
+
+static int count_after_aggregation(struct uks_damon_ctx *ctx)
+{
+	struct region_count *rc = uks_damon_callback_private(ctx);
+
+	rc->total = 0;
+	uks_damon_for_each_target(ctx, count_regions, rc);
+	if (rc->total > rc->most)
+		rc->most = rc->total;
+	return ++rc->aggregations >= 20;
+}
+
+static pid_t child_of_many_mappings(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char *m = mmap(NULL, 128 * 4096UL, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (m == MAP_FAILED)
+			_exit(1);
+		for (int i = 0; i < 128; i += 2)
+			mprotect(m + (i + 1) * 4096UL, 4096, PROT_READ);
+		/* Every other mapping busy: merging cannot undo the clipping. */
+		for (;;) {
+			for (int i = 0; i < 128; i += 2)
+				((volatile char *)m)[i * 4096UL] = 1;
+			usleep(1000);
+		}
+	}
+	return pid;
+}
+
+TEST_TIMEOUT(vaddr_refs_clipping_keeps_max_nr_regions_for_the_context, 60)
+{
+	struct region_count rc = { 0 };
+	struct uks_damon_callback cb = { .priv = &rc, .after_aggregation = count_after_aggregation };
+	struct uks_damon_ctx *ctx;
+	unsigned long ids[2];
+	char why[200];
+
+	if (uks_damon_primitive_available("vaddr-refs", why, sizeof(why)))
+		SKIP(return, "vaddr-refs: %s", why);
+	ids[0] = (unsigned long)child_of_many_mappings();
+	ids[1] = (unsigned long)child_of_many_mappings();
+	ASSERT_GT((pid_t)ids[0], 0);
+	ASSERT_GT((pid_t)ids[1], 0);
+	usleep(100000);	/* both have their mappings */
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "vaddr-refs"));
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 5000, 50000, 1000000, 10, 30));
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, ids, 2));
+	uks_damon_set_callback(ctx, &cb);
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	for (int i = 0; i < 200 && uks_damon_is_running(ctx); i++)
+		usleep(50000);
+	uks_damon_stop(&ctx, 1);
+	for (int i = 0; i < 2; i++) {
+		kill((pid_t)ids[i], SIGKILL);
+		waitpid((pid_t)ids[i], NULL, 0);
+	}
+	TH_LOG("%d aggregations, at most %lu regions", rc.aggregations, rc.most);
+	ASSERT_GE(rc.aggregations, 20);
+	EXPECT_GE(rc.most, 21);	/* clipping did split: the two started with 10 each */
+	EXPECT_LE(rc.most, 30);
+	uks_damon_ctx_destroy(ctx);
+}
+
+/*
  * vaddr-sd's clear_refs walk is skipped while no sampled page is dirty.
  * The child touches its 68 MiB once and then writes nothing: after the
  * first aggregations nearly every sample must skip the walk, and next to

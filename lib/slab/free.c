@@ -5,7 +5,9 @@
  * slab to the node), and the slab-level {freelist, counters} update.
  */
 #include <limits.h>
+#include <stdlib.h>
 
+#include "core/log.h"
 #include "slab/hot.h"
 #include "slab/slub.h"
 
@@ -34,6 +36,20 @@ bool __uks_slab_lock_cmpxchg(struct uks_kmem_cache *s, struct uks_page *page,
 	slab_unlock(page);
 	stat(s, CMPXCHG_DOUBLE_FAIL);
 	return false;
+}
+
+/**
+ * __uks_slab_double_free - report an object freed while it is free, and stop
+ * @s: its cache
+ * @object: the object, found at the head of the freelist it was pushed on
+ *
+ * 5.15's BUG_ON(object == fp): going on would hand the object out twice.
+ */
+void __uks_slab_double_free(const struct uks_kmem_cache *s, const void *object)
+{
+	pr_err("SLUB %s: double free of object %p (it is already the first free object)",
+	       s->name, object);
+	abort();
 }
 
 /* Node list management; list_lock held. */

@@ -217,9 +217,7 @@ static __attribute__((always_inline)) inline bool slab_entry_free(struct uks_kme
 
 static inline void slab_double_free(struct uks_kmem_cache *s, void *object)
 {
-	pr_err("SLUB %s: double free of object 0x%p (it is already the first free object)",
-	       s->name, object);
-	abort();
+	__uks_slab_double_free(s, object);
 }
 
 /* 5.15's do_slab_free() on the cmpxchg16b fast path. */

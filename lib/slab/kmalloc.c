@@ -431,7 +431,7 @@ UKS_EXPORT void *uks_kmalloc_aligned(size_t size, size_t align)
 /* kfree() of a pointer that is not ours: report, never touch it. */
 static void bad_free(const void *p)
 {
-	pr_err("SLUB <none>: no slab for object 0x%p.", p);
+	pr_err("SLUB <none>: no slab for object %p.", p);
 }
 
 /*

@@ -64,7 +64,7 @@ static struct uks_kmem_cache *cache_from_obj(struct uks_kmem_cache *s, struct uk
 					     const void *x)
 {
 	if (unlikely(!page || page->kind != PAGE_SLAB)) {
-		pr_err("SLUB %s: no slab for object 0x%p.", s ? s->name : "<none>", x);
+		pr_err("SLUB %s: no slab for object %p.", s ? s->name : "<none>", x);
 		return NULL;
 	}
 	if (unlikely(s && page->slab_cache != s)) {

@@ -368,10 +368,21 @@ static inline void *get_freepointer(const struct uks_kmem_cache *s, void *object
 	return freelist_ptr(s, *(void **)addr, addr);
 }
 
+void __uks_slab_double_free(const struct uks_kmem_cache *s, const void *object)
+	__attribute__((noreturn, cold));
+
+/*
+ * As in 5.15 (CONFIG_SLAB_FREELIST_HARDENED), every path that links an
+ * object into a freelist checks it is not linking it to itself: a double
+ * free on a slow path (a remote slab, a bulk free, a debug cache) would
+ * otherwise make a freelist that hands the same object out forever.
+ */
 static inline void set_freepointer(const struct uks_kmem_cache *s, void *object, void *fp)
 {
 	uintptr_t addr = (uintptr_t)object + s->offset;
 
+	if (unlikely(object == fp))
+		__uks_slab_double_free(s, object);
 	*(void **)addr = freelist_ptr(s, fp, addr);
 }
 

@@ -307,18 +307,20 @@ TEST(hardened_freelist_is_mangled)
 }
 
 /*
- * Without F a double free goes unchecked (as in the kernel) and leaves a
- * cyclic freelist; reporting at destroy must still terminate.
+ * Without F an a, b, a double free goes unchecked (as in the kernel) and
+ * leaves a cyclic freelist; reporting at destroy must still terminate.
  */
 TEST_TIMEOUT(destroy_survives_a_cyclic_freelist, 20)
 {
 	struct uks_kmem_cache *s = uks_kmem_cache_create("t_cycle", 64, 0, UKS_SLAB_RED_ZONE, NULL);
-	void *p;
+	void *a, *b;
 
 	ASSERT_NONNULL(s);
-	p = uks_kmem_cache_alloc(s);
-	uks_kmem_cache_free(s, p);
-	uks_kmem_cache_free(s, p);
+	a = uks_kmem_cache_alloc(s);
+	b = uks_kmem_cache_alloc(s);
+	uks_kmem_cache_free(s, a);
+	uks_kmem_cache_free(s, b);
+	uks_kmem_cache_free(s, a);
 	log_reset();
 	EXPECT_EQ(-EBUSY, uks_kmem_cache_destroy(s));
 	EXPECT_TRUE(logged("Objects remaining in t_cycle"));
@@ -335,10 +337,27 @@ static void double_free_child(unsigned long flags)
 	exit(0);
 }
 
-/* The bulk free's section checks each link as set_freepointer() does. */
-static void bulk_double_free_child(void)
+/*
+ * An object of a full slab that is no longer the CPU slab: both frees go
+ * through __slab_free(), the second links the object to itself.
+ */
+static void slow_path_double_free_child(unsigned long flags)
 {
-	struct uks_kmem_cache *s = uks_kmem_cache_create("t_df_bulk", 64, 0, 0, NULL);
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_df_slow", 64, 0, flags, NULL);
+	void *first = uks_kmem_cache_alloc(s);
+
+	for (int i = 0; i < 1000; i++)
+		uks_kmem_cache_alloc(s);
+	uks_set_log_fn(NULL, NULL);
+	uks_kmem_cache_free(s, first);
+	uks_kmem_cache_free(s, first);	/* set_freepointer(first, first): abort() */
+	exit(0);
+}
+
+/* The bulk free's section checks each link as set_freepointer() does. */
+static void bulk_double_free_child(unsigned long flags)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_df_bulk", 64, 0, flags, NULL);
 	void *p[3];
 
 	p[0] = uks_kmem_cache_alloc(s);
@@ -349,16 +368,16 @@ static void bulk_double_free_child(void)
 	exit(0);
 }
 
-static void expect_double_free_aborts(struct th_result *_th_r, unsigned long flags)
+static void expect_double_free_aborts(struct th_result *_th_r, void (*child)(unsigned long),
+				      unsigned long flags)
 {
 	pid_t pid = fork();
 	int status;
 
 	ASSERT_GE(pid, 0);
 	if (!pid) {
-		if (flags == ~0UL)
-			bulk_double_free_child();
-		double_free_child(flags);
+		alarm(10);	/* a hang is a failure too (SIGALRM) */
+		child(flags);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFSIGNALED(status));
@@ -367,18 +386,29 @@ static void expect_double_free_aborts(struct th_result *_th_r, unsigned long fla
 
 TEST(naive_double_free_aborts)
 {
-	expect_double_free_aborts(_th_r, 0);
+	expect_double_free_aborts(_th_r, double_free_child, 0);
 }
 
 TEST(naive_double_free_in_a_bulk_free_aborts)
 {
-	expect_double_free_aborts(_th_r, ~0UL);
+	expect_double_free_aborts(_th_r, bulk_double_free_child, 0);
 }
 
 /* The sheaf's top, checked on the exported fast path too. */
 TEST(naive_double_free_aborts_with_sheaves)
 {
-	expect_double_free_aborts(_th_r, UKS_SLAB_SHEAVES);
+	expect_double_free_aborts(_th_r, double_free_child, UKS_SLAB_SHEAVES);
+}
+
+/* Off the CPU freelist: the remote-slab path, and debug caches without F. */
+TEST(naive_double_free_aborts_on_the_slow_path)
+{
+	expect_double_free_aborts(_th_r, slow_path_double_free_child, 0);
+	expect_double_free_aborts(_th_r, slow_path_double_free_child, UKS_SLAB_RED_ZONE);
+	expect_double_free_aborts(_th_r, slow_path_double_free_child, UKS_SLAB_POISON);
+	expect_double_free_aborts(_th_r, double_free_child, UKS_SLAB_RED_ZONE);
+	expect_double_free_aborts(_th_r, double_free_child, UKS_SLAB_POISON);
+	expect_double_free_aborts(_th_r, bulk_double_free_child, UKS_SLAB_RED_ZONE);
 }
 
 /*

@@ -167,7 +167,7 @@ static int slab_pad_check(struct uks_kmem_cache *s, struct uks_page *page)
 	__uks_slab_err(s, page, "Padding overwritten. 0x%016lx-0x%016lx @offset=%td",
 		       (unsigned long)fault, (unsigned long)(end - 1), fault - start);
 	if (!__uks_slab_kunit_errors)
-		__uks_print_section("Padding ", pad, remainder);
+		__uks_print_section(UKS_LOG_ERR, "Padding ", pad, remainder);
 	__uks_restore_bytes(s, "slab padding", POISON_INUSE, fault, end);
 	return 0;
 }
@@ -286,11 +286,15 @@ void __uks_trace(struct uks_kmem_cache *s, struct uks_page *page, void *object, 
 {
 	if (!(s->flags & UKS_SLAB_TRACE))
 		return;
-	pr_info("TRACE %s %s 0x%016lx inuse=%d fp=0x%016lx", s->name, alloc ? "alloc" : "free",
+	/*
+	 * One level for the whole group, as 5.15's KERN_INFO line and dump:
+	 * warning, so that the default sink, which drops info, shows it.
+	 */
+	pr_warn("TRACE %s %s 0x%016lx inuse=%d fp=0x%016lx", s->name, alloc ? "alloc" : "free",
 		(unsigned long)object, page->inuse, (unsigned long)page->freelist);
 	if (!alloc)
-		__uks_print_section("Object ", object, s->object_size);
-	__uks_dump_stack();
+		__uks_print_section(UKS_LOG_WARN, "Object ", object, s->object_size);
+	__uks_dump_stack(UKS_LOG_WARN);
 }
 
 bool __uks_alloc_debug_processing(struct uks_kmem_cache *s, struct uks_page *page, void *object,

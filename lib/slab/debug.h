@@ -54,7 +54,8 @@ bool __uks_slab_add_kunit_errors(void);
 void __uks_format_symbol(char *buf, size_t len, unsigned long addr);
 void __uks_stack_trace_prepare(void);
 unsigned int __uks_stack_trace(unsigned long *addrs, unsigned int max, unsigned int skip);
-void __uks_print_section(const char *text, const uint8_t *addr, size_t length);
+void __uks_print_section(enum uks_log_level level, const char *text, const uint8_t *addr,
+			 size_t length);
 uint8_t *__uks_memchr_inv(const void *start, uint8_t value, size_t bytes);
 void __uks_print_tracking(struct uks_kmem_cache *s, void *object);
 void __uks_slab_fix(struct uks_kmem_cache *s, const char *fmt, ...)

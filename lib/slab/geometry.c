@@ -39,8 +39,8 @@ static unsigned int ilog2_uint(unsigned int x)
 	return fls_uint(x) - 1;
 }
 
-/* Smallest order whose slab holds @bytes (the kernel's get_order()). */
-static unsigned int get_order(unsigned long bytes, unsigned int page_size)
+/** __uks_get_order - Return: the smallest order whose slab holds @bytes (the kernel's get_order()) */
+unsigned int __uks_get_order(unsigned long bytes, unsigned int page_size)
 {
 	unsigned int order = 0;
 
@@ -61,9 +61,9 @@ static unsigned int slab_order(unsigned int size, unsigned int min_objects, unsi
 	unsigned int order;
 
 	if (order_objects(t->min_order, size, t->page_size) > SLUB_MAX_OBJS_PER_PAGE)
-		return get_order((unsigned long)size * SLUB_MAX_OBJS_PER_PAGE, t->page_size) - 1;
+		return __uks_get_order((unsigned long)size * SLUB_MAX_OBJS_PER_PAGE, t->page_size) - 1;
 
-	order = get_order((unsigned long)min_objects * size, t->page_size);
+	order = __uks_get_order((unsigned long)min_objects * size, t->page_size);
 	if (order < t->min_order)
 		order = t->min_order;
 	for (; order <= max_order; order++) {
@@ -191,7 +191,7 @@ int __uks_slub_geometry(unsigned int object_size, unsigned int align, unsigned l
 		return order;
 	g->order = (unsigned int)order;
 	g->objects = order_objects(g->order, size, t->page_size);
-	g->min_order = get_order(size, t->page_size);
+	g->min_order = __uks_get_order(size, t->page_size);
 	g->min_objects = order_objects(g->min_order, size, t->page_size);
 	if (!g->objects)
 		return -EINVAL;

@@ -36,6 +36,7 @@ struct slub_geometry {
 /* Size of struct track with CONFIG_STACKTRACE on 64-bit: 152 bytes. */
 #define SLUB_TRACK_SIZE 152u
 
+unsigned int __uks_get_order(unsigned long bytes, unsigned int page_size);
 unsigned int __uks_slub_calc_align(unsigned long flags, unsigned int align, unsigned int size);
 int __uks_slub_geometry(unsigned int object_size, unsigned int align, unsigned long flags,
 			bool has_ctor, const struct slub_tunables *t, struct slub_geometry *g);

@@ -70,7 +70,7 @@ static struct uks_kmem_cache *cache_from_obj(struct uks_kmem_cache *s, struct uk
 	if (unlikely(s && page->slab_cache != s)) {
 		pr_warn("%s: Wrong slab cache. %s but object is from %s", __func__, s->name,
 			page->slab_cache->name);
-		__uks_dump_stack();
+		__uks_dump_stack(UKS_LOG_ERR);
 	}
 	return page->slab_cache;
 }

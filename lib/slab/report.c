@@ -160,7 +160,7 @@ __attribute__((noinline)) unsigned int __uks_stack_trace(unsigned long *addrs, u
 }
 #endif
 
-void __uks_dump_stack(void)
+void __uks_dump_stack(enum uks_log_level level)
 {
 	unsigned long addrs[32];
 	unsigned int n = __uks_stack_trace(addrs, 32, 1);
@@ -175,17 +175,18 @@ void __uks_dump_stack(void)
 		comm[strcspn(comm, "\n")] = 0;
 		close(fd);
 	}
-	pr_err("CPU: %d PID: %d Comm: %s %s uks %s", uks_cpu_current(), (int)getpid(), comm,
-	       print_tainted(), uks_version());
-	pr_err("Call Trace:");
+	__uks_log(level, "CPU: %d PID: %d Comm: %s %s uks %s", uks_cpu_current(), (int)getpid(),
+		  comm, print_tainted(), uks_version());
+	__uks_log(level, "Call Trace:");
 	for (unsigned int i = 0; i < n; i++) {
 		__uks_format_symbol(sym, sizeof(sym), addrs[i]);
-		pr_err(" %s", sym);
+		__uks_log(level, " %s", sym);
 	}
 }
 
 /* print_hex_dump(DUMP_PREFIX_ADDRESS, rowsize 16, groupsize 1, ascii). */
-void __uks_print_section(const char *text, const uint8_t *addr, size_t length)
+void __uks_print_section(enum uks_log_level level, const char *text, const uint8_t *addr,
+			 size_t length)
 {
 	for (size_t off = 0; off < length; off += 16) {
 		size_t n = length - off < 16 ? length - off : 16;
@@ -204,7 +205,7 @@ void __uks_print_section(const char *text, const uint8_t *addr, size_t length)
 			line[lx++] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '.';
 		}
 		line[lx] = 0;
-		pr_err("%s%016lx: %s", text, (unsigned long)(addr + off), line);
+		__uks_log(level, "%s%016lx: %s", text, (unsigned long)(addr + off), line);
 	}
 }
 
@@ -283,20 +284,20 @@ static void print_trailer(struct uks_kmem_cache *s, struct uks_page *page, uint8
 	       (unsigned long)get_freepointer(s, p));
 	pr_err("%s", "");
 	if (s->flags & UKS_SLAB_RED_ZONE)
-		__uks_print_section("Redzone  ", p - s->red_left_pad, s->red_left_pad);
+		__uks_print_section(UKS_LOG_ERR, "Redzone  ", p - s->red_left_pad, s->red_left_pad);
 	else if (p > addr + 16)
-		__uks_print_section("Bytes b4 ", p - 16, 16);
-	__uks_print_section("Object   ", p,
+		__uks_print_section(UKS_LOG_ERR, "Bytes b4 ", p - 16, 16);
+	__uks_print_section(UKS_LOG_ERR, "Object   ", p,
 			    s->object_size < __uks_page_size ? s->object_size : __uks_page_size);
 	if (s->flags & UKS_SLAB_RED_ZONE)
-		__uks_print_section("Redzone  ", p + s->object_size, s->inuse - s->object_size);
+		__uks_print_section(UKS_LOG_ERR, "Redzone  ", p + s->object_size, s->inuse - s->object_size);
 	off = __uks_get_info_end(s);
 	if (s->flags & UKS_SLAB_STORE_USER)
 		off += 2 * SLUB_TRACK_SIZE;
 	if (off != __uks_size_from_object(s))
 		/* The filler starts at the free pointer. */
-		__uks_print_section("Padding  ", p + off, __uks_size_from_object(s) - off);
-	__uks_dump_stack();
+		__uks_print_section(UKS_LOG_ERR, "Padding  ", p + off, __uks_size_from_object(s) - off);
+	__uks_dump_stack(UKS_LOG_ERR);
 }
 
 void __uks_object_err(struct uks_kmem_cache *s, struct uks_page *page, void *object,
@@ -321,7 +322,7 @@ void __uks_slab_err(struct uks_kmem_cache *s, struct uks_page *page, const char 
 	va_end(ap);
 	slab_bug(s, "%s", buf);
 	print_page_info(page);
-	__uks_dump_stack();
+	__uks_dump_stack(UKS_LOG_ERR);
 	add_taint();
 }
 

@@ -256,7 +256,7 @@ static unsigned long random_key(void)
 static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int align,
 		      unsigned long flags, void (*ctor)(void *))
 {
-	struct slub_geometry g, plain;
+	struct slub_geometry g;
 	unsigned int nr_cpus = uks_nr_cpu_ids(), tid_step = 1;
 	int err;
 
@@ -264,16 +264,34 @@ static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int 
 	err = __uks_slub_geometry(size, align, flags, ctor != NULL, &tunables, &g);
 	if (err)
 		return err;
-	/* slub_debug=O: no debug metadata where it would raise the order. */
+	/*
+	 * slub_debug=O: no debug metadata where it raises the order of one
+	 * object, get_order(s->size) against get_order(object_size) as 5.15
+	 * compares (the bare object's, not a layout with a constructor's
+	 * free pointer after it).
+	 */
 	if ((flags & (UKS_SLAB_RED_ZONE | UKS_SLAB_POISON | UKS_SLAB_STORE_USER)) &&
 	    __uks_slub_debug_disable_higher_order() &&
-	    !__uks_slub_geometry(size, align, flags & ~SLUB_DEBUG_FLAGS, ctor != NULL, &tunables,
-				 &plain) &&
-	    g.min_order > plain.min_order) {
+	    g.min_order > __uks_get_order(size, __uks_page_size)) {
 		flags &= ~(UKS_SLAB_RED_ZONE | UKS_SLAB_POISON | UKS_SLAB_STORE_USER);
 		err = __uks_slub_geometry(size, align, flags, ctor != NULL, &tunables, &g);
 		if (err)
 			return err;
+	}
+	/*
+	 * 5.15 serves orders up to MAX_ORDER - 1 (10); the buddy here stops at
+	 * a 2 MiB chunk.  A slab past it (debug metadata on an object near 2
+	 * MiB) could never be allocated: refuse the cache, and say why.
+	 */
+	if (g.min_order > __uks_max_page_order()) {
+		pr_err("SLUB: %u-byte objects with their metadata (%u bytes) exceed the largest "
+		       "slab, %lu bytes", size, g.size,
+		       (unsigned long)__uks_page_size << __uks_max_page_order());
+		return -EINVAL;
+	}
+	if (g.order > __uks_max_page_order()) {
+		g.order = g.min_order;
+		g.objects = g.min_objects;
 	}
 
 	s->flags = flags;
@@ -460,7 +478,7 @@ UKS_EXPORT int uks_kmem_cache_destroy(struct uks_kmem_cache *s)
 		s->refcount = 1;
 		pthread_mutex_unlock(&__uks_slab_mutex);
 		pr_err("kmem_cache_destroy %s: Slab cache still has objects", s->name);
-		__uks_dump_stack();
+		__uks_dump_stack(UKS_LOG_ERR);
 		return -EBUSY;
 	}
 	list_del(&s->list);

@@ -74,6 +74,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <uks/core.h>
 #include <uks/slab.h>
 
 #include "core/compiler.h"
@@ -463,7 +464,7 @@ extern enum slub_fastpath __uks_slab_default_fastpath;
 /* debug.c (no-ops for non-debug caches) */
 int __uks_slub_debug_parse(const char *text);
 bool __uks_slub_debug_disable_higher_order(void);
-void __uks_dump_stack(void);
+void __uks_dump_stack(enum uks_log_level level);
 unsigned long __uks_slub_debug_flags(const char *name, unsigned long flags);
 void __uks_setup_slab_debug(struct uks_kmem_cache *s, struct uks_page *page, void *addr);
 void __uks_setup_object_debug(struct uks_kmem_cache *s, void *object);

@@ -24,12 +24,13 @@
 
 static char logbuf[65536];
 static size_t loglen;
+static unsigned int levels_seen;	/* bit per enum uks_log_level */
 
 static void capture(enum uks_log_level level, const char *msg, void *arg)
 {
 	int n = snprintf(logbuf + loglen, sizeof(logbuf) - loglen, "%s\n", msg);
 
-	(void)level;
+	levels_seen |= 1u << level;
 	(void)arg;
 	if (n > 0 && (size_t)n < sizeof(logbuf) - loglen)
 		loglen += (size_t)n;
@@ -39,6 +40,7 @@ static void log_reset(void)
 {
 	loglen = 0;
 	logbuf[0] = 0;
+	levels_seen = 0;
 	uks_set_log_fn(capture, NULL);
 }
 
@@ -113,6 +115,79 @@ TEST(parse_garbage)
 		__uks_slub_debug_flags("kmalloc-64", 0);
 	}
 	__uks_slub_debug_parse("-");
+}
+
+static void ctor_nop(void *p)
+{
+	(void)p;
+}
+
+/* 1 if @attr of cache @name reads "1", 0 if "0", -1 otherwise. */
+static int attr_bool(struct uks_kmem_cache *s, const char *attr)
+{
+	char buf[16];
+
+	if (uks_kmem_cache_attr_show(s, attr, buf, sizeof(buf)) != 2)
+		return -1;
+	return buf[0] == '1' ? 1 : buf[0] == '0' ? 0 : -1;
+}
+
+/*
+ * slub_debug=O drops the metadata flags where they raise get_order() of
+ * one object above the bare object's, constructor or not (5.15).
+ */
+TEST(option_o_compares_with_the_bare_object)
+{
+	static const struct { const char *name; unsigned int size; bool ctor; int red_zone; } rows[] = {
+		{ "t_o_4090_ctor", 4090, true, 0 },
+		{ "t_o_4096_ctor", 4096, true, 0 },
+		{ "t_o_4096", 4096, false, 0 },
+		{ "t_o_100_ctor", 100, true, 1 },
+		{ "t_o_5000", 5000, false, 1 },	/* order 1 either way */
+	};
+
+	ASSERT_EQ(0, __uks_slub_debug_parse("ZO"));
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct uks_kmem_cache *s = uks_kmem_cache_create(rows[i].name, rows[i].size, 0, 0,
+								 rows[i].ctor ? ctor_nop : NULL);
+
+		ASSERT_NONNULL(s);
+		if (attr_bool(s, "red_zone") != rows[i].red_zone)
+			TH_LOG("%s: red_zone %d, want %d", rows[i].name, attr_bool(s, "red_zone"),
+			       rows[i].red_zone);
+		EXPECT_EQ(rows[i].red_zone, attr_bool(s, "red_zone"));
+		EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+	}
+	__uks_slub_debug_parse("-");
+}
+
+/*
+ * The buddy allocator's largest block is 2 MiB: a cache whose one object
+ * with its debug metadata needs more is refused at creation (5.15 would
+ * use order 10), not created to fail every allocation.
+ */
+TEST(a_slab_past_the_largest_block_is_refused)
+{
+	struct uks_kmem_cache *s;
+	void *p;
+
+	log_reset();
+	EXPECT_EQ(NULL, uks_kmem_cache_create("t_2m_rz", 2 << 20, 0, UKS_SLAB_RED_ZONE, NULL));
+	EXPECT_TRUE(logged("exceed the largest slab"));
+	EXPECT_EQ(NULL, uks_kmem_cache_create("t_2m_su", (2 << 20) - 52, 0, UKS_SLAB_STORE_USER,
+					      NULL));
+	s = uks_kmem_cache_create("t_2m", 2 << 20, 0, 0, NULL);
+	ASSERT_NONNULL(s);
+	p = uks_kmem_cache_alloc(s);
+	EXPECT_NONNULL(p);
+	uks_kmem_cache_free(s, p);
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+	s = uks_kmem_cache_create("t_1m_rz", 1 << 20, 0, UKS_SLAB_RED_ZONE, NULL);
+	ASSERT_NONNULL(s);
+	p = uks_kmem_cache_alloc(s);
+	EXPECT_NONNULL(p);
+	uks_kmem_cache_free(s, p);
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
 }
 
 TEST(report_right_redzone_in_kernel_format)
@@ -276,6 +351,9 @@ TEST(trace_option_logs_each_operation)
 	uks_kmem_cache_free(s, p);
 	EXPECT_TRUE(logged("TRACE t_trace alloc 0x"));
 	EXPECT_TRUE(logged("TRACE t_trace free 0x"));
+	EXPECT_TRUE(logged("Call Trace:"));
+	/* the line, the object and the stack at one level, which the default sink shows */
+	EXPECT_EQ(1u << UKS_LOG_WARN, levels_seen);
 	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
 }
 

@@ -37,14 +37,25 @@
 #include "slab/slub.h"
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
+/*
+ * The program's call site, which slub_debug's U tracks name ("Allocated
+ * in ..."): taken in each exported function and handed down, since the
+ * allocator's own return address would be inside this file.
+ */
+#define CALLER ((unsigned long)__builtin_return_address(0))
 
-SHIM_EXPORT void *malloc(size_t size)
+static __attribute__((always_inline)) inline void *malloc_at(size_t size, unsigned long caller)
 {
-	void *p = __uks_malloc(size);
+	void *p = __uks_malloc(size, caller);
 
 	if (!p)
 		errno = ENOMEM;
 	return p;
+}
+
+SHIM_EXPORT void *malloc(size_t size)
+{
+	return malloc_at(size, CALLER);
 }
 
 SHIM_EXPORT void free(void *p)
@@ -62,27 +73,33 @@ SHIM_EXPORT void *calloc(size_t n, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	p = uks_kzalloc(bytes ? bytes : 1);
+	p = __uks_kzalloc(bytes ? bytes : 1, CALLER);
 	if (!p)
 		errno = ENOMEM;
 	return p;
 }
 
-SHIM_EXPORT void *realloc(void *p, size_t size)
+static __attribute__((always_inline)) inline void *realloc_at(void *p, size_t size,
+								unsigned long caller)
 {
 	bool ours;
 	void *q;
 
 	if (!p)
-		return malloc(size);
+		return malloc_at(size, caller);
 	if (!size) {
 		free(p);
 		return NULL;
 	}
-	q = __uks_krealloc_if_ours(p, size, &ours);
+	q = __uks_krealloc_if_ours(p, size, &ours, caller);
 	if (!q)
 		errno = ours ? ENOMEM : EINVAL;
 	return q;
+}
+
+SHIM_EXPORT void *realloc(void *p, size_t size)
+{
+	return realloc_at(p, size, CALLER);
 }
 
 SHIM_EXPORT void *reallocarray(void *p, size_t n, size_t size)
@@ -93,12 +110,13 @@ SHIM_EXPORT void *reallocarray(void *p, size_t n, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return realloc(p, bytes);
+	return realloc_at(p, bytes, CALLER);
 }
 
-static void *aligned(size_t align, size_t size)
+static __attribute__((always_inline)) inline void *aligned(size_t align, size_t size,
+							     unsigned long caller)
 {
-	void *p = uks_kmalloc_aligned(size ? size : 1, align);
+	void *p = __uks_kmalloc_aligned(size ? size : 1, align, caller);
 
 	if (!p)
 		errno = ENOMEM;
@@ -111,7 +129,7 @@ SHIM_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 
 	if (!align || (align & (align - 1)) || align % sizeof(void *))
 		return EINVAL;
-	p = uks_kmalloc_aligned(size ? size : 1, align);
+	p = __uks_kmalloc_aligned(size ? size : 1, align, CALLER);
 	if (!p)
 		return ENOMEM;
 	*out = p;
@@ -124,7 +142,7 @@ SHIM_EXPORT void *aligned_alloc(size_t align, size_t size)
 		errno = EINVAL;
 		return NULL;
 	}
-	return aligned(align, size);
+	return aligned(align, size, CALLER);
 }
 
 SHIM_EXPORT void *memalign(size_t align, size_t size)
@@ -138,12 +156,12 @@ SHIM_EXPORT void *memalign(size_t align, size_t size)
 		errno = EINVAL;
 		return NULL;
 	}
-	return aligned(a, size);
+	return aligned(a, size, CALLER);
 }
 
 SHIM_EXPORT void *valloc(size_t size)
 {
-	return aligned((size_t)sysconf(_SC_PAGESIZE), size);
+	return aligned((size_t)sysconf(_SC_PAGESIZE), size, CALLER);
 }
 
 SHIM_EXPORT void *pvalloc(size_t size)
@@ -154,7 +172,7 @@ SHIM_EXPORT void *pvalloc(size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return aligned(page, (size + page - 1) & ~(page - 1));
+	return aligned(page, (size + page - 1) & ~(page - 1), CALLER);
 }
 
 SHIM_EXPORT size_t malloc_usable_size(void *p)

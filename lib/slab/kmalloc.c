@@ -318,13 +318,14 @@ UKS_EXPORT void *uks_kmalloc(size_t size)
 /**
  * __uks_malloc - the preload shim's malloc()
  * @size: bytes (0 is taken as 1)
+ * @caller: the program's call site, for slub_debug's alloc track
  *
  * The common case in a few instructions and no stack frame: a class that
  * exists, with sheaves and its rseq entry (so no kmem event is enabled),
  * and an object on this CPU's sheaf.  Everything else is kmalloc_full()'s.
  * Return: the memory, or NULL.
  */
-void *__uks_malloc(size_t size)
+void *__uks_malloc(size_t size, unsigned long caller)
 {
 #if UKS_HAVE_RSEQ_ASM
 	if (likely(size - 1 < KMALLOC_MAX_CACHE_SIZE)) {
@@ -339,7 +340,7 @@ void *__uks_malloc(size_t size)
 		}
 	}
 #endif
-	return kmalloc_full(size ? size : 1, CALLER);	/* its fast path just failed */
+	return kmalloc_full(size ? size : 1, caller);	/* its fast path just failed */
 }
 
 /**
@@ -384,6 +385,12 @@ UKS_EXPORT void *uks_kzalloc(size_t size)
 	return kzalloc_at(size, CALLER);
 }
 
+/** __uks_kzalloc - uks_kzalloc() for the preload shim, with the program's call site */
+void *__uks_kzalloc(size_t size, unsigned long caller)
+{
+	return kzalloc_at(size, caller);
+}
+
 /** uks_kcalloc - zeroed array of @n elements of @size; NULL on overflow */
 UKS_EXPORT void *uks_kcalloc(size_t n, size_t size)
 {
@@ -405,13 +412,19 @@ UKS_EXPORT void *uks_kcalloc(size_t n, size_t size)
  */
 UKS_EXPORT void *uks_kmalloc_aligned(size_t size, size_t align)
 {
+	return __uks_kmalloc_aligned(size, align, CALLER);
+}
+
+/** __uks_kmalloc_aligned - uks_kmalloc_aligned() with the call site to track */
+void *__uks_kmalloc_aligned(size_t size, size_t align, unsigned long caller)
+{
 	struct uks_kmem_cache *s;
 	size_t want;
 
 	if (!align || (align & (align - 1)))
 		return NULL;
 	if (align <= __uks_kmalloc_minalign)
-		return __kmalloc(size ? size : 1, CALLER);
+		return __kmalloc(size ? size : 1, caller);
 	want = size > align ? size : align;
 	if (want <= KMALLOC_MAX_CACHE_SIZE) {
 		/*
@@ -422,7 +435,7 @@ UKS_EXPORT void *uks_kmalloc_aligned(size_t size, size_t align)
 		want = want <= 8 ? 8 : 1UL << (64 - __builtin_clzl(want - 1));
 		s = __uks_kmalloc_slab(want);
 		if (s)
-			return slab_alloc(s, CALLER);
+			return slab_alloc(s, caller);
 	}
 	return kmalloc_large(size ? size : 1, align > __uks_page_size ? align : __uks_page_size,
 			     NULL);
@@ -606,15 +619,16 @@ static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool
  * @p: memory to resize (not NULL)
  * @new_size: bytes, not 0
  * @ours: set to false if @p did not come from this allocator
+ * @caller: the program's call site, for slub_debug's tracks
  *
  * Return: the memory, or NULL (no memory, or not ours) with @p untouched.
  */
-void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours)
+void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long caller)
 {
 	struct uks_page *page = __uks_virt_to_head_page(p);
 
 	*ours = page != NULL;
-	return page ? krealloc_page(page, p, new_size, true, CALLER) : NULL;
+	return page ? krealloc_page(page, p, new_size, true, caller) : NULL;
 }
 
 /**

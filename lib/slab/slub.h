@@ -496,9 +496,11 @@ extern bool __uks_kmalloc_sheaves;
 int __uks_kmalloc_init(void);
 struct uks_kmem_cache *__uks_kmalloc_slab(size_t size);
 bool __uks_kfree_if_ours(const void *p);
-void *__uks_malloc(size_t size);
+void *__uks_malloc(size_t size, unsigned long caller);
+void *__uks_kzalloc(size_t size, unsigned long caller);
+void *__uks_kmalloc_aligned(size_t size, size_t align, unsigned long caller);
 void __uks_free(void *p);
-void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours);
+void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long caller);
 void __uks_slab_init(void);
 
 /* slub.c */

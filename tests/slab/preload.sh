@@ -29,7 +29,7 @@ cat >"$tmp/overflow.c" <<'C'
 #include <stdlib.h>
 int main(void) { volatile char *p = malloc(64); p[64] = 0x12; free((char *)p); return 0; }
 C
-${CC:-cc} -O0 -o "$tmp/overflow" "$tmp/overflow.c"
+${CC:-cc} -O0 -rdynamic -o "$tmp/overflow" "$tmp/overflow.c"
 cat >"$tmp/huge.c" <<'C'
 #include <errno.h>
 #include <stdio.h>
@@ -119,5 +119,7 @@ ok "FZPU: malloc_usable_size is the object size (red zones follow it)" -- \
 c.malloc_usable_size.argtypes = [ctypes.c_void_p]; assert c.malloc_usable_size(c.malloc(100)) == 112'
 ok "FZPU: a one-byte heap overflow is reported in the kernel's format" -- bash -c \
 	"'$tmp/overflow' 2>&1 | grep -q 'BUG kmalloc-64 (Not tainted): Right Redzone overwritten'"
+ok "FZPU: the report's alloc track names the program's caller, not the shim's malloc" -- bash -c \
+	"'$tmp/overflow' 2>&1 | grep -q 'Allocated in main+'"
 unset UKS_SLUB_DEBUG LD_PRELOAD
 tap_done

@@ -406,7 +406,7 @@ TEST(krealloc_of_an_interior_pointer_leaves_the_mapping)
 	uks_set_log_fn(quiet, &reports);
 	q = uks_krealloc(p + 4096, 64 << 20);
 	uks_kfree(q);
-	q = __uks_krealloc_if_ours(p + 4096, 3 << 20, &ours);
+	q = __uks_krealloc_if_ours(p + 4096, 3 << 20, &ours, 0);
 	uks_kfree(q);
 	uks_set_log_fn(NULL, NULL);
 	EXPECT_EQ(2, reports);
@@ -426,14 +426,14 @@ TEST(realloc_shrinks_a_mapping_in_place)
 	q = uks_krealloc(p, 5 << 20);
 	EXPECT_EQ(p, q);
 	EXPECT_EQ(64 << 20, uks_ksize(q));
-	q = __uks_krealloc_if_ours(p, 5 << 20, &ours);
+	q = __uks_krealloc_if_ours(p, 5 << 20, &ours, 0);
 	EXPECT_TRUE(ours);
 	EXPECT_EQ(p, q);
 	EXPECT_EQ(6 << 20, uks_ksize(q));
 	EXPECT_EQ(0, uks_ksize(p + (6 << 20)));	/* no longer ours */
 	EXPECT_EQ(0x5a, (unsigned char)q[(5 << 20) - 1]);
 	/* down to a buddy block: a copy */
-	q = __uks_krealloc_if_ours(q, 1 << 20, &ours);
+	q = __uks_krealloc_if_ours(q, 1 << 20, &ours, 0);
 	ASSERT_NONNULL(q);
 	EXPECT_EQ(1 << 20, uks_ksize(q));
 	EXPECT_EQ(0x5a, (unsigned char)q[(1 << 20) - 1]);

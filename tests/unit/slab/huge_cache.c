@@ -181,7 +181,7 @@ TEST(realloc_trades_tails_with_the_cache)
 	drain();
 	p = filled_block(16 * MiB, 0x77);
 	ASSERT_NONNULL(p);
-	q = __uks_krealloc_if_ours(p, 5 * MiB, &ours);	/* malloc's realloc() */
+	q = __uks_krealloc_if_ours(p, 5 * MiB, &ours, 0);	/* malloc's realloc() */
 	ASSERT_TRUE(ours);
 	ASSERT_EQ(p, q);
 	EXPECT_EQ(10 * MiB, cached_bytes());
@@ -519,14 +519,14 @@ TEST(tails_of_big_blocks_are_unmapped)
 	drain();
 	p = filled_block(64 * MiB, 1);
 	ASSERT_NONNULL(p);
-	q = __uks_krealloc_if_ours(p, 34 * MiB, &ours);
+	q = __uks_krealloc_if_ours(p, 34 * MiB, &ours, 0);
 	ASSERT_EQ(p, q);
 	EXPECT_EQ(0, cached_bytes());
 	EXPECT_FALSE(mapped(p + 34 * MiB, 2 * MiB));
-	q = __uks_krealloc_if_ours(p, 20 * MiB, &ours);	/* from 34 MiB: still big */
+	q = __uks_krealloc_if_ours(p, 20 * MiB, &ours, 0);	/* from 34 MiB: still big */
 	ASSERT_EQ(p, q);
 	EXPECT_EQ(0, cached_bytes());
-	q = __uks_krealloc_if_ours(p, 10 * MiB, &ours);	/* from 20 MiB: cached */
+	q = __uks_krealloc_if_ours(p, 10 * MiB, &ours, 0);	/* from 20 MiB: cached */
 	ASSERT_EQ(p, q);
 	EXPECT_EQ(10 * MiB, cached_bytes());
 	uks_kfree(q);

@@ -37,4 +37,21 @@ TEST(kernel_spelling)
 	kmem_cache_destroy(cache);
 }
 
+/* The values ported code tests flags against: 5.15's gfp.h. */
+TEST(gfp_values_are_5_15s)
+{
+	EXPECT_EQ(0xcc0u, GFP_KERNEL);
+	EXPECT_EQ(0xa20u, GFP_ATOMIC);
+	EXPECT_EQ(0x400cc0u, GFP_KERNEL_ACCOUNT);
+	EXPECT_EQ(0x800u, GFP_NOWAIT);
+	EXPECT_EQ(0xc00u, GFP_NOIO);
+	EXPECT_EQ(0xc40u, GFP_NOFS);
+	EXPECT_EQ(0x100cc0u, GFP_USER);
+	EXPECT_EQ(0x2000u, __GFP_NOWARN);
+	EXPECT_EQ(0x8000u, __GFP_NOFAIL);
+	EXPECT_EQ(0x10000u, __GFP_NORETRY);
+	EXPECT_EQ(0x4000u, __GFP_RETRY_MAYFAIL);
+	EXPECT_EQ(0u, GFP_KERNEL & __GFP_ACCOUNT);
+}
+
 TEST_HARNESS_MAIN

@@ -83,7 +83,8 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 
 /*
  * The descriptor, the abort handler (signature first; it counts the abort
- * in s->rseq_aborts and restarts) and the section start.  Every section
+ * as a cmpxchg_double_cpu_fail of the CPU it resumes on, and restarts) and
+ * the section start.  Every section
  * has operands [s] (the cache), [rs] (the rseq area's %fs offset), [tmp] (scratch) and
  * the constant offsets [abo], [rndo], [offo] into the cache.  The
  * fields a section needs from the cache are read inside it, from memory,
@@ -101,7 +102,10 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 	".byte 0x0f, 0xb9, 0x3d\n\t"					\
 	".long 0x53053053\n\t"						\
 	"4:\n\t"							\
-	"addq $1, %c[abo](%[s])\n\t"					\
+	"movslq %%fs:4(%[rs]), %[tmp]\n\t"				\
+	"imulq 8(%[s]), %[tmp]\n\t"					\
+	"addq (%[s]), %[tmp]\n\t"					\
+	"addl $1, %c[abo](%[tmp])\n\t"					\
 	"jmp 1f\n\t"							\
 	".popsection\n\t"						\
 	"1:\n\t"							\
@@ -119,7 +123,8 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 
 #define RSEQ_CONSTS(s)							\
 	[s] "r"(s),							\
-	[abo] "i"(offsetof(struct uks_kmem_cache, rseq_aborts)),	\
+	[abo] "i"(offsetof(struct kmem_cache_cpu, stat) +		\
+		  CMPXCHG_DOUBLE_CPU_FAIL * sizeof(unsigned int)),	\
 	[rndo] "i"(offsetof(struct uks_kmem_cache, random)),		\
 	[offo] "i"(offsetof(struct uks_kmem_cache, offset))
 

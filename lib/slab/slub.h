@@ -234,7 +234,6 @@ struct uks_kmem_cache {
 	unsigned long random;		/* FREELIST_HARDENED key, 0 if off */
 	unsigned int offset;		/* free pointer offset in the object */
 	unsigned int nr_cpus;
-	unsigned long rseq_aborts;	/* rseq sections aborted and retried (racy) */
 	unsigned long flags;
 	enum slub_fastpath fastpath;
 	enum slub_entry entry;		/* what the exported fast paths may do now */

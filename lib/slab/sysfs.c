@@ -72,9 +72,6 @@ static void show_stat(struct uks_kmem_cache *s, struct attr_buf *b, enum stat_it
 
 	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
 		sum += stat_read(cpu_slab(s, cpu), si);
-	/* Aborted rseq sections are counted per cache, not per CPU. */
-	if (si == CMPXCHG_DOUBLE_CPU_FAIL)
-		sum += READ_ONCE(s->rseq_aborts);
 	emit(b, "%lu", sum);
 	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		unsigned long x = stat_read(cpu_slab(s, cpu), si);
@@ -346,8 +343,6 @@ UKS_EXPORT int uks_kmem_cache_attr_store(struct uks_kmem_cache *s, const char *a
 	if (si >= 0) {
 		if (!len || buf[0] != '0')
 			return -EINVAL;
-		if (si == CMPXCHG_DOUBLE_CPU_FAIL)
-			s->rseq_aborts = 0;
 		for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
 			stat_clear(cpu_slab(s, cpu), (enum stat_item)si);
 		return 0;

@@ -134,6 +134,20 @@ static unsigned long stat_sum(struct uks_kmem_cache *s, const char *attr)
 	return strtoul(buf, NULL, 10);
 }
 
+/* The sum of a stat file's " C<cpu>=<n>" parts, which must make its total. */
+static unsigned long stat_parts(struct uks_kmem_cache *s, const char *attr)
+{
+	unsigned long parts = 0;
+	char buf[4096];
+	const char *p = buf;
+
+	if (uks_kmem_cache_attr_show(s, attr, buf, sizeof(buf)) <= 0)
+		return 0;
+	while ((p = strstr(p, " C")) && strchr(p, '='))
+		parts += strtoul(strchr(p, '=') + 1, (char **)&p, 10);
+	return parts;
+}
+
 static void run(struct th_result *_th_r, unsigned long flags, const char *name, bool expect_retries)
 {
 	static struct stress st;
@@ -188,6 +202,8 @@ static void run(struct th_result *_th_r, unsigned long flags, const char *name, 
 	EXPECT_GT(atomic_load(&st.ops), 100000);
 	if (expect_retries)
 		EXPECT_GT(retries, 0);
+	/* Aborts are counted on a CPU, as every stat is: "1234 C0=600 C1=634". */
+	EXPECT_EQ(retries, stat_parts(st.s, "cmpxchg_double_cpu_fail"));
 	/* Every object came back: nothing lost, so destroy succeeds. */
 	EXPECT_EQ(0, uks_kmem_cache_destroy(st.s));
 }

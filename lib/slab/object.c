@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "slab/debug.h"
 #include "slab/kmem_events.h"
 #include "slab/hot.h"
 #include "slab/slub.h"
@@ -70,7 +71,9 @@ static struct uks_kmem_cache *cache_from_obj(struct uks_kmem_cache *s, struct uk
 	if (unlikely(s && page->slab_cache != s)) {
 		pr_warn("%s: Wrong slab cache. %s but object is from %s", __func__, s->name,
 			page->slab_cache->name);
-		__uks_dump_stack(UKS_LOG_ERR);
+		__uks_dump_stack(UKS_LOG_WARN);
+		/* Who allocated (and last freed) it, if its cache tracks: 5.15 prints it too. */
+		__uks_print_tracking(page->slab_cache, (void *)x);
 	}
 	return page->slab_cache;
 }

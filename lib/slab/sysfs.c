@@ -266,8 +266,8 @@ UKS_EXPORT ssize_t uks_kmem_cache_attr_show(struct uks_kmem_cache *s, const char
 		emit(&b, "%u\n", s->cpu_partial);
 	else if (!strcmp(attr, "aliases"))
 		emit(&b, "%d\n", s->refcount < 1 ? 0 : s->refcount - 1);
-	else if (!strcmp(attr, "usersize"))
-		emit(&b, "0\n");
+	else if (!strcmp(attr, "usersize"))	/* kmalloc caches are whitelisted whole (5.15) */
+		emit(&b, "%u\n", s->is_kmalloc ? s->object_size : 0);
 	else if (!strcmp(attr, "remote_node_defrag_ratio"))
 		emit(&b, "%u\n", s->remote_node_defrag_ratio / 10);
 	else if (!strcmp(attr, "ctor")) {

@@ -534,6 +534,7 @@ TEST(sysfs_geometry_of_kmalloc_caches)
 		ASSERT_NONNULL(s);
 		EXPECT_EQ(rows[i].size, attr_ulong(s, "object_size"));
 		EXPECT_EQ(rows[i].size, attr_ulong(s, "slab_size"));
+		EXPECT_EQ(rows[i].size, attr_ulong(s, "usersize"));	/* whitelisted whole */
 		if (rows[i].objs)
 			EXPECT_EQ(rows[i].objs, attr_ulong(s, "objs_per_slab"));
 	}
@@ -564,6 +565,7 @@ TEST(sysfs_files_and_writes)
 	EXPECT_STREQ("1\n", buf);
 	uks_kmem_cache_attr_show(s, "ctor", buf, sizeof(buf));
 	EXPECT_STREQ("", buf);
+	EXPECT_EQ(0, attr_ulong(s, "usersize"));
 
 	EXPECT_EQ(0, uks_kmem_cache_attr_store(s, "min_partial", "7\n", 2));
 	EXPECT_EQ(7, attr_ulong(s, "min_partial"));

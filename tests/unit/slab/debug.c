@@ -509,6 +509,8 @@ static void check_wrong_cache(struct th_result *_th_r, unsigned long flags)
 	log_reset();
 	uks_kmem_cache_free(b, pa);
 	EXPECT_TRUE(logged("Wrong slab cache. t_wrong_b but object is from t_wrong_a"));
+	/* with U, who allocated it from the other cache */
+	EXPECT_EQ(!!(flags & UKS_SLAB_STORE_USER), logged("Allocated in "));
 	uks_kmem_cache_free(b, pb);
 	EXPECT_EQ(0, uks_kmem_cache_validate(a));
 	EXPECT_EQ(0, uks_kmem_cache_destroy(a));	/* pa was returned to a */
@@ -523,6 +525,11 @@ TEST(free_to_the_wrong_cache_is_reported)
 TEST(free_to_the_wrong_cache_is_reported_with_sheaves)
 {
 	check_wrong_cache(_th_r, UKS_SLAB_SHEAVES);
+}
+
+TEST(free_to_the_wrong_cache_is_reported_with_the_tracks)
+{
+	check_wrong_cache(_th_r, UKS_SLAB_STORE_USER);
 }
 
 TEST_HARNESS_MAIN

@@ -58,6 +58,43 @@ static int split(const char *path, char *cache, size_t size, const char **attr)
 	return 0;
 }
 
+/* A cache's directory name: '/' becomes '!', as kobject_set_name() does. */
+static void dir_name(char *dst, size_t size, const char *name)
+{
+	strncpy(dst, name, size - 1);
+	dst[size - 1] = '\0';
+	for (char *p = strchr(dst, '/'); p; p = strchr(p + 1, '/'))
+		*p = '!';
+}
+
+struct find_ctx {
+	const char *dir;
+	struct uks_kmem_cache *found;
+};
+
+static int match_dir(struct uks_kmem_cache *s, void *arg)
+{
+	struct find_ctx *fc = arg;
+	char name[128];
+
+	dir_name(name, sizeof(name), uks_kmem_cache_name(s));
+	if (strcmp(name, fc->dir))
+		return 0;
+	fc->found = s;
+	return 1;
+}
+
+/* The cache whose directory is @dir, or NULL. */
+static struct uks_kmem_cache *find_cache(const char *dir)
+{
+	struct find_ctx fc = { dir, NULL };
+
+	if (!strchr(dir, '!'))
+		return uks_kmem_cache_find(dir);
+	uks_kmem_cache_for_each(match_dir, &fc);
+	return fc.found;
+}
+
 static int sp_stat(void *ctx, const char *path, struct uks_vfs_stat *st)
 {
 	char cache[128];
@@ -69,7 +106,7 @@ static int sp_stat(void *ctx, const char *path, struct uks_vfs_stat *st)
 		st->mode = 0755;
 		return 0;
 	}
-	if (split(path, cache, sizeof(cache), &attr) || !uks_kmem_cache_find(cache))
+	if (split(path, cache, sizeof(cache), &attr) || !find_cache(cache))
 		return -ENOENT;
 	if (!attr) {
 		st->type = UKS_VFS_DIR;
@@ -103,8 +140,7 @@ static int collect(struct uks_kmem_cache *s, void *arg)
 		lc->names = p;
 		lc->cap = cap;
 	}
-	strncpy(lc->names[lc->nr], uks_kmem_cache_name(s), sizeof(lc->names[0]) - 1);
-	lc->names[lc->nr][sizeof(lc->names[0]) - 1] = '\0';
+	dir_name(lc->names[lc->nr], sizeof(lc->names[0]), uks_kmem_cache_name(s));
 	lc->nr++;
 	return 0;
 }
@@ -156,7 +192,7 @@ static int sp_open(void *ctx, const char *path, int flags, void **file)
 	f = uks_kzalloc(sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	f->s = uks_kmem_cache_find(cache);
+	f->s = find_cache(cache);
 	if (!f->s) {
 		uks_kfree(f);
 		return -ENOENT;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <uks/fs.h>
+#include <uks/slab.h>
 #include <uks/trace.h>
 
 #include "harness.h"
@@ -88,6 +89,29 @@ TEST_F(vfs, paths_and_synthetic_directories)
 	ASSERT_EQ(0600, st.mode);
 	ASSERT_EQ(-ENOENT, uks_vfs_stat(self->vfs, "sys/kernel/slab/kmalloc-64/nosuch", &st));
 	ASSERT_EQ(-ENOENT, uks_vfs_stat(self->vfs, "sys/kernel/slab/nosuch-cache", &st));
+}
+
+/* A '/' in a cache name is '!' in its directory's, as sysfs has it. */
+TEST_F(vfs, slab_names_with_a_slash)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_vfs/slash", 72, 0, 0, NULL);
+	struct uks_vfs_stat st;
+	struct names n = { "" };
+	char text[32];
+	ssize_t len;
+
+	ASSERT_NONNULL(s);
+	ASSERT_EQ(0, uks_vfs_list(self->vfs, "sys/kernel/slab", collect, &n));
+	EXPECT_NONNULL(strstr(n.buf, " t_vfs!slash/ "));
+	EXPECT_EQ(0, uks_vfs_stat(self->vfs, "sys/kernel/slab/t_vfs!slash", &st));
+	EXPECT_EQ(UKS_VFS_DIR, st.type);
+	len = uks_vfs_read_all(self->vfs, "sys/kernel/slab/t_vfs!slash/object_size", text,
+			       sizeof(text) - 1);
+	ASSERT_EQ(3, len);
+	text[len] = '\0';
+	EXPECT_STREQ("72\n", text);
+	EXPECT_EQ(-ENOENT, uks_vfs_stat(self->vfs, "sys/kernel/slab/t_vfs!other", &st));
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
 }
 
 TEST_F(vfs, open_modes_reads_and_writes)

@@ -24,7 +24,8 @@
 #define DEBUG_DEFAULT_FLAGS (UKS_SLAB_CONSISTENCY_CHECKS | UKS_SLAB_RED_ZONE | \
 			     UKS_SLAB_POISON | UKS_SLAB_STORE_USER)
 
-static char debug_string[1024];		/* the blocks with cache lists */
+/* The blocks with cache lists; the x86 kernel command line holds 2048 bytes. */
+static char debug_string[2048];
 static bool have_debug_string;
 static unsigned long slub_debug;	/* global flags */
 static bool disable_higher_order_debug;
@@ -92,7 +93,8 @@ check_slabs:
  * __uks_slub_debug_parse - set up debugging from a slub_debug= value
  * @text: the value (what follows "slub_debug=")
  *
- * Return: 0, or -E2BIG for a value longer than 1023 bytes (ignored).
+ * Return: 0, or -E2BIG for a value longer than 2047 bytes, more than a
+ * kernel command line (COMMAND_LINE_SIZE) holds (ignored).
  */
 int __uks_slub_debug_parse(const char *text)
 {

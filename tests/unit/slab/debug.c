@@ -89,7 +89,7 @@ TEST(parse_global_and_per_cache)
 
 TEST(parse_garbage)
 {
-	char junk[2048];
+	char junk[4096];
 
 	log_reset();
 	__uks_slub_debug_parse("FQ");
@@ -102,6 +102,13 @@ TEST(parse_garbage)
 	memset(junk, 'F', sizeof(junk) - 1);
 	junk[sizeof(junk) - 1] = 0;
 	EXPECT_EQ(-E2BIG, __uks_slub_debug_parse(junk));
+	/* A long cache list, as a kernel command line may hold (up to 2047 bytes). */
+	strcpy(junk, "P");
+	while (strlen(junk) < 1990)
+		strcat(junk, ",cache-with-a-long-name");
+	strcat(junk, ",last");
+	EXPECT_EQ(0, __uks_slub_debug_parse(junk));
+	EXPECT_EQ(UKS_SLAB_POISON, __uks_slub_debug_flags("last", 0));
 	/* Random bytes never crash the parser or the matcher. */
 	srand(1);
 	for (int i = 0; i < 2000; i++) {

@@ -84,12 +84,12 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
 /*
  * The descriptor, the abort handler (signature first; it counts the abort
  * as a cmpxchg_double_cpu_fail of the CPU it resumes on, and restarts) and
- * the section start.  Every section
- * has operands [s] (the cache), [rs] (the rseq area's %fs offset), [tmp] (scratch) and
- * the constant offsets [abo], [rndo], [offo] into the cache.  The
- * fields a section needs from the cache are read inside it, from memory,
- * to leave registers to the compiler: the fast paths then need no stack
- * frame.
+ * the section start.  Every section has operands [s] (the cache), [rs]
+ * (the rseq area's %fs offset), [tmp] (scratch, free to clobber before
+ * the start) and the constant offsets [abo] (into a CPU slot), [rndo] and
+ * [offo] (into the cache).  The fields a section needs from the cache
+ * are read inside it, from memory, to leave registers to the compiler:
+ * the fast paths then need no stack frame.
  */
 #define RSEQ_SECTION_HEAD						\
 	".pushsection __rseq_cs, \"aw\"\n\t"				\

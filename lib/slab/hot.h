@@ -215,11 +215,6 @@ static __attribute__((always_inline)) inline bool slab_entry_free(struct uks_kme
 	return false;
 }
 
-static inline void slab_double_free(struct uks_kmem_cache *s, void *object)
-{
-	__uks_slab_double_free(s, object);
-}
-
 /* 5.15's do_slab_free() on the cmpxchg16b fast path. */
 static inline bool cmpxchg_push(struct uks_kmem_cache *s, struct uks_page *page, void *head,
 				void *tail)
@@ -233,7 +228,7 @@ static inline bool cmpxchg_push(struct uks_kmem_cache *s, struct uks_page *page,
 			return false;
 		freelist = READ_ONCE(c->freelist);
 		if (unlikely(freelist == head))
-			slab_double_free(s, head);
+			__uks_slab_double_free(s, head);
 		set_freepointer(s, tail, freelist);
 		if (likely(cmpxchg16(&c->freelist, (uintptr_t)freelist, tid, (uintptr_t)head,
 				     tid + s->tid_step))) {
@@ -266,7 +261,7 @@ do_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *
 		if (likely(ret == 1))
 			return;
 		if (ret == 2)
-			slab_double_free(s, head);
+			__uks_slab_double_free(s, head);
 	} else
 #endif
 	if (s->fastpath == FASTPATH_CMPXCHG) {
@@ -278,7 +273,7 @@ do_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *
 
 		if (likely(page == c->page)) {
 			if (unlikely(c->freelist == head))
-				slab_double_free(s, head);
+				__uks_slab_double_free(s, head);
 			set_freepointer(s, tail_obj, c->freelist);
 			c->freelist = head;
 			c->nr_free_fast++;
@@ -301,7 +296,7 @@ slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *object, unsigne
 		if (likely(ret == 1))
 			return;
 		if (ret == 2)
-			slab_double_free(s, object);
+			__uks_slab_double_free(s, object);
 		__uks_sheaf_push_slow(s, object);
 		return;
 	}

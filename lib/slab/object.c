@@ -94,7 +94,7 @@ static __attribute__((noinline)) void kmem_cache_free_full(struct uks_kmem_cache
 		if (likely(ret == 1))
 			return;
 		if (ret == 2)
-			slab_double_free(s, x);
+			__uks_slab_double_free(s, x);
 	}
 #endif
 	page = __uks_virt_to_head_page(x);
@@ -315,7 +315,7 @@ UKS_EXPORT void uks_kmem_cache_free_bulk(struct uks_kmem_cache *s, size_t nr, vo
 		long done = rseq_free_many_cpu_slab(s, uks_rseq_off(), p, nr, &bad);
 
 		if (unlikely(done < 0))
-			slab_double_free(s, bad);
+			__uks_slab_double_free(s, bad);
 		nr -= (size_t)done;
 		memset(p + nr, 0, (size_t)done * sizeof(*p));
 		if (likely(!nr))

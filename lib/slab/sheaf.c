@@ -202,7 +202,7 @@ void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object)
 	sh = c->sheaf;
 	if (unlikely(sh->size && sh->objects[sh->size - 1] == object)) {
 		__uks_cpu_slab_unlock(s, c);
-		slab_double_free(s, object);
+		__uks_slab_double_free(s, object);
 	}
 	if (sh->size == sh->capacity) {
 		if (barn_trade(s, c, true)) {

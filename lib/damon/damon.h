@@ -195,8 +195,9 @@ struct vaddr_target {
 	unsigned long last_page;	/* 5.15's last-checked-page cache */
 	bool last_accessed;
 	bool have_last;
-	unsigned long nr_clears;	/* vaddr-sd: clear_refs walks done, */
-	unsigned long nr_clears_skipped;	/* and skipped (no sample was dirty) */
+	bool refs_clean;	/* vaddr-refs: the last smaps read saw no Referenced: */
+	unsigned long nr_clears;	/* clear_refs walks done, */
+	unsigned long nr_clears_skipped;	/* and skipped as needless */
 };
 void __uks_damon_join(struct uks_damon_ctx *ctx, pthread_t th);
 void __uks_damon_wait_primitive_ready(struct uks_damon_ctx *ctx);

@@ -25,6 +25,15 @@
  * walks the whole process's page tables each sample: costly for big
  * processes at 5 ms sampling.
  *
+ * The clears are walks too, and needless when the last check read no
+ * Referenced: anywhere: then no page of the process is young (nor has
+ * PG_referenced), and none was reached through the TLB since the last
+ * flush, whose first touch would have set the bit.  So prepare skips them
+ * after such a check, and a quiet process costs one smaps read per
+ * sample instead of three walks.  The one difference: an access between
+ * that check's read and this prepare counts in the coming interval, where
+ * a clear would have dropped it (5.15's mkold drops it too).
+ *
  * Lock order: none (monitor thread only).
  */
 #include <ctype.h>
@@ -55,11 +64,18 @@ static void refs_prepare(struct uks_damon_ctx *ctx)
 	struct damon_target *t;
 
 	damon_for_each_target(t, ctx) {
-		if (!t->pstate)
+		struct vaddr_target *vt = t->pstate;
+
+		if (!vt)
 			continue;
 		__uks_damon_va_pick_sampling_addrs(ctx, t);
-		__uks_damon_va_clear_refs(t->pstate, "1");
-		__uks_damon_va_clear_refs(t->pstate, "4");	/* the TLB flush */
+		if (vt->refs_clean) {
+			vt->nr_clears_skipped++;
+			continue;
+		}
+		__uks_damon_va_clear_refs(vt, "1");
+		__uks_damon_va_clear_refs(vt, "4");	/* the TLB flush */
+		vt->nr_clears++;
 	}
 }
 
@@ -130,18 +146,22 @@ int __uks_damon_parse_smaps(FILE *f, struct refs_map **out, unsigned int *nr)
 	return ret;
 }
 
+/* 0, or -errno with *@out NULL, or -ENOMEM with the mappings read so far. */
 static int read_smaps(pid_t pid, struct refs_map **out, unsigned int *nr)
 {
 	char path[64];
 	FILE *f;
+	int ret;
 
+	*out = NULL;
+	*nr = 0;
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	__uks_damon_parse_smaps(f, out, nr);
+	ret = __uks_damon_parse_smaps(f, out, nr);
 	fclose(f);
-	return 0;
+	return ret;
 }
 
 /* The first mapping boundary strictly inside @r, from mapping *@i on; 0 if none. */
@@ -195,6 +215,14 @@ static void clip_to_maps(struct uks_damon_ctx *ctx, struct damon_target *t,
 	}
 }
 
+static bool any_referenced(const struct refs_map *maps, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr; i++)
+		if (maps[i].referenced)
+			return true;
+	return false;
+}
+
 static unsigned int refs_check(struct uks_damon_ctx *ctx)
 {
 	struct damon_target *t;
@@ -205,10 +233,15 @@ static unsigned int refs_check(struct uks_damon_ctx *ctx)
 	damon_for_each_target(t, ctx)
 		nr_regions += t->nr_regions;
 	damon_for_each_target(t, ctx) {
+		struct vaddr_target *vt = t->pstate;
 		struct refs_map *maps;
 		unsigned int nr, i = 0;
 
-		if (!t->pstate || read_smaps((pid_t)t->id, &maps, &nr))
+		if (!vt)
+			continue;
+		/* Only a whole read may say that nothing was referenced. */
+		vt->refs_clean = !read_smaps((pid_t)t->id, &maps, &nr) && !any_referenced(maps, nr);
+		if (!maps)
 			continue;
 		clip_to_maps(ctx, t, maps, nr, &nr_regions);
 		/* regions and mappings are both in address order */

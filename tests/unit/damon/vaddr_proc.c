@@ -494,12 +494,14 @@ TEST_TIMEOUT(vaddr_refs_clipping_keeps_max_nr_regions_for_the_context, 60)
 }
 
 /*
- * vaddr-sd's clear_refs walk is skipped while no sampled page is dirty.
- * The child touches its 68 MiB once and then writes nothing: after the
- * first aggregations nearly every sample must skip the walk, and next to
- * no region may show an access.  Woken (SIGUSR1), it writes its 4 MiB
- * buffer continuously: the walks come back, and the buffer is seen
- * (its region at 10 or more of an aggregation's 20 samples).
+ * The vaddr primitives skip their clear_refs walks while they are
+ * needless: vaddr-sd while no sampled page is dirty, vaddr-refs after a
+ * check that read no Referenced: at all.  The child touches its 68 MiB
+ * once and then writes nothing: after the first aggregations nearly every
+ * sample must skip the walk, and next to no region may show an access.
+ * Woken (SIGUSR1), it writes its 4 MiB buffer continuously: the walks come
+ * back, and the buffer is seen (its region at 10 or more of an
+ * aggregation's 20 samples).
  */
 #define IDLE_AGGRS	10
 #define BUSY_AGGRS	15
@@ -552,7 +554,7 @@ static int idle_busy_after_aggregation(struct uks_damon_ctx *ctx)
 	return n >= IDLE_AGGRS + BUSY_AGGRS;
 }
 
-TEST_TIMEOUT(vaddr_sd_skips_the_walk_while_no_sample_is_written, 60)
+static void skips_the_walk_while_idle(struct th_result *_th_r, const char *prim)
 {
 	struct child c;
 	struct idle_busy ib = { .c = &c };
@@ -562,8 +564,8 @@ TEST_TIMEOUT(vaddr_sd_skips_the_walk_while_no_sample_is_written, 60)
 	unsigned long id, idle_skipped, idle_samples, busy_clears, busy_samples;
 	char why[200];
 
-	if (uks_damon_primitive_available("vaddr-sd", why, sizeof(why)))
-		SKIP(return, "vaddr-sd: %s", why);
+	if (uks_damon_primitive_available(prim, why, sizeof(why)))
+		SKIP(return, "%s: %s", prim, why);
 #if defined(__SANITIZE_ADDRESS__)
 	/* as find_hot(): regions too wide to sample the 4 MiB buffer in time */
 	SKIP(return, "ASan's terabytes of shadow mappings (the regular build runs it)");
@@ -571,7 +573,7 @@ TEST_TIMEOUT(vaddr_sd_skips_the_walk_while_no_sample_is_written, 60)
 	ASSERT_EQ(0, spawn_child(&c, true));
 	id = (unsigned long)c.pid;
 	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
-	ASSERT_EQ(0, uks_damon_set_primitive(ctx, "vaddr-sd"));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, prim));
 	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 5000, 100000, 1000000, 10, 1000));
 	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
 	uks_damon_set_callback(ctx, &cb);
@@ -587,21 +589,32 @@ TEST_TIMEOUT(vaddr_sd_skips_the_walk_while_no_sample_is_written, 60)
 	busy_clears = ib.clears[IDLE_AGGRS + BUSY_AGGRS] - ib.clears[IDLE_AGGRS + 5];
 	busy_samples = busy_clears + ib.skipped[IDLE_AGGRS + BUSY_AGGRS] -
 		       ib.skipped[IDLE_AGGRS + 5];
-	TH_LOG("idle: %lu of %lu samples skipped the walk, %u accesses seen; busy: %lu of %lu "
+	TH_LOG("%s idle: %lu of %lu samples skipped the walk, %u accesses seen; busy: %lu of %lu "
 	       "samples walked, the buffer's region at 10+ of 20 in %d of %d aggregations",
-	       idle_skipped, idle_samples, ib.idle_accesses, busy_clears, busy_samples,
+	       prim, idle_skipped, idle_samples, ib.idle_accesses, busy_clears, busy_samples,
 	       ib.busy_seen, BUSY_AGGRS - 5);
 	ASSERT_GT(idle_samples, 0);
 	ASSERT_GE(idle_skipped * 10, idle_samples * 9);
 	/*
-	 * The kernel itself sets a soft-dirty bit now and then (a khugepaged
-	 * collapse makes a dirty huge page, for one): 2 once in the guest.
+	 * The kernel itself sets a soft-dirty or an accessed bit now and then
+	 * (a khugepaged collapse makes a dirty, young huge page, for one): 2
+	 * once in the guest.
 	 */
 	ASSERT_LE(ib.idle_accesses, 5);
 	/* an emulated guest stalls the child now and then: a quarter, 3 of 10 */
 	ASSERT_GE(busy_clears * 4, busy_samples);
 	ASSERT_GE(ib.busy_seen, 3);
 	uks_damon_ctx_destroy(ctx);
+}
+
+TEST_TIMEOUT(vaddr_sd_skips_the_walk_while_no_sample_is_written, 60)
+{
+	skips_the_walk_while_idle(_th_r, "vaddr-sd");
+}
+
+TEST_TIMEOUT(vaddr_refs_skips_the_walks_while_nothing_is_referenced, 60)
+{
+	skips_the_walk_while_idle(_th_r, "vaddr-refs");
 }
 
 TEST(soft_dirty_probe_says_why)

@@ -61,6 +61,12 @@ static int spawn_child(struct child *c, bool idle_first)
 		int sig;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* a failed ASSERT must not leak us */
+		/*
+		 * No khugepaged collapses of the child's other mappings (the
+		 * copy of our heap): a collapsed huge page is new, young and
+		 * soft-dirty, an access nobody made.
+		 */
+		prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 		memset(cold, 1, COLD_SZ);	/* present, then never again */
 		if (idle_first) {
 			memset(hot, 1, HOT_SZ);
@@ -500,8 +506,9 @@ TEST_TIMEOUT(vaddr_refs_clipping_keeps_max_nr_regions_for_the_context, 60)
  * once and then writes nothing: after the first aggregations nearly every
  * sample must skip the walk, and next to no region may show an access.
  * Woken (SIGUSR1), it writes its 4 MiB buffer continuously: the walks come
- * back, and the buffer is seen (its region at 10 or more of an
- * aggregation's 20 samples).
+ * back, and the buffer is seen (its region at half or more of the samples
+ * its aggregation got: 20 at most, about 11 for vaddr-refs in the emulated
+ * guest, where a sample takes longer than its interval).
  */
 #define IDLE_AGGRS	10
 #define BUSY_AGGRS	15
@@ -536,6 +543,7 @@ static int idle_busy_after_aggregation(struct uks_damon_ctx *ctx)
 {
 	struct idle_busy *ib = uks_damon_callback_private(ctx);
 	struct damon_target *t;
+	unsigned long samples;
 	int n = ++ib->aggregations;
 
 	if (n > IDLE_AGGRS + BUSY_AGGRS)
@@ -547,7 +555,8 @@ static int idle_busy_after_aggregation(struct uks_damon_ctx *ctx)
 		ib->skipped[n] = vt ? vt->nr_clears_skipped : 0;
 	}
 	uks_damon_for_each_target(ctx, sum_accesses, ib);
-	if (n > IDLE_AGGRS + 5 && ib->hot_max >= 10)
+	samples = ib->clears[n] + ib->skipped[n] - ib->clears[n - 1] - ib->skipped[n - 1];
+	if (n > IDLE_AGGRS + 5 && samples && ib->hot_max * 2 >= samples)
 		ib->busy_seen++;
 	if (n == IDLE_AGGRS)
 		kill(ib->c->pid, SIGUSR1);
@@ -590,7 +599,7 @@ static void skips_the_walk_while_idle(struct th_result *_th_r, const char *prim)
 	busy_samples = busy_clears + ib.skipped[IDLE_AGGRS + BUSY_AGGRS] -
 		       ib.skipped[IDLE_AGGRS + 5];
 	TH_LOG("%s idle: %lu of %lu samples skipped the walk, %u accesses seen; busy: %lu of %lu "
-	       "samples walked, the buffer's region at 10+ of 20 in %d of %d aggregations",
+	       "samples walked, the buffer's region at half its samples in %d of %d aggregations",
 	       prim, idle_skipped, idle_samples, ib.idle_accesses, busy_clears, busy_samples,
 	       ib.busy_seen, BUSY_AGGRS - 5);
 	ASSERT_GT(idle_samples, 0);

@@ -405,13 +405,14 @@ double_free:
 static __attribute__((always_inline)) inline size_t
 rseq_pop_many(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, size_t n)
 {
-	uintptr_t obj, c, tmp, off;
+	uintptr_t obj, c, tmp, off, rnd;
 	size_t cnt;
 
 	/*
 	 * The walk is a chain of dependent loads: each object's free pointer
 	 * is loaded straight from (obj + offset), with the hardening key
-	 * (bswap of that address ^ random) made beside it.
+	 * (bswap of that address ^ random) made beside it.  The offset and
+	 * the random are loaded once, before the walk.
 	 */
 	__asm__ __volatile__ goto(
 		RSEQ_SECTION_HEAD
@@ -422,16 +423,17 @@ rseq_pop_many(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, size_t n)
 		"testq %[obj], %[obj]\n\t"
 		"jz %l[slow]\n\t"
 		"movl %c[offo](%[s]), %k[off]\n\t"
+		"movq %c[rndo](%[s]), %[rnd]\n\t"
 		"xorl %k[cnt], %k[cnt]\n\t"
 		"8:\n\t"
 		"movq %[obj], (%[p], %[cnt], 8)\n\t"
 		"addq $1, %[cnt]\n\t"
 		"leaq (%[obj], %[off]), %[tmp]\n\t"
 		"movq (%[obj], %[off]), %[obj]\n\t"
-		"cmpq $0, %c[rndo](%[s])\n\t"
+		"testq %[rnd], %[rnd]\n\t"
 		"je 7f\n\t"
 		"bswapq %[tmp]\n\t"
-		"xorq %c[rndo](%[s]), %[tmp]\n\t"
+		"xorq %[rnd], %[tmp]\n\t"
 		"xorq %[tmp], %[obj]\n\t"
 		"7:\n\t"
 		"cmpq %[n], %[cnt]\n\t"
@@ -442,7 +444,7 @@ rseq_pop_many(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, size_t n)
 		"movq %[obj], (%[c])\n\t"
 		"2:\n\t"
 		: [obj] "=&r"(obj), [c] "=&r"(c), [tmp] "=&r"(tmp), [cnt] "=&r"(cnt),
-		  [off] "=&r"(off)
+		  [off] "=&r"(off), [rnd] "=&r"(rnd)
 		: [rs] "r"(rs), RSEQ_CONSTS(s), [p] "r"(p), [n] "r"(n)
 		: "memory", "cc"
 		: slow);
@@ -472,7 +474,7 @@ static __attribute__((always_inline)) inline long
 rseq_free_many_cpu_slab(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, size_t n,
 			void **bad)
 {
-	uintptr_t c, tmp, enc, obj, left, off;
+	uintptr_t c, tmp, enc, obj, left, off, rnd;
 
 	__asm__ __volatile__ goto(
 		RSEQ_SECTION_HEAD
@@ -482,6 +484,7 @@ rseq_free_many_cpu_slab(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, 
 		"movq (%[c]), %[enc]\n\t"
 		"movq %[n], %[left]\n\t"
 		"movl %c[offo](%[s]), %k[off]\n\t"
+		"movq %c[rndo](%[s]), %[rnd]\n\t"
 		"8:\n\t"
 		"movq -8(%[p], %[left], 8), %[obj]\n\t"
 		"movq %[obj], %[tmp]\n\t"
@@ -490,12 +493,12 @@ rseq_free_many_cpu_slab(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, 
 		"jae 9f\n\t"
 		"cmpq %[enc], %[obj]\n\t"
 		"je 10f\n\t"
-		"cmpq $0, %c[rndo](%[s])\n\t"
+		"testq %[rnd], %[rnd]\n\t"
 		"je 7f\n\t"
 		"leaq (%[obj], %[off]), %[tmp]\n\t"
 		"bswapq %[tmp]\n\t"
 		"xorq %[tmp], %[enc]\n\t"
-		"xorq %c[rndo](%[s]), %[enc]\n\t"
+		"xorq %[rnd], %[enc]\n\t"
 		"7:\n\t"
 		"movq %[enc], (%[obj], %[off])\n\t"
 		"movq %[obj], %[enc]\n\t"
@@ -515,7 +518,7 @@ rseq_free_many_cpu_slab(const struct uks_kmem_cache *s, ptrdiff_t rs, void **p, 
 		"jmp %l[double_free]\n\t"
 		"11:\n\t"
 		: [c] "=&r"(c), [tmp] "=&r"(tmp), [enc] "=&r"(enc),
-		  [obj] "=&r"(obj), [left] "=&r"(left), [off] "=&r"(off)
+		  [obj] "=&r"(obj), [left] "=&r"(left), [off] "=&r"(off), [rnd] "=&r"(rnd)
 		: [rs] "r"(rs), RSEQ_CONSTS(s), [p] "r"(p), [n] "r"(n), [bad] "r"(bad),
 		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_free_fast))
 		: "memory", "cc"

@@ -89,7 +89,8 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
  * the start) and the constant offsets [abo] (into a CPU slot), [rndo] and
  * [offo] (into the cache).  The fields a section needs from the cache
  * are read inside it, from memory, to leave registers to the compiler:
- * the fast paths then need no stack frame.
+ * the fast paths then need no stack frame.  The bulk loops, which use the
+ * offset and the random once per object, load them into registers once.
  */
 #define RSEQ_SECTION_HEAD						\
 	".pushsection __rseq_cs, \"aw\"\n\t"				\

@@ -2,14 +2,19 @@
 /*
  * Huge pages for the heap: the page allocator's 2 MiB chunks past the
  * first four (8 MiB of heap) are advised MADV_HUGEPAGE (the "hg" of their
- * VmFlags in smaps), the first four are not, and UKS_SLUB_THP=0 leaves
+ * VmFlags in smaps); the first four are not, until a fifth is mapped: then
+ * each of them with few pages that are free and not resident is advised
+ * and collapsed into a huge page (MADV_COLLAPSE).  UKS_SLUB_THP=0 leaves
  * them all alone.  Each test runs in a fresh child of the harness, so its
  * first allocation maps the process's first chunk.  Whether the kernel
- * then backs a chunk with a huge page depends on its THP mode and free
- * memory, so only the advice is checked, and what the purge does to the
- * free blocks of an advised chunk: they stay resident (a partial
- * MADV_DONTNEED would split its huge page) until the heap has shrunk.
+ * backs an advised chunk with a huge page at its first touch depends on
+ * its THP mode and free memory, so there only the advice is checked; a
+ * collapse either makes the huge page or fails.  Also checked: what the
+ * purge does to the free blocks of an advised chunk: they stay resident
+ * (a partial MADV_DONTNEED would split its huge page) until the heap has
+ * shrunk.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +25,13 @@
 #include "harness.h"
 #include <uks/slab.h>
 
-enum { BLOCK = 256 << 10, CHUNK_SHIFT = 21, SMALL_CHUNKS = 4, MAX_BLOCKS = 64 };
+enum {
+	BLOCK = 256 << 10,
+	CHUNK_SHIFT = 21,
+	PER_CHUNK = (1 << CHUNK_SHIFT) / BLOCK,
+	SMALL_CHUNKS = 4,
+	MAX_BLOCKS = 64,
+};
 
 /*
  * Does the mapping holding @addr carry MADV_HUGEPAGE?
@@ -51,58 +62,86 @@ static int advised_huge(const void *addr)
 }
 
 /*
- * Allocate kmalloc_large() blocks (nothing is freed, so each chunk fills
- * before the next is mapped) until one lies in the (SMALL_CHUNKS + 1)th
- * chunk; first[i] is the first block seen in chunk i.
- * Return: true when there.
+ * Allocate kmalloc_large() blocks of @size (nothing is freed, so each
+ * chunk fills before the next is mapped) until one lies in the @upto-th
+ * chunk; first[i] is the first block seen in chunk i, *chunks how many
+ * chunks have been seen.  Return: true when there.
  */
-static bool blocks_into_a_later_chunk(char **blocks, int *nr, char **first)
+static bool blocks_into_chunk(char **blocks, int *nr, char **first, int *chunks, size_t size,
+			      int upto)
 {
-	int chunks = 0;
-
-	for (*nr = 0; *nr < MAX_BLOCKS;) {
-		char *p = uks_kmalloc(BLOCK);
+	while (*nr < MAX_BLOCKS) {
+		char *p = uks_kmalloc(size);
 		bool seen = false;
 
 		if (!p)
 			return false;
-		memset(p, 0x5a, BLOCK);
+		memset(p, 0x5a, size);
 		blocks[(*nr)++] = p;
-		for (int i = 0; i < chunks; i++)
+		for (int i = 0; i < *chunks; i++)
 			seen |= (uintptr_t)first[i] >> CHUNK_SHIFT == (uintptr_t)p >> CHUNK_SHIFT;
 		if (!seen) {
-			first[chunks++] = p;
-			if (chunks == SMALL_CHUNKS + 1)
+			first[(*chunks)++] = p;
+			if (*chunks == upto)
 				return true;
 		}
 	}
 	return false;
 }
 
-TEST(chunks_past_the_first_four_are_advised_huge)
+static bool blocks_into_a_later_chunk(char **blocks, int *nr, char **first)
 {
-	char *blocks[MAX_BLOCKS], *first[SMALL_CHUNKS + 1];
-	int n;
+	int chunks = 0;
 
-	ASSERT_TRUE(blocks_into_a_later_chunk(blocks, &n, first));
-	for (int i = 0; i < SMALL_CHUNKS; i++)
-		EXPECT_EQ(0, advised_huge(first[i]));
-	EXPECT_EQ(1, advised_huge(first[SMALL_CHUNKS]));
-	for (int i = 0; i < n; i++)
-		uks_kfree(blocks[i]);
+	*nr = 0;
+	return blocks_into_chunk(blocks, nr, first, &chunks, BLOCK, SMALL_CHUNKS + 1);
 }
 
-TEST(uks_slub_thp_0_advises_nothing)
+/*
+ * Sum of AnonHugePages over the mappings that overlap the chunks holding
+ * first[0..nr-1], in KiB; the mappings of adjacent chunks may be merged.
+ */
+static long huge_kib_of_chunks(char *const *first, int nr)
 {
-	char *blocks[MAX_BLOCKS], *first[SMALL_CHUNKS + 1];
-	int n;
+	char line[512];
+	bool overlaps = false;
+	long kib = 0, v;
+	FILE *f = fopen("/proc/self/smaps", "re");
 
-	setenv("UKS_SLUB_THP", "0", 1);	/* read when the allocator starts */
-	ASSERT_TRUE(blocks_into_a_later_chunk(blocks, &n, first));
-	for (int i = 0; i <= SMALL_CHUNKS; i++)
-		EXPECT_EQ(0, advised_huge(first[i]));
-	for (int i = 0; i < n; i++)
-		uks_kfree(blocks[i]);
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long start, end;
+
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 && strchr(line, ' ')) {
+			overlaps = false;
+			for (int i = 0; i < nr; i++) {
+				uintptr_t c = (uintptr_t)first[i] >> CHUNK_SHIFT << CHUNK_SHIFT;
+
+				overlaps |= c < end && c + (1UL << CHUNK_SHIFT) > start;
+			}
+		} else if (overlaps && sscanf(line, "AnonHugePages: %ld kB", &v) == 1) {
+			kib += v;
+		}
+	}
+	fclose(f);
+	return kib;
+}
+
+/* Can this kernel collapse memory into huge pages on request (Linux 6.1)? */
+static bool collapse_supported(void)
+{
+	size_t huge = 1UL << CHUNK_SHIFT;
+	char *map = mmap(NULL, 2 * huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = (char *)(((uintptr_t)map + huge - 1) & ~(huge - 1));
+	bool ok;
+
+	if (map == MAP_FAILED)
+		return false;
+	memset(p, 1, huge);
+	ok = madvise(p, huge, 25 /* MADV_COLLAPSE */) == 0 || errno != EINVAL;
+	munmap(map, 2 * huge);
+	return ok;
 }
 
 /* Resident bytes of [p, p + len). */
@@ -140,44 +179,154 @@ static int chunk_of(const char *p, char *const *first, int nr)
 	return -1;
 }
 
-TEST(an_advised_chunk_keeps_its_free_blocks_until_the_heap_shrinks)
+TEST(the_first_four_chunks_turn_huge_when_a_fifth_is_mapped)
 {
-	enum { FREED = 6, PER_CHUNK = (1 << CHUNK_SHIFT) / BLOCK };
-	char *blocks[MAX_BLOCKS], *first[SMALL_CHUNKS + 1], *small[FREED], *thp[FREED];
-	int n, nr_small = 0, nr_thp = 0;
-	char *huge_base;
+	enum { FREED = 6 };	/* 1.5 MiB: past the reserve, under half the heap */
+	char *blocks[MAX_BLOCKS], *first[SMALL_CHUNKS + 1], *spared[FREED], *extra;
+	int n = 0, chunks = 0;
 
-	if (thp_mode_never())
-		SKIP(return, "the kernel's THP mode is never (or THP is not built): nothing is advised");
-	ASSERT_TRUE(blocks_into_a_later_chunk(blocks, &n, first));
-	while (n < MAX_BLOCKS && n < SMALL_CHUNKS * PER_CHUNK + PER_CHUNK) {
-		blocks[n] = uks_kmalloc(BLOCK);	/* fill the advised chunk */
-		ASSERT_NONNULL(blocks[n]);
-		memset(blocks[n++], 0x5a, BLOCK);
+	ASSERT_TRUE(blocks_into_chunk(blocks, &n, first, &chunks, BLOCK, SMALL_CHUNKS));
+	for (int i = 0; i < SMALL_CHUNKS; i++)
+		EXPECT_EQ(0, advised_huge(first[i]));
+	ASSERT_TRUE(blocks_into_chunk(blocks, &n, first, &chunks, BLOCK, SMALL_CHUNKS + 1));
+	EXPECT_EQ(1, advised_huge(first[SMALL_CHUNKS]));
+	if (thp_mode_never() || !collapse_supported()) {
+		for (int i = 0; i < SMALL_CHUNKS; i++)
+			EXPECT_EQ(0, advised_huge(first[i]));
+		SKIP(goto out, "no THP or no MADV_COLLAPSE: the first chunks stay small");
 	}
-	huge_base = (char *)((uintptr_t)first[SMALL_CHUNKS] >> CHUNK_SHIFT << CHUNK_SHIFT);
+	/* Full of blocks written: nothing a collapse would add to the RSS. */
+	for (int i = 0; i < SMALL_CHUNKS; i++)
+		EXPECT_EQ(1, advised_huge(first[i]));
+	EXPECT_GE(huge_kib_of_chunks(first, SMALL_CHUNKS), SMALL_CHUNKS * 2048L);
 
-	/* 3 MiB free and resident: past the reserve, under half the heap in use */
-	for (int i = 0; i < n; i++) {
-		int c = chunk_of(blocks[i], first, SMALL_CHUNKS + 1);
-
-		if (c == 0 && nr_small < FREED)
-			small[nr_small++] = blocks[i];
-		else if (c == SMALL_CHUNKS && nr_thp < FREED)
-			thp[nr_thp++] = blocks[i];
-		else
+	/* Their free blocks are now spared by the purge as an advised chunk's. */
+	extra = uks_kmalloc(BLOCK);
+	ASSERT_NONNULL(extra);
+	for (int i = 0, freed = 0; i < n && freed < FREED; i++) {
+		if (chunk_of(blocks[i], first, 2) != 1)
 			continue;
+		spared[freed++] = blocks[i];
 		uks_kfree(blocks[i]);
 		blocks[i] = NULL;
 	}
-	ASSERT_EQ(FREED, nr_small);
+	usleep(30000);				/* older than the purge delay */
+	uks_kfree(extra);			/* a page-level call purges */
+	for (int i = 0; i < FREED; i++)
+		EXPECT_EQ(BLOCK, resident_bytes(spared[i], BLOCK));
+out:
+	for (int i = 0; i < n; i++)
+		uks_kfree(blocks[i]);
+}
+
+TEST(uks_slub_thp_0_advises_nothing)
+{
+	char *blocks[MAX_BLOCKS], *first[SMALL_CHUNKS + 1];
+	int n;
+
+	setenv("UKS_SLUB_THP", "0", 1);	/* read when the allocator starts */
+	ASSERT_TRUE(blocks_into_a_later_chunk(blocks, &n, first));
+	for (int i = 0; i <= SMALL_CHUNKS; i++)
+		EXPECT_EQ(0, advised_huge(first[i]));
+	for (int i = 0; i < n; i++)
+		uks_kfree(blocks[i]);
+}
+
+/*
+ * Four small chunks, the first with half its pages free and handed back
+ * (every other block, so that none merge), then a fifth chunk, reached with
+ * blocks too big for those holes.  holes[] gets the freed blocks, kept[]
+ * the first chunk's others.  Return: true when there.
+ */
+static bool a_fifth_chunk_over_a_sparse_first(char **blocks, int *nr, char **first, char **holes,
+					      char **kept)
+{
+	int nr_holes = 0, nr_kept = 0, chunks = 0;
+
+	*nr = 0;
+	if (!blocks_into_chunk(blocks, nr, first, &chunks, BLOCK, SMALL_CHUNKS))
+		return false;
+	for (int i = 1; i < PER_CHUNK; i++) {	/* fill the fourth */
+		blocks[*nr] = uks_kmalloc(BLOCK);
+		if (!blocks[*nr] || chunk_of(blocks[*nr], first, SMALL_CHUNKS) != SMALL_CHUNKS - 1)
+			return false;
+		memset(blocks[(*nr)++], 0x5a, BLOCK);
+	}
+	for (int i = 0; i < *nr; i++) {
+		if (chunk_of(blocks[i], first, 1) != 0)
+			continue;
+		if (((uintptr_t)blocks[i] / BLOCK) % 2 == 0 && nr_holes < PER_CHUNK / 2) {
+			holes[nr_holes++] = blocks[i];
+			uks_kfree(blocks[i]);
+			blocks[i] = NULL;
+		} else if (nr_kept < PER_CHUNK / 2) {
+			kept[nr_kept++] = blocks[i];
+		}
+	}
+	if (nr_holes != PER_CHUNK / 2 || nr_kept != PER_CHUNK / 2)
+		return false;
+	uks_slab_trim(0);
+	return blocks_into_chunk(blocks, nr, first, &chunks, 2 * BLOCK, SMALL_CHUNKS + 1);
+}
+
+TEST(a_first_chunk_mostly_free_and_not_resident_stays_small)
+{
+	char *blocks[MAX_BLOCKS], *first[SMALL_CHUNKS + 1], *holes[PER_CHUNK / 2], *kept[PER_CHUNK / 2];
+	int n;
+
+	if (thp_mode_never() || !collapse_supported())
+		SKIP(return, "no THP or no MADV_COLLAPSE: nothing is collapsed");
+	ASSERT_TRUE(a_fifth_chunk_over_a_sparse_first(blocks, &n, first, holes, kept));
+	EXPECT_EQ(0, advised_huge(first[0]));
+	for (int i = 0; i < PER_CHUNK / 2; i++)
+		EXPECT_EQ(0, resident_bytes(holes[i], BLOCK));
+	for (int i = 1; i <= SMALL_CHUNKS; i++)
+		EXPECT_EQ(1, advised_huge(first[i]));
+	EXPECT_GE(huge_kib_of_chunks(first + 1, SMALL_CHUNKS - 1), (SMALL_CHUNKS - 1) * 2048L);
+	for (int i = 0; i < n; i++)
+		uks_kfree(blocks[i]);
+}
+
+TEST(an_advised_chunk_keeps_its_free_blocks_until_the_heap_shrinks)
+{
+	enum { FREED = 2 };
+	char *blocks[MAX_BLOCKS], *first[SMALL_CHUNKS + 1], *holes[PER_CHUNK / 2], *kept[PER_CHUNK / 2];
+	char *thp[FREED], *huge_base;
+	int n, nr_thp = 0;
+
+	if (thp_mode_never())
+		SKIP(return, "the kernel's THP mode is never (or THP is not built): nothing is advised");
+	/* The first chunk stays small (with or without MADV_COLLAPSE). */
+	ASSERT_TRUE(a_fifth_chunk_over_a_sparse_first(blocks, &n, first, holes, kept));
+	while (n < MAX_BLOCKS && chunk_of(blocks[n - 1], first, SMALL_CHUNKS + 1) == SMALL_CHUNKS) {
+		blocks[n] = uks_kmalloc(2 * BLOCK);	/* fill the advised chunk */
+		ASSERT_NONNULL(blocks[n]);
+		memset(blocks[n++], 0x5a, 2 * BLOCK);
+	}
+	huge_base = (char *)((uintptr_t)first[SMALL_CHUNKS] >> CHUNK_SHIFT << CHUNK_SHIFT);
+
+	/* 2 MiB free and resident: past the reserve, under half the heap in use */
+	for (int i = 0; i < n; i++) {
+		if (!blocks[i])
+			continue;
+		if (chunk_of(blocks[i], first, 1) == 0) {
+			uks_kfree(blocks[i]);
+		} else if (chunk_of(blocks[i], first, SMALL_CHUNKS + 1) == SMALL_CHUNKS &&
+			   nr_thp < FREED) {
+			thp[nr_thp++] = blocks[i];
+			uks_kfree(blocks[i]);
+		} else {
+			continue;
+		}
+		blocks[i] = NULL;
+	}
 	ASSERT_EQ(FREED, nr_thp);
 	usleep(30000);				/* older than the purge delay */
 	uks_kfree(uks_kmalloc(BLOCK));		/* a page-level call purges */
-	for (int i = 0; i < FREED; i++) {
-		EXPECT_EQ(0, resident_bytes(small[i], BLOCK));
-		EXPECT_EQ(BLOCK, resident_bytes(thp[i], BLOCK));
-	}
+	for (int i = 0; i < PER_CHUNK / 2; i++)
+		EXPECT_EQ(0, resident_bytes(kept[i], BLOCK));
+	for (int i = 0; i < FREED; i++)
+		EXPECT_EQ(2 * BLOCK, resident_bytes(thp[i], 2 * BLOCK));
 
 	/* The heap shrinks: now the advised chunk goes back too. */
 	for (int i = 0; i < n; i++)

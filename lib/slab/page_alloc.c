@@ -66,6 +66,7 @@
 #define RESIDENT_FREE_RESERVE	(256UL << 10)	/* bytes of free pages never purged */
 #define SMALL_PAGE_CHUNKS	4	/* the first 8 MiB of heap: no huge pages */
 #define PROMOTE_CLEAN_EIGHTHS	1	/* at most, of a small chunk to collapse */
+_Static_assert(SMALL_PAGE_CHUNKS <= 8, "zone.small_promoted has a bit per small chunk");
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE		25	/* Linux 6.1; older glibc headers lack it */

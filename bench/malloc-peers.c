@@ -48,11 +48,19 @@
  * multiplies the work, UKS_MALLOC_SO overrides the uks library path.
  * glibc's prodcons time is bimodal (its arena lock: ~0.3 s or ~2.5 s on
  * 2 CPUs), so there the ratio to mimalloc is the stable one.
+ *
+ * The single-threaded patterns (pair64, allfree, mixed, grow) run pinned
+ * to one CPU, the one the driver starts on or UKS_BENCH_CPU=N (=any: no
+ * pinning): this project's VM has two vCPUs of different speeds, and
+ * unpinned workers of mixed landed on either, glibc's alternating between
+ * about 260 and 410 ms from one run to the next.  The threaded patterns
+ * need both CPUs and are not pinned.
  */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -539,12 +547,14 @@ static uint64_t run_grow(void)
 struct pattern {
 	const char *name;
 	uint64_t (*run)(void);
+	bool threads;	/* runs threads: the worker is not pinned to one CPU */
 };
 
 static const struct pattern patterns[] = {
-	{ "pair64", run_pair64 },     { "allfree", run_allfree }, { "prodcons", run_prodcons },
-	{ "larson", run_larson },     { "scratch", run_scratch }, { "mixed", run_mixed },
-	{ "grow", run_grow },
+	{ "pair64", run_pair64, false },  { "allfree", run_allfree, false },
+	{ "prodcons", run_prodcons, true }, { "larson", run_larson, true },
+	{ "scratch", run_scratch, true },  { "mixed", run_mixed, false },
+	{ "grow", run_grow, false },
 };
 #define NPAT ((int)(sizeof(patterns) / sizeof(patterns[0])))
 
@@ -625,10 +635,36 @@ static char **child_env(const char *preload, char *buf, size_t bufsz)
 	return env;
 }
 
-/* Run one worker; 0 on success with *ns and *rss_kib filled in. */
-static int run_worker(const struct allocator *al, const char *pattern,
-		      double *ms, double *rss_kib)
+/* The CPU single-threaded workers run on (-1: anywhere); see the top. */
+static int worker_cpu = -1;
+
+/*
+ * UKS_BENCH_CPU=N, or the CPU the driver starts on; "any" (or a CPU this
+ * process may not run on) pins nothing.
+ */
+static int choose_worker_cpu(void)
 {
+	const char *want = getenv("UKS_BENCH_CPU");
+	cpu_set_t allowed;
+	char *end;
+	long cpu;
+
+	if (want && !strcmp(want, "any"))
+		return -1;
+	cpu = want && *want ? strtol(want, &end, 10) : sched_getcpu();
+	if (want && *want && (end == want || *end))
+		return -1;
+	if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(allowed), &allowed) ||
+	    !CPU_ISSET((int)cpu, &allowed))
+		return -1;
+	return (int)cpu;
+}
+
+/* Run one worker; 0 on success with *ns and *rss_kib filled in. */
+static int run_worker(const struct allocator *al, const struct pattern *pat, double *ms,
+		      double *rss_kib)
+{
+	const char *pattern = pat->name;
 	char envbuf[PATHSZ + 16], out[64];
 	char *argv[] = { self_exe, (char *)"--worker", (char *)pattern, NULL };
 	char **env = child_env(al->path, envbuf, sizeof(envbuf));
@@ -648,6 +684,13 @@ static int run_worker(const struct allocator *al, const char *pattern,
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
+		if (!pat->threads && worker_cpu >= 0) {
+			cpu_set_t one;
+
+			CPU_ZERO(&one);
+			CPU_SET(worker_cpu, &one);
+			sched_setaffinity(0, sizeof(one), &one);
+		}
 		dup2(fd[1], STDOUT_FILENO);
 		close(fd[0]);
 		close(fd[1]);
@@ -795,8 +838,14 @@ static int driver(int argc, char **argv)
 	for (int a = 0; a < NALLOC; a++)
 		if (allocs[a].present)
 			order[n++] = a;
+	worker_cpu = choose_worker_cpu();
 	printf("malloc-peers: %ld run(s) per allocator and pattern, scale %ld, uks = %s\n",
 	       runs, scale, allocs[A_UKS].present ? allocs[A_UKS].path : "(missing)");
+	if (worker_cpu >= 0)
+		printf("single-threaded patterns run on CPU %d (UKS_BENCH_CPU=N picks, =any pins none)\n",
+		       worker_cpu);
+	else
+		printf("no worker is pinned to a CPU\n");
 	for (int p = 0; p < NPAT; p++) {
 		int g, m;
 
@@ -810,7 +859,7 @@ static int driver(int argc, char **argv)
 
 				if (failed[a][p])
 					continue;
-				if (run_worker(&allocs[a], patterns[p].name, &ms, &rss)) {
+				if (run_worker(&allocs[a], &patterns[p], &ms, &rss)) {
 					failed[a][p] = 1;
 					nfail++;
 					continue;

@@ -34,31 +34,56 @@ enum {
 };
 
 /*
- * Does the mapping holding @addr carry MADV_HUGEPAGE?
- * Return: 1 yes, 0 no, -1 if smaps has no such mapping.
+ * Call @fn on every line of /proc/self/smaps after a mapping's first, with
+ * that mapping's range, until it returns false.
+ * Return: 0, or -1 if smaps cannot be read.
  */
-static int advised_huge(const void *addr)
+static int walk_smaps(bool (*fn)(uintptr_t start, uintptr_t end, const char *line, void *arg),
+		      void *arg)
 {
-	uintptr_t a = (uintptr_t)addr;
+	unsigned long start = 0, end = 0, s, e;
 	char line[512];
-	bool inside = false;
-	int ret = -1;
 	FILE *f = fopen("/proc/self/smaps", "re");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long start, end;
-
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 && strchr(line, ' ')) {
-			inside = a >= start && a < end;
-		} else if (inside && !strncmp(line, "VmFlags:", 8)) {
-			ret = strstr(line, " hg") != NULL;
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, ' ')) {
+			start = s;
+			end = e;
+		} else if (!fn(start, end, line, arg)) {
 			break;
 		}
 	}
 	fclose(f);
-	return ret;
+	return 0;
+}
+
+struct advice {
+	uintptr_t addr;
+	int huge;	/* 1 yes, 0 no, -1 no such mapping */
+};
+
+static bool advice_of(uintptr_t start, uintptr_t end, const char *line, void *arg)
+{
+	struct advice *a = arg;
+
+	if (a->addr < start || a->addr >= end || strncmp(line, "VmFlags:", 8))
+		return true;
+	a->huge = strstr(line, " hg") != NULL;
+	return false;
+}
+
+/*
+ * Does the mapping holding @addr carry MADV_HUGEPAGE?
+ * Return: 1 yes, 0 no, -1 if smaps has no such mapping.
+ */
+static int advised_huge(const void *addr)
+{
+	struct advice a = { (uintptr_t)addr, -1 };
+
+	walk_smaps(advice_of, &a);
+	return a.huge;
 }
 
 /*
@@ -97,35 +122,39 @@ static bool blocks_into_a_later_chunk(char **blocks, int *nr, char **first)
 	return blocks_into_chunk(blocks, nr, first, &chunks, BLOCK, SMALL_CHUNKS + 1);
 }
 
+struct huge_sum {
+	char *const *first;
+	int nr;
+	long kib;
+};
+
+static bool add_huge_kib(uintptr_t start, uintptr_t end, const char *line, void *arg)
+{
+	struct huge_sum *sum = arg;
+	long kib;
+
+	if (sscanf(line, "AnonHugePages: %ld kB", &kib) != 1)
+		return true;
+	for (int i = 0; i < sum->nr; i++) {
+		uintptr_t c = (uintptr_t)sum->first[i] >> CHUNK_SHIFT << CHUNK_SHIFT;
+
+		if (c < end && c + (1UL << CHUNK_SHIFT) > start) {
+			sum->kib += kib;
+			break;
+		}
+	}
+	return true;
+}
+
 /*
  * Sum of AnonHugePages over the mappings that overlap the chunks holding
  * first[0..nr-1], in KiB; the mappings of adjacent chunks may be merged.
  */
 static long huge_kib_of_chunks(char *const *first, int nr)
 {
-	char line[512];
-	bool overlaps = false;
-	long kib = 0, v;
-	FILE *f = fopen("/proc/self/smaps", "re");
+	struct huge_sum sum = { first, nr, 0 };
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long start, end;
-
-		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 && strchr(line, ' ')) {
-			overlaps = false;
-			for (int i = 0; i < nr; i++) {
-				uintptr_t c = (uintptr_t)first[i] >> CHUNK_SHIFT << CHUNK_SHIFT;
-
-				overlaps |= c < end && c + (1UL << CHUNK_SHIFT) > start;
-			}
-		} else if (overlaps && sscanf(line, "AnonHugePages: %ld kB", &v) == 1) {
-			kib += v;
-		}
-	}
-	fclose(f);
-	return kib;
+	return walk_smaps(add_huge_kib, &sum) ? -1 : sum.kib;
 }
 
 /* Can this kernel collapse memory into huge pages on request (Linux 6.1)? */

@@ -625,8 +625,32 @@ static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool
  */
 void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long caller)
 {
-	struct uks_page *page = __uks_virt_to_head_page(p);
+	struct uks_page *page;
 
+#if defined(UKS_MALLOC_SHIM) && UKS_HAVE_RSEQ_ASM
+	/*
+	 * An object of a sheaf cache (never a debug cache, and no kmem event
+	 * enabled): its slot size comes from the cache map, as free()'s does,
+	 * without the page descriptor, a cache miss in a big heap.
+	 */
+	struct uks_kmem_cache *s = __uks_virt_to_cache(p);
+
+	if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF)) {
+		size_t ks = s->size;
+		void *q;
+
+		*ours = true;
+		if (ks >= new_size && new_size >= ks / 2)
+			return p;
+		q = __uks_malloc(new_size, caller);
+		if (!q)
+			return ks >= new_size ? p : NULL;	/* a shrink cannot fail */
+		memcpy(q, p, ks < new_size ? ks : new_size);
+		__uks_free(p);
+		return q;
+	}
+#endif
+	page = __uks_virt_to_head_page(p);
 	*ours = page != NULL;
 	return page ? krealloc_page(page, p, new_size, true, caller) : NULL;
 }

@@ -391,8 +391,10 @@ static unsigned int chunk_clean_free_pages(const struct uks_page *descs)
 
 /*
  * Collapse into huge pages the small-page chunks with few free pages that
- * are not resident (see the top of the file).  Called without the zone lock: a collapse
- * copies 2 MiB, and page-level calls of other threads need not wait for it.
+ * are not resident (see the top of the file).  Called without the zone
+ * lock: a collapse copies 2 MiB, which other threads' page-level calls
+ * need not wait for.  The caller's new block is not set up yet, which the
+ * walks above allow for.
  */
 static void promote_small_chunks(void)
 {

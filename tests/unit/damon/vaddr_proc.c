@@ -32,7 +32,8 @@ struct child {
  * The hot and the cold buffer are separate mappings (vaddr-refs' granularity):
  * a PROT_NONE guard page after the hot one keeps the kernel from merging them.
  * With @idle_first the child touches both once, then writes nothing until
- * it gets SIGUSR1.
+ * it gets SIGUSR1; spawn_child() returns once the touching is done (in the
+ * emulated guest it outlasted the first aggregations).
  */
 static int spawn_child(struct child *c, bool idle_first)
 {
@@ -41,8 +42,10 @@ static int spawn_child(struct child *c, bool idle_first)
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *cold = mmap(NULL, COLD_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			  -1, 0);
+	int ready[2];
+	char byte = 0;
 
-	if (hot == MAP_FAILED || cold == MAP_FAILED)
+	if (hot == MAP_FAILED || cold == MAP_FAILED || pipe(ready))
 		return -1;
 	mprotect(hot + HOT_SZ, 4096, PROT_NONE);
 	madvise(hot, HOT_SZ, MADV_NOHUGEPAGE);
@@ -55,8 +58,11 @@ static int spawn_child(struct child *c, bool idle_first)
 	c->pid = fork();
 	if (c->pid != 0)
 		sigprocmask(SIG_SETMASK, &old, NULL);
-	if (c->pid < 0)
+	if (c->pid < 0) {
+		close(ready[0]);
+		close(ready[1]);
 		return -1;
+	}
 	if (c->pid == 0) {
 		int sig;
 
@@ -70,6 +76,8 @@ static int spawn_child(struct child *c, bool idle_first)
 		memset(cold, 1, COLD_SZ);	/* present, then never again */
 		if (idle_first) {
 			memset(hot, 1, HOT_SZ);
+			if (write(ready[1], &byte, 1) != 1)
+				_exit(1);
 			sigwait(&go, &sig);
 		}
 		for (unsigned char v = 0;; v++) {
@@ -78,6 +86,12 @@ static int spawn_child(struct child *c, bool idle_first)
 			usleep(500);
 		}
 	}
+	close(ready[1]);
+	if (idle_first && read(ready[0], &byte, 1) != 1) {
+		close(ready[0]);
+		return -1;	/* the child died before it was idle */
+	}
+	close(ready[0]);
 	munmap(hot, HOT_SZ + 4096);
 	munmap(cold, COLD_SZ);
 	return 0;
@@ -586,7 +600,6 @@ static void skips_the_walk_while_idle(struct th_result *_th_r, const char *prim)
 	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 5000, 100000, 1000000, 10, 1000));
 	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
 	uks_damon_set_callback(ctx, &cb);
-	usleep(200000);		/* the child's one touch of everything */
 	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
 	for (int i = 0; i < 400 && uks_damon_is_running(ctx); i++)
 		usleep(50000);

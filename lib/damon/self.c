@@ -108,6 +108,8 @@ static pthread_once_t self_atfork_once = PTHREAD_ONCE_INIT;
 static struct uks_damon_self_stats self_last;
 static int self_orphan_evfd = -1;	/* the program's copy, after the monitor ended */
 static __thread struct self_state *self_paused;	/* what this thread's pause counted in */
+/* Pauses between reading self_active and counting in its `forking`. */
+static unsigned int self_entering;
 
 /* ------------------------------------------------------------- fork */
 
@@ -121,12 +123,17 @@ static __thread struct self_state *self_paused;	/* what this thread's pause coun
  */
 void __uks_damon_self_pause(void)
 {
-	struct self_state *st = __atomic_load_n(&self_active, __ATOMIC_ACQUIRE);
+	struct self_state *st;
 	uint64_t one = 1;
 
-	if (!st || st->tid == (pid_t)syscall(SYS_gettid))
+	__atomic_add_fetch(&self_entering, 1, __ATOMIC_SEQ_CST);
+	st = __atomic_load_n(&self_active, __ATOMIC_SEQ_CST);
+	if (!st || st->tid == (pid_t)syscall(SYS_gettid)) {
+		__atomic_sub_fetch(&self_entering, 1, __ATOMIC_SEQ_CST);
 		return;		/* the monitor itself: its window is closed */
+	}
 	__atomic_add_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&self_entering, 1, __ATOMIC_SEQ_CST);
 	self_paused = st;	/* resume() leaves this one, even if the monitor ended since */
 	/*
 	 * Wake the monitor.  Should the program have closed the eventfd (a
@@ -160,6 +167,8 @@ static void self_postfork_child(void)
 	struct self_state *st = self_active;
 
 	self_paused = NULL;	/* the child has no monitor to resume */
+	/* another thread's pause may have been counted in when we forked */
+	__atomic_store_n(&self_entering, 0, __ATOMIC_SEQ_CST);
 	if (!st)
 		return;
 	/* the child's table is a copy of the forking thread's, the program's */
@@ -738,8 +747,15 @@ static void self_cleanup(struct uks_damon_ctx *ctx)
 		return;
 	if (__atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
 		__uks_damon_self_close_window(st);
-	__atomic_store_n(&self_active, NULL, __ATOMIC_RELEASE);
-	/* a fork handler may still look at st: wait for it to leave */
+	__atomic_store_n(&self_active, NULL, __ATOMIC_SEQ_CST);
+	/*
+	 * A fork handler may still look at st: wait for those that read
+	 * self_active before it was cleared to count in, then for them to
+	 * leave (freeing st under one crashed a forking test in the guest).
+	 * A pause counted in self_entering after this read sees NULL.
+	 */
+	while (__atomic_load_n(&self_entering, __ATOMIC_SEQ_CST))
+		usleep(1000);
 	while (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST))
 		usleep(1000);
 	pr_debug("damon self: %lu taken (%lu huge), %lu faults, %lu refused, %lu dropped",

@@ -73,6 +73,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_cpu.h"
+
 #define KEEP(p) __asm__ __volatile__("" : : "r"(p) : "memory")
 #define MAX_RUNS 31
 #define PATHSZ (PATH_MAX + 64)
@@ -638,26 +640,12 @@ static char **child_env(const char *preload, char *buf, size_t bufsz)
 /* The CPU single-threaded workers run on (-1: anywhere); see the top. */
 static int worker_cpu = -1;
 
-/*
- * UKS_BENCH_CPU=N, or the CPU the driver starts on; "any" (or a CPU this
- * process may not run on) pins nothing.
- */
+/* bench_cpu(), or -1 with UKS_BENCH_CPU=any. */
 static int choose_worker_cpu(void)
 {
 	const char *want = getenv("UKS_BENCH_CPU");
-	cpu_set_t allowed;
-	char *end;
-	long cpu;
 
-	if (want && !strcmp(want, "any"))
-		return -1;
-	cpu = want && *want ? strtol(want, &end, 10) : sched_getcpu();
-	if (want && *want && (end == want || *end))
-		return -1;
-	if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(allowed), &allowed) ||
-	    !CPU_ISSET((int)cpu, &allowed))
-		return -1;
-	return (int)cpu;
+	return want && !strcmp(want, "any") ? -1 : bench_cpu();
 }
 
 /* Run one worker; 0 on success with *ns and *rss_kib filled in. */
@@ -684,13 +672,8 @@ static int run_worker(const struct allocator *al, const struct pattern *pat, dou
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		if (!pat->threads && worker_cpu >= 0) {
-			cpu_set_t one;
-
-			CPU_ZERO(&one);
-			CPU_SET(worker_cpu, &one);
-			sched_setaffinity(0, sizeof(one), &one);
-		}
+		if (!pat->threads && worker_cpu >= 0)
+			bench_pin(worker_cpu);
 		dup2(fd[1], STDOUT_FILENO);
 		close(fd[0]);
 		close(fd[1]);

@@ -33,6 +33,8 @@
 
 #include <uks/slab.h>
 
+#include "bench_cpu.h"
+
 #define RUNS 7
 
 struct node {
@@ -48,19 +50,9 @@ static __thread struct node *tls_head;
  */
 static int pin_to_one_cpu(void)
 {
-	const char *want = getenv("UKS_BENCH_CPU");
-	char *end = NULL;
-	long cpu;
-	cpu_set_t set;
+	int cpu = bench_cpu();
 
-	if (want && !*want)
-		want = NULL;
-	cpu = want ? strtol(want, &end, 10) : sched_getcpu();
-	if (cpu < 0 || cpu >= CPU_SETSIZE || (want && (end == want || *end)))
-		return -1;
-	CPU_ZERO(&set);
-	CPU_SET((int)cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -1 : (int)cpu;
+	return cpu < 0 || bench_pin(cpu) ? -1 : cpu;
 }
 
 static double now_ns(void)

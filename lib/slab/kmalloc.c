@@ -580,6 +580,15 @@ UKS_EXPORT size_t uks_ksize(const void *p)
 }
 
 /*
+ * Does a slot of @ks bytes keep a krealloc() to @new_size?  With @shrink
+ * (malloc's realloc()) only if the new size needs at least half of it.
+ */
+static bool krealloc_keeps(size_t ks, size_t new_size, bool shrink)
+{
+	return ks >= new_size && (!shrink || new_size >= ks / 2);
+}
+
+/*
  * krealloc() of @p (not ZERO_OR_NULL) whose head page is @page.  @shrink:
  * move to a smaller slot when @new_size needs less than half of this one,
  * as malloc's realloc() should (mimalloc's rule); the kernel's krealloc()
@@ -604,7 +613,7 @@ static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool
 		if (ret)
 			return ret;
 	}
-	if (ks >= new_size && (!shrink || new_size >= ks / 2))
+	if (krealloc_keeps(ks, new_size, shrink))
 		return p;
 	ret = __kmalloc(new_size, addr);
 	if (!ret)
@@ -640,7 +649,7 @@ void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long
 		void *q;
 
 		*ours = true;
-		if (ks >= new_size && new_size >= ks / 2)
+		if (krealloc_keeps(ks, new_size, true))
 			return p;
 		q = __uks_malloc(new_size, caller);
 		if (!q)

@@ -408,9 +408,10 @@ static void promote_small_chunks(void)
 		skip = (zone.small_promoted & (1u << i)) ||
 		       chunk_clean_free_pages(list[i]) * 8 > zone.chunk_pages * PROMOTE_CLEAN_EIGHTHS;
 		pthread_mutex_unlock(&zone.lock);
-		if (skip || madvise(base, UKS_CHUNK_SIZE, MADV_HUGEPAGE) ||
-		    madvise(base, UKS_CHUNK_SIZE, MADV_COLLAPSE))
+		/* advised only once collapsed: an older kernel leaves it as it was */
+		if (skip || madvise(base, UKS_CHUNK_SIZE, MADV_COLLAPSE))
 			continue;
+		madvise(base, UKS_CHUNK_SIZE, MADV_HUGEPAGE);
 		pthread_mutex_lock(&zone.lock);
 		if (!(zone.small_promoted & (1u << i))) {
 			mark_chunk_huge(list[i]);

@@ -589,6 +589,20 @@ static bool krealloc_keeps(size_t ks, size_t new_size, bool shrink)
 }
 
 /*
+ * The end of a krealloc() that moves: @p's bytes (a slot of @ks) copied
+ * to @q, the new memory for @new_size.  Return: @q; without it @p, which
+ * the caller keeps, when the call was a shrink (which cannot fail), else
+ * NULL.  The caller frees @p when @q comes back.
+ */
+static void *krealloc_copy(void *p, void *q, size_t ks, size_t new_size)
+{
+	if (!q)
+		return ks >= new_size ? p : NULL;
+	memcpy(q, p, ks < new_size ? ks : new_size);
+	return q;
+}
+
+/*
  * krealloc() of @p (not ZERO_OR_NULL) whose head page is @page.  @shrink:
  * move to a smaller slot when @new_size needs less than half of this one,
  * as malloc's realloc() should (mimalloc's rule); the kernel's krealloc()
@@ -615,11 +629,9 @@ static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool
 	}
 	if (krealloc_keeps(ks, new_size, shrink))
 		return p;
-	ret = __kmalloc(new_size, addr);
-	if (!ret)
-		return ks >= new_size ? p : NULL;	/* a shrink cannot fail */
-	memcpy(ret, p, ks < new_size ? ks : new_size);
-	kfree_page(page, p, addr);
+	ret = krealloc_copy(p, __kmalloc(new_size, addr), ks, new_size);
+	if (ret && ret != p)
+		kfree_page(page, p, addr);
 	return ret;
 }
 
@@ -645,17 +657,14 @@ void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long
 	struct uks_kmem_cache *s = __uks_virt_to_cache(p);
 
 	if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF)) {
-		size_t ks = s->size;
 		void *q;
 
 		*ours = true;
-		if (krealloc_keeps(ks, new_size, true))
+		if (krealloc_keeps(s->size, new_size, true))
 			return p;
-		q = __uks_malloc(new_size, caller);
-		if (!q)
-			return ks >= new_size ? p : NULL;	/* a shrink cannot fail */
-		memcpy(q, p, ks < new_size ? ks : new_size);
-		__uks_free(p);
+		q = krealloc_copy(p, __uks_malloc(new_size, caller), s->size, new_size);
+		if (q && q != p)
+			__uks_free(p);
 		return q;
 	}
 #endif

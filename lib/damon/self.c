@@ -60,11 +60,12 @@
  * let us take a page of the new, unwatched mapping, whose next touch
  * read zeros).  Events are handled before the faults read with them.
  * fork(): the child's copy of a taken page
- * would be empty, so a fork handler (pthread_atfork) raises `forking`
- * and waits until the monitor has put every page back and closed the
- * window; no page is taken while a fork runs.  The handshake is atomics
- * and a futex only: the forking thread may itself fault on a taken page
- * while it waits, and the monitor serves that fault meanwhile.
+ * would be empty, so a fork handler (pthread_atfork) pauses the monitor:
+ * it waits until the monitor has put every page back and closed the
+ * window, and no page is taken while a fork runs, also by a monitor that
+ * starts meanwhile (self_fork.c).  The handshake is atomics and a futex
+ * only: the forking thread may itself fault on a taken page while it
+ * waits, and the monitor serves that fault meanwhile.
  *
  * Descriptors: the monitor thread has an fd table of its own
  * (self_own_fd_table()), so the program, which may close every fd it did
@@ -72,14 +73,13 @@
  * both tables, hidden at a high number (fd_guard.c).
  *
  * Lock order: none.  Only the monitor thread touches the table; other
- * threads talk to it through st->forking / st->window / st->stop and the
- * eventfd.
+ * threads talk to it through the pause counts (self_fork.c), st->window,
+ * st->stop and the eventfd.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
@@ -102,84 +102,8 @@
 #include "core/log.h"
 #include "damon/self.h"
 
-/* One self context per process: the fork handlers find it here. */
-static struct self_state *self_active;
-static pthread_once_t self_atfork_once = PTHREAD_ONCE_INIT;
 static struct uks_damon_self_stats self_last;
 static int self_orphan_evfd = -1;	/* the program's copy, after the monitor ended */
-static __thread struct self_state *self_paused;	/* what this thread's pause counted in */
-/* Pauses between reading self_active and counting in its `forking`. */
-static unsigned int self_entering;
-
-/* ------------------------------------------------------------- fork */
-
-/**
- * __uks_damon_self_pause - give every taken page back and take none until
- * __uks_damon_self_resume(): before fork(), and around calls that need
- * whole mappings (mremap() of a range that a per-page registration split).
- *
- * Any thread may call it; it waits for the monitor thread (futex), which
- * keeps serving faults meanwhile, also the caller's own.
- */
-void __uks_damon_self_pause(void)
-{
-	struct self_state *st;
-	uint64_t one = 1;
-
-	__atomic_add_fetch(&self_entering, 1, __ATOMIC_SEQ_CST);
-	st = __atomic_load_n(&self_active, __ATOMIC_SEQ_CST);
-	if (!st || st->tid == (pid_t)syscall(SYS_gettid)) {
-		__atomic_sub_fetch(&self_entering, 1, __ATOMIC_SEQ_CST);
-		return;		/* the monitor itself: its window is closed */
-	}
-	__atomic_add_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
-	__atomic_sub_fetch(&self_entering, 1, __ATOMIC_SEQ_CST);
-	self_paused = st;	/* resume() leaves this one, even if the monitor ended since */
-	/*
-	 * Wake the monitor.  Should the program have closed the eventfd (a
-	 * raw system call), the monitor still sees `forking` when its
-	 * sampling interval ends, and closes the window then.
-	 */
-	if (write(st->evfd, &one, sizeof(one)) < 0)
-		pr_debug("damon self: pause without the eventfd: %s", strerror(errno));
-	while (__atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
-		syscall(SYS_futex, &st->window, FUTEX_WAIT, 1, NULL, NULL, 0);
-}
-
-/** __uks_damon_self_resume - end a __uks_damon_self_pause() */
-void __uks_damon_self_resume(void)
-{
-	struct self_state *st = self_paused;
-
-	/*
-	 * Not self_active: the monitor may have ended meanwhile (a callback
-	 * stopped it), and its cleanup clears self_active first and then
-	 * waits for this very count to drop.
-	 */
-	self_paused = NULL;
-	if (st)
-		__atomic_sub_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
-}
-
-/* The child has no monitor thread: it must not use the parent's uffd. */
-static void self_postfork_child(void)
-{
-	struct self_state *st = self_active;
-
-	self_paused = NULL;	/* the child has no monitor to resume */
-	/* another thread's pause may have been counted in when we forked */
-	__atomic_store_n(&self_entering, 0, __ATOMIC_SEQ_CST);
-	if (!st)
-		return;
-	/* the child's table is a copy of the forking thread's, the program's */
-	__uks_damon_fd_close(st->evfd);
-	if (!st->own_table) {
-		__uks_damon_fd_close(st->uffd);
-		__uks_damon_fd_close(st->pagemap_fd);
-		__uks_damon_fd_close(st->mem_fd);
-	}
-	self_active = NULL;
-}
 
 /*
  * Give the monitor thread an fd table of its own (unshare(CLONE_FILES)).
@@ -220,11 +144,6 @@ static void self_joined(struct uks_damon_ctx *ctx)
 {
 	(void)ctx;
 	__uks_damon_fd_close(__atomic_exchange_n(&self_orphan_evfd, -1, __ATOMIC_ACQ_REL));
-}
-
-static void self_register_atfork(void)
-{
-	pthread_atfork(__uks_damon_self_pause, __uks_damon_self_resume, self_postfork_child);
 }
 
 /* ------------------------------------------------------- the ops table */
@@ -490,6 +409,7 @@ static int self_init(struct uks_damon_ctx *ctx)
 	unsigned int cap = (unsigned int)(ctx->max_nr_regions < MAX_ENTRIES ?
 					  ctx->max_nr_regions : MAX_ENTRIES) + 8;
 	size_t len = DAMON_ALIGN(sizeof(*st) + cap * sizeof(struct self_entry), PG);
+	unsigned long fork_vars[2];
 	int local, ret;
 
 	/*
@@ -501,9 +421,9 @@ static int self_init(struct uks_damon_ctx *ctx)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_once(&self_atfork_once, self_register_atfork);
-	if (__atomic_load_n(&self_active, __ATOMIC_ACQUIRE))
-		return -EBUSY;	/* one self context per process */
+	ret = __uks_damon_self_claim();	/* one self context per process */
+	if (ret)
+		return ret;
 	st = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
 		return -ENOMEM;
@@ -562,10 +482,15 @@ static int self_init(struct uks_damon_ctx *ctx)
 	}
 	add_excl(st, (unsigned long)&local - 65536, (unsigned long)&local + 4096);
 	add_excl(st, (unsigned long)pthread_self(), (unsigned long)pthread_self() + 4096);
+	__uks_damon_self_fork_vars(&fork_vars[0], &fork_vars[1]);
+	add_excl(st, fork_vars[0], fork_vars[1]);	/* read in the window */
 	st->nr_keep = st->nr_excl;
 	read_eligible(st);
+	if (__uks_damon_self_publish(st)) {
+		self_free(st);
+		return -EBUSY;
+	}
 	ctx->prim_state = st;
-	__atomic_store_n(&self_active, st, __ATOMIC_RELEASE);
 	pr_info("damon: self primitive, %s mode%s", st->move ? "UFFDIO_MOVE" : "copy",
 		st->nr_hslots ? ", huge pages whole" : "");
 	self_regions(ctx, st, true);
@@ -647,7 +572,7 @@ static void self_prepare(struct uks_damon_ctx *ctx)
 	st->stats.samples++;
 	/* pass 2: the window; only st, the slots and the stack from here */
 	__atomic_store_n(&st->window, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST)) {
+	if (__uks_damon_self_pausing()) {
 		__uks_damon_self_close_window(st);
 		return;
 	}
@@ -690,12 +615,11 @@ static void self_sleep(struct uks_damon_ctx *ctx, unsigned long us)
 		if (syscall(SYS_ppoll, p, 2, &ts, NULL, 0) > 0) {
 			if (p[0].revents)
 				__uks_damon_self_serve(st);
-			/* a wake-up: `forking` below says what it was for */
+			/* a wake-up: a pause below says what it was for */
 			if (p[1].revents && read(st->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 				pr_debug("damon self: eventfd: %s", strerror(errno));
 		}
-		if (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST) &&
-		    __atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
+		if (__uks_damon_self_pausing() && __atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
 			__uks_damon_self_close_window(st);
 	}
 }
@@ -747,17 +671,7 @@ static void self_cleanup(struct uks_damon_ctx *ctx)
 		return;
 	if (__atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
 		__uks_damon_self_close_window(st);
-	__atomic_store_n(&self_active, NULL, __ATOMIC_SEQ_CST);
-	/*
-	 * A fork handler may still look at st: wait for those that read
-	 * self_active before it was cleared to count in, then for them to
-	 * leave (freeing st under one crashed a forking test in the guest).
-	 * A pause counted in self_entering after this read sees NULL.
-	 */
-	while (__atomic_load_n(&self_entering, __ATOMIC_SEQ_CST))
-		usleep(1000);
-	while (__atomic_load_n(&st->forking, __ATOMIC_SEQ_CST))
-		usleep(1000);
+	__uks_damon_self_unpublish(st);
 	pr_debug("damon self: %lu taken (%lu huge), %lu faults, %lu refused, %lu dropped",
 		 st->stats.taken, st->stats.huge, st->stats.faults, st->stats.refused,
 		 st->stats.dropped);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The self primitive's state, shared by lib/damon/self.c (the ops table,
- * mappings, fork handshake), lib/damon/self_uffd.c (the userfaultfd
- * side: take, give back, serve faults and events) and self_pieces.c (the
- * addresses of a huge page that mremap() cut).  See self.c's top.
+ * mappings), self_fork.c (the pause handshake), self_uffd.c (the
+ * userfaultfd side: take, give back, serve faults and events) and
+ * self_pieces.c (the addresses of a huge page that mremap() cut).  See
+ * self.c's top.
  */
 #ifndef UKS_LIB_DAMON_SELF_H
 #define UKS_LIB_DAMON_SELF_H
@@ -102,8 +103,8 @@ struct self_state {
 	bool own_table;		/* unshare(CLONE_FILES) done: see self_init() */
 	bool move;
 	pid_t tid;		/* the monitor thread's */
-	int window;		/* atomics shared with fork handlers */
-	int forking;
+	int window;		/* atomics shared with pauses (self_fork.c) */
+	int forking;		/* pauses that hold this state */
 	int stop;
 	unsigned int nr, cap;
 	unsigned int nr_pending;
@@ -140,6 +141,11 @@ long __uks_damon_self_page_index(const struct self_entry *e, unsigned long addr)
 bool __uks_damon_self_meets(const struct self_entry *e, unsigned long start, unsigned long end);
 unsigned long __uks_damon_self_piece_range(const struct self_entry *e, unsigned int i,
 					   unsigned long *start);
+void __uks_damon_self_fork_vars(unsigned long *start, unsigned long *end);
+int __uks_damon_self_claim(void);
+int __uks_damon_self_publish(struct self_state *st);
+bool __uks_damon_self_pausing(void);
+void __uks_damon_self_unpublish(struct self_state *st);
 int __uks_damon_self_remap(struct self_entry *e, unsigned long from, unsigned long to,
 			   unsigned long len);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Huge pages for the heap: the page allocator's 2 MiB chunks past the
- * first four (8 MiB of heap) are advised MADV_HUGEPAGE (the "hg" of their
- * VmFlags in smaps); the first four are not, until a fifth is mapped: then
+ * first two (4 MiB of heap) are advised MADV_HUGEPAGE (the "hg" of their
+ * VmFlags in smaps); the first two are not, until a third is mapped: then
  * each of them with few pages that are free and not resident is advised
  * and collapsed into a huge page (MADV_COLLAPSE).  UKS_SLUB_THP=0 leaves
  * them all alone.  Each test runs in a fresh child of the harness, so its
@@ -29,7 +29,7 @@ enum {
 	BLOCK = 256 << 10,
 	CHUNK_SHIFT = 21,
 	PER_CHUNK = (1 << CHUNK_SHIFT) / BLOCK,
-	SMALL_CHUNKS = 4,
+	SMALL_CHUNKS = 2,	/* lib/slab/page_alloc.c's SMALL_PAGE_CHUNKS */
 	MAX_BLOCKS = 64,
 };
 
@@ -208,9 +208,9 @@ static int chunk_of(const char *p, char *const *first, int nr)
 	return -1;
 }
 
-TEST(the_first_four_chunks_turn_huge_when_a_fifth_is_mapped)
+TEST(the_small_chunks_turn_huge_when_the_next_is_mapped)
 {
-	enum { FREED = 6 };	/* 1.5 MiB: past the reserve, under half the heap */
+	enum { FREED = 4 };	/* 1 MiB: past the reserve, under half the heap */
 	char *blocks[MAX_BLOCKS], *first[SMALL_CHUNKS + 1], *spared[FREED], *extra;
 	int n = 0, chunks = 0;
 
@@ -262,12 +262,12 @@ TEST(uks_slub_thp_0_advises_nothing)
 }
 
 /*
- * Four small chunks, the first with half its pages free and handed back
- * (every other block, so that none merge), then a fifth chunk, reached with
+ * The small chunks, the first with half its pages free and handed back
+ * (every other block, so that none merge), then the next chunk, reached with
  * blocks too big for those holes.  holes[] gets the freed blocks, kept[]
  * the first chunk's others.  Return: true when there.
  */
-static bool a_fifth_chunk_over_a_sparse_first(char **blocks, int *nr, char **first, char **holes,
+static bool next_chunk_over_a_sparse_first(char **blocks, int *nr, char **first, char **holes,
 					      char **kept)
 {
 	int nr_holes = 0, nr_kept = 0, chunks = 0;
@@ -275,7 +275,7 @@ static bool a_fifth_chunk_over_a_sparse_first(char **blocks, int *nr, char **fir
 	*nr = 0;
 	if (!blocks_into_chunk(blocks, nr, first, &chunks, BLOCK, SMALL_CHUNKS))
 		return false;
-	for (int i = 1; i < PER_CHUNK; i++) {	/* fill the fourth */
+	for (int i = 1; i < PER_CHUNK; i++) {	/* fill the last small one */
 		blocks[*nr] = uks_kmalloc(BLOCK);
 		if (!blocks[*nr] || chunk_of(blocks[*nr], first, SMALL_CHUNKS) != SMALL_CHUNKS - 1)
 			return false;
@@ -305,7 +305,7 @@ TEST(a_first_chunk_mostly_free_and_not_resident_stays_small)
 
 	if (thp_mode_never() || !collapse_supported())
 		SKIP(return, "no THP or no MADV_COLLAPSE: nothing is collapsed");
-	ASSERT_TRUE(a_fifth_chunk_over_a_sparse_first(blocks, &n, first, holes, kept));
+	ASSERT_TRUE(next_chunk_over_a_sparse_first(blocks, &n, first, holes, kept));
 	EXPECT_EQ(0, advised_huge(first[0]));
 	for (int i = 0; i < PER_CHUNK / 2; i++)
 		EXPECT_EQ(0, resident_bytes(holes[i], BLOCK));
@@ -326,7 +326,7 @@ TEST(an_advised_chunk_keeps_its_free_blocks_until_the_heap_shrinks)
 	if (thp_mode_never())
 		SKIP(return, "the kernel's THP mode is never (or THP is not built): nothing is advised");
 	/* The first chunk stays small (with or without MADV_COLLAPSE). */
-	ASSERT_TRUE(a_fifth_chunk_over_a_sparse_first(blocks, &n, first, holes, kept));
+	ASSERT_TRUE(next_chunk_over_a_sparse_first(blocks, &n, first, holes, kept));
 	while (n < MAX_BLOCKS && chunk_of(blocks[n - 1], first, SMALL_CHUNKS + 1) == SMALL_CHUNKS) {
 		blocks[n] = uks_kmalloc(2 * BLOCK);	/* fill the advised chunk */
 		ASSERT_NONNULL(blocks[n]);

@@ -57,7 +57,10 @@ struct uks_damon_synth;
  *
  * A non-zero return of the first three stops monitoring, as in 5.15.
  * Hooks run without any uks lock held; they may use the read functions
- * below and uks_damon_destroy_targets(), not start/stop.
+ * below and uks_damon_destroy_targets(), not start/stop.  With the "self"
+ * primitive, after_sampling runs while the sampled pages of this very
+ * process are taken away: it may touch only its own stack and the
+ * context (a touch of other program memory waits for itself forever).
  */
 struct uks_damon_callback {
 	void *priv;

@@ -46,8 +46,10 @@
  *
  * The window rule: between prepare and check the monitor thread touches
  * only memory that is never taken (its stack, this state area, the slots,
- * the context object), and nothing else ever holds state the monitor
- * needs, so it cannot fault on a page it took away.  prepare computes
+ * the context object, the pause counts of self_fork.c), and nothing else
+ * ever holds state the monitor needs, so it cannot fault on a page it
+ * took away.  A callback's after_sampling runs inside the window too
+ * (include/uks/damon.h says what it may touch).  prepare computes
  * the sampling pages into the state area (touching the regions) before
  * taking any page; check gives every page back before touching regions.
  *
@@ -148,13 +150,15 @@ static void self_joined(struct uks_damon_ctx *ctx)
 
 /* ------------------------------------------------------- the ops table */
 
-static void add_excl(struct self_state *st, unsigned long start, unsigned long end)
+/* Return: false when the table is full (init then refuses to start). */
+static bool add_excl(struct self_state *st, unsigned long start, unsigned long end)
 {
-	if (st->nr_excl < MAX_EXCL) {
-		st->excl[st->nr_excl].start = start & ~(PG - 1);
-		st->excl[st->nr_excl].end = DAMON_ALIGN(end, PG);
-		st->nr_excl++;
-	}
+	if (st->nr_excl >= MAX_EXCL)
+		return false;
+	st->excl[st->nr_excl].start = start & ~(PG - 1);
+	st->excl[st->nr_excl].end = DAMON_ALIGN(end, PG);
+	st->nr_excl++;
+	return true;
 }
 
 /* The zero-filled tail (.bss) of every loaded shared object's segments. */
@@ -483,7 +487,13 @@ static int self_init(struct uks_damon_ctx *ctx)
 	add_excl(st, (unsigned long)&local - 65536, (unsigned long)&local + 4096);
 	add_excl(st, (unsigned long)pthread_self(), (unsigned long)pthread_self() + 4096);
 	__uks_damon_self_fork_vars(&fork_vars[0], &fork_vars[1]);
-	add_excl(st, fork_vars[0], fork_vars[1]);	/* read in the window */
+	/* read in the window; added last, so that all the others fit too */
+	if (!add_excl(st, fork_vars[0], fork_vars[1])) {
+		pr_info("damon: the self primitive cannot start: more exclusions than %u",
+			MAX_EXCL);
+		self_free(st);
+		return -ENOSPC;
+	}
 	st->nr_keep = st->nr_excl;
 	read_eligible(st);
 	if (__uks_damon_self_publish(st)) {
@@ -576,8 +586,8 @@ static void self_prepare(struct uks_damon_ctx *ctx)
 		__uks_damon_self_close_window(st);
 		return;
 	}
-	for (unsigned int i = 0; i < n; i++)
-		if (st->e[i].page) {
+	for (unsigned int i = 0; i < n && !__uks_damon_self_pausing(); i++)
+		if (st->e[i].page) {	/* a fork meanwhile: sleep() closes the window */
 			st->stats.sampled++;
 			__uks_damon_self_take(st, &st->e[i]);
 			/* a page taken a moment ago may be wanted already */

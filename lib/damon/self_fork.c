@@ -5,25 +5,36 @@
  * away, which the child, with no monitor to give it back, would read as
  * zeros (its stack first: a return to address 0).
  *
- * A pause (the fork handler, or the agent around an mremap()) counts
- * itself in `self_fork.pauses` before anything else, then looks for the
- * running monitor, `self_fork.active`; if there is one it counts in that
- * monitor's `forking` too, wakes it and waits for its window to close.
- * A monitor opens a window (takes pages) only after it has published
- * itself in `active`, set `window` and then seen `pauses` at 0.  All of
- * these are sequentially consistent, so either a pause sees the monitor
- * (and waits for its window), or the monitor sees the pause (and takes
- * nothing until it ends).  The count of pauses is for a monitor that
- * starts while a fork is already past its look-up: it used to open its
- * first window while that fork copied the address space.
+ * A pause (the fork handler, or the agent around an mremap()), with the
+ * thread's signals blocked, counts itself in `self_fork.pauses` before it
+ * looks at anything shared, then looks for the running monitor,
+ * `self_fork.active`; if there is one it counts in that monitor's
+ * `forking` too, wakes it and waits for its window to close.  A monitor
+ * opens a window (takes pages) only after it has published itself in
+ * `active`, set `window` and then seen `pauses` at 0, and stops taking
+ * pages as soon as it sees a pause.  All of these are sequentially
+ * consistent, so either a pause sees the monitor (and waits for its
+ * window), or the monitor sees the pause (and takes nothing until it
+ * ends).  The count of pauses is for a monitor that starts while a fork
+ * is already past its look-up: it used to open its first window while
+ * that fork copied the address space.  The monitor thread's own pause (a
+ * callback that forks) closes the window itself.
  *
  * A monitor's cleanup hides it (`active` = NULL) and then waits for the
  * pauses that still hold it: `entering` covers the moment between a
- * pause's look-up and its count in `forking`.
+ * pause's look-up and its count in `forking`.  So a thread must not stop
+ * a monitor while it holds a pause (say, from another fork handler of
+ * its own that runs before ours resumes).
+ *
+ * fork()'s handlers are registered by the first monitor: glibc runs a
+ * fork's prepare and parent handlers under one lock, so a registration
+ * never lands between a pause and its resume.  _Fork() and a raw clone()
+ * run no handlers and are not covered.
  *
  * Lock order: none; atomics and the monitor's futex only.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <errno.h>
@@ -61,16 +72,26 @@ static __thread struct self_state *self_paused;	/* and in this monitor's forking
 void __uks_damon_self_pause(void)
 {
 	struct self_state *st;
+	sigset_t all, old;
 	uint64_t one = 1;
 
+	/*
+	 * No signal handler of this thread may fork (or pause) halfway: it
+	 * would find the depth raised and go on before the window closed.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (self_pause_depth++)
-		return;		/* nested: the outer pause holds the monitor */
+		goto out;	/* nested: the outer pause holds the monitor */
 	__atomic_add_fetch(&self_fork.pauses, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&self_fork.entering, 1, __ATOMIC_SEQ_CST);
 	st = __atomic_load_n(&self_fork.active, __ATOMIC_SEQ_CST);
 	if (!st || st->tid == (pid_t)syscall(SYS_gettid)) {
 		__atomic_sub_fetch(&self_fork.entering, 1, __ATOMIC_SEQ_CST);
-		return;		/* no monitor, or the monitor itself: no window open */
+		/* the monitor itself: an after_sampling callback runs in its window */
+		if (st && __atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
+			__uks_damon_self_close_window(st);
+		goto out;
 	}
 	__atomic_add_fetch(&st->forking, 1, __ATOMIC_SEQ_CST);
 	__atomic_sub_fetch(&self_fork.entering, 1, __ATOMIC_SEQ_CST);
@@ -84,6 +105,8 @@ void __uks_damon_self_pause(void)
 		pr_debug("damon self: pause without the eventfd: %s", strerror(errno));
 	while (__atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
 		syscall(SYS_futex, &st->window, FUTEX_WAIT, 1, NULL, NULL, 0);
+out:
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /** __uks_damon_self_resume - end a __uks_damon_self_pause() */
@@ -94,8 +117,8 @@ void __uks_damon_self_resume(void)
 	if (!self_pause_depth || --self_pause_depth)
 		return;		/* unpaired, or an inner pause's */
 	/*
-	 * Not self_fork.active: the monitor may have ended meanwhile (a callback
-	 * stopped it), and its cleanup clears it first and then
+	 * Not self_fork.active: the monitor may have ended meanwhile (a
+	 * callback stopped it), and its cleanup clears that first and then
 	 * waits for this very count to drop.
 	 */
 	self_paused = NULL;

@@ -600,9 +600,11 @@ static void self_sleep(struct uks_damon_ctx *ctx, unsigned long us)
 {
 	struct self_state *st = ctx->prim_state;
 	struct timespec now, until;
+	int evfd;
 
 	if (!st)
 		return;
+	evfd = st->evfd;
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += (time_t)(us / 1000000);
 	until.tv_nsec += (long)(us % 1000000) * 1000;
@@ -611,7 +613,7 @@ static void self_sleep(struct uks_damon_ctx *ctx, unsigned long us)
 		until.tv_nsec -= 1000000000L;
 	}
 	for (;;) {
-		struct pollfd p[2] = { { st->uffd, POLLIN, 0 }, { st->evfd, POLLIN, 0 } };
+		struct pollfd p[2] = { { st->uffd, POLLIN, 0 }, { evfd, POLLIN, 0 } };
 		long long left;
 		uint64_t v;
 
@@ -625,9 +627,16 @@ static void self_sleep(struct uks_damon_ctx *ctx, unsigned long us)
 		if (syscall(SYS_ppoll, p, 2, &ts, NULL, 0) > 0) {
 			if (p[0].revents)
 				__uks_damon_self_serve(st);
-			/* a wake-up: a pause below says what it was for */
-			if (p[1].revents && read(st->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-				pr_debug("damon self: eventfd: %s", strerror(errno));
+			/*
+			 * A wake-up: a pause below says what it was for.  No
+			 * log here: the sink is the program's code, and the
+			 * window may be open.  An eventfd the program closed
+			 * (POLLNVAL) is left out of the next polls.
+			 */
+			if (p[1].revents & POLLNVAL)
+				evfd = -1;
+			else if (p[1].revents && read(evfd, &v, sizeof(v)) < 0)
+				v = 0;	/* EAGAIN: nothing left to read */
 		}
 		if (__uks_damon_self_pausing() && __atomic_load_n(&st->window, __ATOMIC_SEQ_CST))
 			__uks_damon_self_close_window(st);

@@ -210,10 +210,10 @@ void __uks_damon_self_unpublish(struct self_state *st)
 {
 	__atomic_store_n(&self_fork.active, NULL, __ATOMIC_SEQ_CST);
 	/*
-	 * Wait for the pauses that read self_fork.active before it was cleared
-	 * to count in, then for them to leave (freeing st under one crashed
-	 * a forking test in the guest).  A pause counted in entering
-	 * after this read sees NULL.
+	 * Wait for the pauses that read self_fork.active before it was
+	 * cleared to count in, then for them to leave (freeing st under one
+	 * crashed a forking test in the guest).  A pause counted in
+	 * `entering` after this read sees NULL.
 	 */
 	while (__atomic_load_n(&self_fork.entering, __ATOMIC_SEQ_CST))
 		usleep(1000);

@@ -28,18 +28,19 @@
  * more RSS: a huge page is resident whole, so the heap's last chunk costs
  * up to 2 MiB.  Heaps up to 4 MiB keep small pages and their small RSS
  * (advising from the second chunk on made git status' RSS 30% bigger;
- * from the third, gcc's and a python script's 2-3%).  Where
- * the kernel's THP mode is "never" (or THP is not built) nothing is
- * advised; UKS_SLUB_THP=0 (slub.c) leaves it out too.
+ * from the third, gcc's and a python script's 2-3%).  Where the kernel's
+ * THP mode is "never" (or THP is not built) nothing is advised;
+ * UKS_SLUB_THP=0 (slub.c) leaves it out too.
  *
  * Once the heap outgrows them, the small-page chunks are promoted: each is
  * advised and collapsed into a huge page on the spot (MADV_COLLAPSE, Linux
  * 6.1), so that a big heap is huge pages throughout (mixed: 0.92x the time
  * of huge pages past 8 MiB only; promoting at 4 MiB instead of 8 took
  * mixed's per-round ratio to glibc from 0.81 to 0.77-0.79, as 4 MiB
- * fewer small-page faults and collapses).  A chunk whose free blocks hold more than
- * PROMOTE_CLEAN_EIGHTHS/8 of its pages not resident stays small (a collapse
- * makes all of it resident) and is tried again when the heap next grows.
+ * fewer small-page faults and collapses).  A chunk whose free blocks
+ * hold more than PROMOTE_CLEAN_EIGHTHS/8 of its pages not resident stays
+ * small (a collapse makes all of it resident) and is tried again when
+ * the heap next grows.
  * Kernels without MADV_COLLAPSE keep them small.
  *
  * Purging a block smaller than its chunk from an advised chunk would

@@ -489,7 +489,7 @@ TEST_TIMEOUT(self_takes_nothing_while_an_earlier_fork_runs, 60)
 		SKIP(return, "self: %.200s", why);
 #if defined(__SANITIZE_ADDRESS__)
 	/* as find_hot(): regions terabytes wide, a sample seldom lands on the buffer */
-	SKIP(return, "ASan's shadow mappings: 0-1 pages taken unpaused (the regular build runs it)");
+	SKIP(return, "ASan's shadow: 0-1 pages taken unpaused (the regular build runs it)");
 #endif
 	/* most samples land here, populated: each is a page to take */
 	buf = mmap(NULL, COLD_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

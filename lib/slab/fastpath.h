@@ -347,10 +347,11 @@ slow:
 }
 
 /**
- * rseq_sheaf_push - push @obj onto this CPU's sheaf
+ * rseq_sheaf_push - push @obj onto one of this CPU's sheaves
  * @s: cache with sheaves
  * @rs: the rseq area's offset from the thread pointer (uks_rseq_off())
  * @obj: the object
+ * @which: SHEAF_OWN, or SHEAF_OUTBOX for another CPU's object
  *
  * The object itself is not written: no free pointer, no cache miss.  The
  * store into objects[size] before the commit is harmless if the section
@@ -359,7 +360,7 @@ slow:
  * 2 if @obj already is the top of the sheaf (a naive double free).
  */
 static __attribute__((always_inline)) inline int
-rseq_sheaf_push(const struct uks_kmem_cache *s, ptrdiff_t rs, void *obj)
+rseq_sheaf_push(const struct uks_kmem_cache *s, ptrdiff_t rs, void *obj, size_t which)
 {
 	uintptr_t c, tmp, sh, n;
 
@@ -368,7 +369,7 @@ rseq_sheaf_push(const struct uks_kmem_cache *s, ptrdiff_t rs, void *obj)
 		RSEQ_LOAD_CPU_SLOT_OR("%l[slow]")
 		"testb $1, 8(%[c])\n\t"
 		"jnz %l[slow]\n\t"
-		"movq 48(%[c]), %[sh]\n\t"
+		"movq (%[c], %[which]), %[sh]\n\t"
 		"movq (%[sh]), %[n]\n\t"
 		"cmpq 8(%[sh]), %[n]\n\t"
 		"jae %l[slow]\n\t"
@@ -383,7 +384,7 @@ rseq_sheaf_push(const struct uks_kmem_cache *s, ptrdiff_t rs, void *obj)
 		"movq %[n], (%[sh])\n\t"
 		"2:\n\t"
 		: [c] "=&r"(c), [tmp] "=&r"(tmp), [sh] "=&r"(sh), [n] "=&r"(n)
-		: [rs] "r"(rs), RSEQ_CONSTS(s), [obj] "r"(obj),
+		: [rs] "r"(rs), RSEQ_CONSTS(s), [obj] "r"(obj), [which] "r"(which),
 		  [fast] "i"(offsetof(struct kmem_cache_cpu, nr_free_fast))
 		: "memory", "cc"
 		: slow, double_free);

@@ -183,7 +183,8 @@ static __attribute__((always_inline)) inline void *slab_entry_alloc(struct uks_k
  * slab_entry_free - the exported frees' fast path: @x onto the CPU
  * freelist if it lies in the CPU slab (an address-range test, so @x may
  * be any pointer), or onto the sheaf (@x must be one of @s's objects:
- * the caller asks the cache map).  @entry is cache_entry(@s), read once
+ * the caller asks the cache map; another CPU's goes to the outbox of a
+ * sheaf_home_only cache).  @entry is cache_entry(@s), read once
  * by the caller.  Return: true if done; false to take the full path
  * (which also reports a double free).
  */
@@ -194,7 +195,9 @@ static __attribute__((always_inline)) inline bool slab_entry_free(struct uks_kme
 	if (likely(entry == ENTRY_RSEQ_FREELIST))
 		return rseq_free_cpu_slab(s, uks_rseq_off(), x) == 1;
 	if (likely(entry == ENTRY_RSEQ_SHEAF))
-		return rseq_sheaf_push(s, uks_rseq_off(), x) == 1;
+		return rseq_sheaf_push(s, uks_rseq_off(), x,
+				       s->sheaf_home_only ? sheaf_for(s, __uks_virt_to_cache_entry(x))
+							  : SHEAF_OWN) == 1;
 	if (entry == ENTRY_RT) {
 		/* 5.15's locked do_slab_free() push, when @x is in the CPU slab. */
 		struct kmem_cache_cpu *c = rt_trylock_here(s);
@@ -285,19 +288,21 @@ do_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *
 	__uks_slab_free(s, page, head, tail_obj, cnt, addr);
 }
 
-/* Free one object: onto this CPU's sheaf if the cache has them. */
+/* Free one object: onto one of this CPU's sheaves if the cache has them. */
 static __attribute__((always_inline)) inline void
 slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *object, unsigned long addr)
 {
 #if UKS_HAVE_RSEQ_ASM
 	if (s->sheaf_capacity) {
-		int ret = rseq_sheaf_push(s, uks_rseq_off(), object);
+		size_t which = s->sheaf_home_only ? sheaf_for(s, __uks_virt_to_cache_entry(object))
+						  : SHEAF_OWN;
+		int ret = rseq_sheaf_push(s, uks_rseq_off(), object, which);
 
 		if (likely(ret == 1))
 			return;
 		if (ret == 2)
 			__uks_slab_double_free(s, object);
-		__uks_sheaf_push_slow(s, object);
+		__uks_sheaf_push_slow(s, object, which);
 		return;
 	}
 #endif

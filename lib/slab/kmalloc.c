@@ -350,16 +350,35 @@ void *__uks_malloc(size_t size, unsigned long caller)
  * The cache map names the slab's cache without touching the page
  * descriptor; the object goes onto this CPU's sheaf.  Anything else (no
  * slab, a full sheaf, an event enabled, a double free to report, a
- * pointer that is not ours) is __uks_kfree_if_ours()'s.
+ * pointer that is not ours) is __uks_kfree_if_ours()'s.  A small object
+ * of another CPU's slab goes to the outbox (sheaf.c).
  */
+#if UKS_HAVE_RSEQ_ASM
+/* __uks_free() of an object of a sheaf_home_only cache: own sheaf or outbox. */
+static __attribute__((noinline)) void free_homed(struct uks_kmem_cache *s, void *p,
+						 uintptr_t entry)
+{
+	if (likely(rseq_sheaf_push(s, uks_rseq_off(), p, sheaf_for(s, entry)) == 1))
+		return;
+	__uks_kfree_if_ours(p);
+}
+#endif
+
 void __uks_free(void *p)
 {
 #if UKS_HAVE_RSEQ_ASM
-	struct uks_kmem_cache *s = __uks_virt_to_cache(p);
+	uintptr_t entry = __uks_virt_to_cache_entry(p);
+	struct uks_kmem_cache *s = (struct uks_kmem_cache *)(entry & ~UKS_SLAB_HOME_MASK);
 
-	if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF) &&
-	    likely(rseq_sheaf_push(s, uks_rseq_off(), p) == 1))
-		return;
+	if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF)) {
+		/* A frameless tail for the rest: the home test needs a call. */
+		if (unlikely(entry & UKS_SLAB_HOME_TAGGED)) {
+			free_homed(s, p, entry);
+			return;
+		}
+		if (likely(rseq_sheaf_push(s, uks_rseq_off(), p, SHEAF_OWN) == 1))
+			return;
+	}
 #endif
 	__uks_kfree_if_ours(p);
 }

@@ -642,12 +642,26 @@ struct uks_page *__uks_alloc_pages(unsigned int order)
  */
 void __uks_set_page_cache(struct uks_page *page, struct uks_kmem_cache *s)
 {
-	uintptr_t e = __uks_chunk_entry(page->addr);
-	struct uks_kmem_cache **map = (struct uks_kmem_cache **)(e - UKS_PAGE_CACHE_MAP_BYTES);
-	uintptr_t first = __uks_chunk_page_index(page->addr);
+	__uks_set_slab_home(page, s, 0);
+}
 
+/**
+ * __uks_set_slab_home - name @s as the cache of block @page, with its home
+ * @page: head of a block from __uks_alloc_pages()
+ * @s: the cache whose slab the block is (cache-line aligned), or NULL
+ * @home: 0, or UKS_SLAB_HOME_TAGGED | the home CPU slot modulo 32
+ */
+void __uks_set_slab_home(struct uks_page *page, struct uks_kmem_cache *s, uintptr_t home)
+{
+	uintptr_t e = __uks_chunk_entry(page->addr);
+	uintptr_t *map = (uintptr_t *)(e - UKS_PAGE_CACHE_MAP_BYTES);
+	uintptr_t first = __uks_chunk_page_index(page->addr);
+	uintptr_t entry = s ? (uintptr_t)s | (home & UKS_SLAB_HOME_MASK) : 0;
+
+	/* Unchanged entries are not written: every free reads these lines. */
 	for (uintptr_t i = 0; i < (1UL << page->order); i++)
-		__atomic_store_n(&map[first + i], s, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&map[first + i], __ATOMIC_RELAXED) != entry)
+			__atomic_store_n(&map[first + i], entry, __ATOMIC_RELAXED);
 }
 
 /**

@@ -176,8 +176,16 @@ extern unsigned int __uks_chunk_pages_mask;
  * malloc's free() reads it instead of the descriptor: 8 bytes per page
  * instead of a cache line, so the frees of a heap of a few MiB find their
  * caches in L1 rather than missing on one descriptor per page.
+ *
+ * Caches are cache-line aligned, so an entry's low six bits are free.  In
+ * the caches whose sheaves take only their own CPU's objects (sheaf.c,
+ * sheaf_home_only) they hold UKS_SLAB_HOME_TAGGED and the slab's home: the
+ * CPU slot, modulo 32, whose CPU slab it last became.
  */
 #define UKS_PAGE_CACHE_MAP_BYTES	4096	/* 512 pages of at least 4 KiB */
+#define UKS_SLAB_HOME_MASK		63UL	/* the bits below */
+#define UKS_SLAB_HOME_TAGGED		32UL
+#define UKS_SLAB_HOME_CPU_MASK		31UL
 
 /* The chunk table's entry for @addr: 0 if never handed out, bit 0 for a huge mapping. */
 static inline uintptr_t __uks_chunk_entry(const void *addr)
@@ -217,6 +225,17 @@ static inline struct uks_page *__uks_virt_to_page(const void *addr)
 	return &((struct uks_page *)e)[__uks_chunk_page_index(addr)];
 }
 
+/* @addr's cache map entry: its cache and the slab's home, or 0 (see below). */
+static inline uintptr_t __uks_virt_to_cache_entry(const void *addr)
+{
+	uintptr_t e = __uks_chunk_entry(addr);
+
+	if (__builtin_expect(!e || (e & 1), 0))
+		return 0;
+	return __atomic_load_n(&((uintptr_t *)(e - UKS_PAGE_CACHE_MAP_BYTES))
+					[__uks_chunk_page_index(addr)], __ATOMIC_RELAXED);
+}
+
 /**
  * __uks_virt_to_cache - the cache of the slab holding @addr, from the cache map
  * @addr: any address
@@ -226,15 +245,11 @@ static inline struct uks_page *__uks_virt_to_page(const void *addr)
  */
 static inline struct uks_kmem_cache *__uks_virt_to_cache(const void *addr)
 {
-	uintptr_t e = __uks_chunk_entry(addr);
-
-	if (__builtin_expect(!e || (e & 1), 0))
-		return NULL;
-	return __atomic_load_n(&((struct uks_kmem_cache **)(e - UKS_PAGE_CACHE_MAP_BYTES))
-					[__uks_chunk_page_index(addr)], __ATOMIC_RELAXED);
+	return (struct uks_kmem_cache *)(__uks_virt_to_cache_entry(addr) & ~UKS_SLAB_HOME_MASK);
 }
 
 void __uks_set_page_cache(struct uks_page *page, struct uks_kmem_cache *s);
+void __uks_set_slab_home(struct uks_page *page, struct uks_kmem_cache *s, uintptr_t home);
 
 /* The descriptor of the first page of the slab or block holding @addr. */
 static inline struct uks_page *__uks_virt_to_head_page(const void *addr)

@@ -34,6 +34,20 @@
  * objects there.  The barn holds a fixed number of spare sheaves, full or
  * empty; every trade is one for one, so its arrays never overflow.
  *
+ * A sheaf hands a CPU the objects it freed, whichever CPU's slab they
+ * came from.  For objects smaller than a cache line that gave two threads
+ * neighbours in one line, each written from its own CPU (passive false
+ * sharing, Hoard's cache-scratch: bench/malloc-peers' scratch took 2.4x
+ * mimalloc's time, as glibc's tcache does).  So caches of such objects are
+ * sheaf_home_only: a slab's cache map entry names its home, the CPU that
+ * last took it as its CPU slab (set_slab_home()), and a free on another
+ * CPU goes to that CPU's outbox, a second sheaf that is never allocated
+ * from (sheaf_for()).  A full outbox is traded in the barn like a full
+ * sheaf, so a producer thread still gets its objects back a sheaf at a
+ * time, and a thread that frees a few of another's objects allocates from
+ * a slab of its own.  Returning them to their slabs instead, as 5.15
+ * does, made prodcons 1.2-1.4x slower; the outbox costs it 2-8%.
+ *
  * The barn has no lock: a trade is one compare-and-swap of a slot (see
  * barn_trade()), made under the trading CPU slot's local lock.  A fork()
  * while another thread flushes the barn leaves that slot empty in the
@@ -77,26 +91,37 @@ static unsigned int barn_spares(const struct uks_kmem_cache *s)
  */
 int __uks_sheaf_init(struct uks_kmem_cache *s)
 {
-	unsigned int cap = sheaf_capacity(s), spares = barn_spares(s);
+	unsigned int cap = sheaf_capacity(s), spares = barn_spares(s), outboxes;
 	size_t stride;
 
 	s->sheaf_capacity = 0;
+	s->sheaf_home_only = false;
 	if (!(s->flags & UKS_SLAB_SHEAVES) || kmem_cache_debug(s) || !UKS_HAVE_RSEQ_ASM ||
 	    s->fastpath != FASTPATH_RSEQ)
 		return 0;
+	/*
+	 * Objects smaller than a line share one with a neighbour.  So do 80 to
+	 * 112 bytes, less often; taking them too cost prodcons 3-10% more.
+	 */
+	s->sheaf_home_only = s->size < UKS_CACHELINE;
+	outboxes = s->sheaf_home_only ? s->nr_cpus : 0;
 	stride = ALIGN_UP(sizeof(struct slub_sheaf) + cap * sizeof(void *), (size_t)UKS_CACHELINE);
-	s->sheaf_bytes = stride * (s->nr_cpus + spares);
+	s->sheaf_bytes = stride * (s->nr_cpus + outboxes + spares);
 	s->sheaf_base = __uks_meta_alloc(s->sheaf_bytes);
-	if (!s->sheaf_base)
+	if (!s->sheaf_base) {
+		s->sheaf_home_only = false;
 		return -ENOMEM;
-	for (unsigned int i = 0; i < s->nr_cpus + spares; i++) {
+	}
+	for (unsigned int i = 0; i < s->nr_cpus + outboxes + spares; i++) {
 		struct slub_sheaf *sh = (struct slub_sheaf *)(s->sheaf_base + i * stride);
 
 		sh->capacity = cap;
 		if (i < s->nr_cpus)
 			cpu_slab(s, i)->sheaf = sh;
+		else if (i < s->nr_cpus + outboxes)
+			cpu_slab(s, i - s->nr_cpus)->outbox = sh;
 		else
-			atomic_init(&s->barn.slot[i - s->nr_cpus], (uintptr_t)sh);
+			atomic_init(&s->barn.slot[i - s->nr_cpus - outboxes], (uintptr_t)sh);
 	}
 	s->barn.nr_slots = spares;
 	atomic_init(&s->barn.nr_full, 0);
@@ -114,13 +139,13 @@ void __uks_sheaf_destroy(struct uks_kmem_cache *s)
 }
 
 /*
- * Trade the locked slot's sheaf @c->sheaf (full if @give_full, else
- * empty) for a spare of the other kind.  Compare-and-swap makes the
- * trade atomic; ABA is harmless, as a slot's value says all there is to
- * know (this sheaf, this kind), and the release/acquire pair hands the
- * sheaf's contents over.  Return: true if done.
+ * Trade the locked slot's sheaf *@mine (its own or its outbox; full if
+ * @give_full, else empty) for a spare of the other kind.  Compare-and-swap
+ * makes the trade atomic; ABA is harmless, as a slot's value says all
+ * there is to know (this sheaf, this kind), and the release/acquire pair
+ * hands the sheaf's contents over.  Return: true if done.
  */
-static bool barn_trade(struct uks_kmem_cache *s, struct kmem_cache_cpu *c, bool give_full)
+static bool barn_trade(struct uks_kmem_cache *s, struct slub_sheaf **mine, bool give_full)
 {
 	struct slub_barn *barn = &s->barn;
 	uintptr_t want = give_full ? 0 : BARN_FULL;
@@ -135,10 +160,10 @@ static bool barn_trade(struct uks_kmem_cache *s, struct kmem_cache_cpu *c, bool 
 		if (!v || (v & BARN_FULL) != want)
 			continue;
 		if (atomic_compare_exchange_strong_explicit(&barn->slot[i], &v,
-							    (uintptr_t)c->sheaf | (want ^ BARN_FULL),
+							    (uintptr_t)*mine | (want ^ BARN_FULL),
 							    memory_order_acq_rel,
 							    memory_order_relaxed)) {
-			c->sheaf = (struct slub_sheaf *)(v & ~BARN_FULL);
+			*mine = (struct slub_sheaf *)(v & ~BARN_FULL);
 			if (give_full) {
 				atomic_fetch_add_explicit(&barn->nr_full, 1, memory_order_relaxed);
 				atomic_fetch_add_explicit(&barn->nr_put, 1, memory_order_relaxed);
@@ -172,7 +197,7 @@ void *__uks_sheaf_alloc_slow(struct uks_kmem_cache *s)
 		return NULL;
 	c = __uks_cpu_slab_lock(s, &cpu);
 	sh = c->sheaf;
-	if (!sh->size && barn_trade(s, c, false))
+	if (!sh->size && barn_trade(s, &c->sheaf, false))
 		sh = c->sheaf;
 	if (sh->size)
 		object = sh->objects[--sh->size];
@@ -184,29 +209,31 @@ void *__uks_sheaf_alloc_slow(struct uks_kmem_cache *s)
  * __uks_sheaf_push_slow - free @object when the fast push could not
  * @s: cache with sheaves
  * @object: the object
+ * @which: SHEAF_OWN, or SHEAF_OUTBOX (sheaf_for())
  *
  * The sheaf was full, or the slot locked.  Under the local lock, a full
  * sheaf goes to the barn for an empty one; if the barn has none, it gives
  * up its older half (the objects least likely to be in the cache), which
  * goes back to its slabs after unlocking.  Then @object is pushed.
  */
-void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object)
+void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object, size_t which)
 {
 	void *out[SHEAF_MAX_CAPACITY];
 	struct kmem_cache_cpu *c;
-	struct slub_sheaf *sh;
+	struct slub_sheaf **mine, *sh;
 	unsigned int cpu;
 	size_t n = 0;
 
 	c = __uks_cpu_slab_lock(s, &cpu);
-	sh = c->sheaf;
+	mine = which == SHEAF_OUTBOX ? &c->outbox : &c->sheaf;
+	sh = *mine;
 	if (unlikely(sh->size && sh->objects[sh->size - 1] == object)) {
 		__uks_cpu_slab_unlock(s, c);
 		__uks_slab_double_free(s, object);
 	}
 	if (sh->size == sh->capacity) {
-		if (barn_trade(s, c, true)) {
-			sh = c->sheaf;
+		if (barn_trade(s, mine, true)) {
+			sh = *mine;
 		} else {
 			n = sh->capacity / 2;
 			memcpy(out, sh->objects, n * sizeof(void *));
@@ -222,18 +249,19 @@ void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object)
 }
 
 /* Empty CPU @cpu's sheaf back into the slabs (the remote lock, then bulk free). */
-static void flush_cpu_sheaf(struct uks_kmem_cache *s, unsigned int cpu)
+static void flush_cpu_sheaf(struct uks_kmem_cache *s, unsigned int cpu, size_t which)
 {
 	struct kmem_cache_cpu *c = cpu_slab(s, cpu);
+	struct slub_sheaf **mine = which == SHEAF_OUTBOX ? &c->outbox : &c->sheaf;
 	void *objects[SHEAF_MAX_CAPACITY];
 	size_t nr;
 
-	if (!READ_ONCE(c->sheaf->size))
+	if (!READ_ONCE((*mine)->size))
 		return;
 	__uks_cpu_slab_lock_remote(s, cpu);
-	nr = c->sheaf->size;
-	memcpy(objects, c->sheaf->objects, nr * sizeof(void *));
-	c->sheaf->size = 0;
+	nr = (*mine)->size;
+	memcpy(objects, (*mine)->objects, nr * sizeof(void *));
+	(*mine)->size = 0;
 	__uks_cpu_slab_unlock(s, c);
 	if (nr)
 		uks_kmem_cache_free_bulk(s, nr, objects);
@@ -272,12 +300,15 @@ static void flush_barn(struct uks_kmem_cache *s)
  * __uks_sheaf_flush_all - every object of @s's sheaves back to its slab
  * @s: cache with sheaves
  *
- * Each CPU's sheaf, then the barn's full ones.  Objects freed meanwhile
- * may fill sheaves again: a flush is exact on a quiescent cache.
+ * Each CPU's sheaf and outbox, then the barn's full ones.  Objects freed
+ * meanwhile may fill sheaves again: a flush is exact on a quiescent cache.
  */
 void __uks_sheaf_flush_all(struct uks_kmem_cache *s)
 {
-	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
-		flush_cpu_sheaf(s, cpu);
+	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		flush_cpu_sheaf(s, cpu, SHEAF_OWN);
+		if (s->sheaf_home_only)
+			flush_cpu_sheaf(s, cpu, SHEAF_OUTBOX);
+	}
 	flush_barn(s);
 }

@@ -55,6 +55,8 @@ bool __uks_kmalloc_sheaves;
 _Static_assert(_Alignof(struct uks_kmem_cache) <= UKS_CACHELINE &&
 	       _Alignof(struct kmem_cache_cpu) <= UKS_CACHELINE &&
 	       _Alignof(struct slub_sheaf) <= UKS_CACHELINE, "meta alignment");
+/* So a cache's address leaves the cache map room for a slab's home. */
+_Static_assert(UKS_SLAB_HOME_MASK < UKS_CACHELINE, "cache map home bits");
 
 static pthread_mutex_t meta_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *meta_free_list[META_CLASSES];

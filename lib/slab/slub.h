@@ -183,6 +183,7 @@ struct kmem_cache_cpu {
 	unsigned long nr_free_fast;	/* FREE_FASTPATH */
 	struct slub_sheaf *sheaf;	/* UKS_SLAB_SHEAVES caches, else NULL */
 	size_t slab_bytes;
+	struct slub_sheaf *outbox;	/* sheaf_home_only: other CPUs' objects */
 	/* The slow paths' fields; the local lock is bit 0 of tid (cpu_lock.c). */
 	struct uks_page *partial;	/* frozen partial slabs, via page->next */
 	unsigned int stat[NR_SLUB_STAT_ITEMS];	/* other items */
@@ -254,6 +255,7 @@ struct uks_kmem_cache {
 	bool poison_objects;		/* __OBJECT_POISON */
 	bool cmpxchg_double;		/* __CMPXCHG_DOUBLE */
 	bool is_kmalloc;
+	bool sheaf_home_only;		/* other CPUs' objects go to the outbox (sheaf.c) */
 	void (*ctor)(void *);
 	char *sheaf_base;		/* the sheaves of all CPUs and the barn */
 	size_t sheaf_bytes;
@@ -330,6 +332,31 @@ static inline unsigned int this_cpu_index(const struct uks_kmem_cache *s)
 	unsigned int cpu = (unsigned int)uks_this_cpu();
 
 	return likely(cpu < s->nr_cpus) ? cpu : cpu % s->nr_cpus;
+}
+
+/* Which of a CPU's sheaves a free goes to (an offset into kmem_cache_cpu). */
+#define SHEAF_OWN	offsetof(struct kmem_cache_cpu, sheaf)
+#define SHEAF_OUTBOX	offsetof(struct kmem_cache_cpu, outbox)
+
+/*
+ * The sheaf for an object whose cache map entry is @entry: this CPU's own,
+ * unless the cache is sheaf_home_only (sheaf.c) and the object's slab is
+ * another CPU's home; then the outbox, which goes to the barn whole.  A
+ * stale home only sends an object the longer way.
+ */
+static inline size_t sheaf_for(const struct uks_kmem_cache *s, uintptr_t entry)
+{
+	if (likely(!(entry & UKS_SLAB_HOME_TAGGED)) ||
+	    (entry & UKS_SLAB_HOME_CPU_MASK) == (this_cpu_index(s) & UKS_SLAB_HOME_CPU_MASK))
+		return SHEAF_OWN;
+	return SHEAF_OUTBOX;
+}
+
+/* Name CPU slot @cpu the home of @page, which it is taking as its CPU slab. */
+static inline void set_slab_home(struct uks_kmem_cache *s, struct uks_page *page, unsigned int cpu)
+{
+	if (s->sheaf_home_only)
+		__uks_set_slab_home(page, s, UKS_SLAB_HOME_TAGGED | (cpu & UKS_SLAB_HOME_CPU_MASK));
 }
 
 /* Racy per-CPU counter bump, like raw_cpu_inc(): a lost count is harmless. */
@@ -437,7 +464,7 @@ int __uks_free_partial_all(struct uks_kmem_cache *s);
 int __uks_sheaf_init(struct uks_kmem_cache *s);
 void __uks_sheaf_destroy(struct uks_kmem_cache *s);
 void *__uks_sheaf_alloc_slow(struct uks_kmem_cache *s);
-void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object);
+void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object, size_t which);
 void __uks_sheaf_flush_all(struct uks_kmem_cache *s);
 
 /* local lock of a kmem_cache_cpu (cpu_lock.c) */

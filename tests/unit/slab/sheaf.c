@@ -151,11 +151,23 @@ static void *consumer(void *arg)
 	return NULL;
 }
 
+/* The first two CPUs this thread may run on; false if it has one. */
+static bool two_cpus(int cpus[2])
+{
+	cpu_set_t allowed;
+	int nr = 0;
+
+	sched_getaffinity(0, sizeof(allowed), &allowed);
+	for (int i = 0; i < CPU_SETSIZE && nr < 2; i++)
+		if (CPU_ISSET(i, &allowed))
+			cpus[nr++] = i;
+	return nr == 2;
+}
+
 TEST(objects_freed_on_one_cpu_feed_the_allocations_of_another)
 {
 	struct ring *r = calloc(1, sizeof(*r));
-	cpu_set_t allowed;
-	int cpus[2], nr = 0;
+	int cpus[2];
 	pthread_t th;
 	unsigned long got;
 
@@ -165,11 +177,7 @@ TEST(objects_freed_on_one_cpu_feed_the_allocations_of_another)
 	if (!r->s->sheaf_capacity)
 		SKIP(goto out, "no sheaves without the rseq fast path (%s here)",
 		     uks_slab_fastpath());
-	sched_getaffinity(0, sizeof(allowed), &allowed);
-	for (int i = 0; i < CPU_SETSIZE && nr < 2; i++)
-		if (CPU_ISSET(i, &allowed))
-			cpus[nr++] = i;
-	if (nr < 2)
+	if (!two_cpus(cpus))
 		SKIP(goto out, "needs two CPUs");
 	r->cpu = cpus[1];
 	ASSERT_TRUE(pin_to_cpu(cpus[0]));
@@ -201,6 +209,98 @@ TEST(objects_freed_on_one_cpu_feed_the_allocations_of_another)
 out:
 	EXPECT_EQ(0, uks_kmem_cache_destroy(r->s));
 	free(r);
+}
+
+/*
+ * Objects smaller than a cache line that another CPU frees go to its
+ * outbox, not its sheaf, so that CPU's next allocations come from a slab
+ * of its own and two threads never write neighbours from two CPUs
+ * (passive false sharing).  A full outbox goes to the barn, where the
+ * objects' home CPU takes it.  Objects of whole lines ride the sheaves.
+ */
+TEST(small_objects_freed_on_another_cpu_go_home_through_the_barn)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_home", 24, 0, UKS_SLAB_SHEAVES, NULL);
+	struct uks_kmem_cache *whole = uks_kmem_cache_create("t_home_64", 64, 0,
+							     UKS_SLAB_SHEAVES, NULL);
+	void **theirs = NULL, **drained = NULL, *a, *b, *back;
+	unsigned int nr_drained = 0;
+	struct kmem_cache_cpu *c;
+	uintptr_t entry, home;
+	unsigned int before, cap;
+	unsigned long got;
+	cpu_set_t saved;
+	int cpus[2];
+
+	ASSERT_NONNULL(s);
+	ASSERT_NONNULL(whole);
+	if (!s->sheaf_capacity)
+		SKIP(goto out, "no sheaves without the rseq fast path (%s here)",
+		     uks_slab_fastpath());
+	EXPECT_TRUE(s->sheaf_home_only);
+	EXPECT_FALSE(whole->sheaf_home_only);
+	if (!two_cpus(cpus))
+		SKIP(goto out, "needs two CPUs");
+	cap = s->sheaf_capacity;
+	theirs = calloc(cap, sizeof(*theirs));
+	drained = calloc(cap + 1, sizeof(*drained));
+	ASSERT_NONNULL(theirs);
+	ASSERT_NONNULL(drained);
+	sched_getaffinity(0, sizeof(saved), &saved);
+
+	ASSERT_TRUE(pin_to_cpu(cpus[0]));
+	a = uks_kmem_cache_alloc(s);
+	ASSERT_NONNULL(a);
+	for (unsigned int i = 0; i < cap; i++)
+		ASSERT_NONNULL(theirs[i] = uks_kmem_cache_alloc(s));
+	entry = __uks_virt_to_cache_entry(a);
+	home = entry & UKS_SLAB_HOME_CPU_MASK;
+	EXPECT_EQ((uintptr_t)s, entry & ~UKS_SLAB_HOME_MASK);
+	EXPECT_TRUE(entry & UKS_SLAB_HOME_TAGGED);
+	EXPECT_EQ(this_cpu_index(s) & UKS_SLAB_HOME_CPU_MASK, home);
+
+	ASSERT_TRUE(pin_to_cpu(cpus[1]));
+	c = cpu_slab(s, this_cpu_index(s));
+	before = (unsigned int)c->sheaf->size;
+	uks_kmem_cache_free(s, a);		/* another CPU's: to the outbox */
+	EXPECT_EQ(before, c->sheaf->size);
+	EXPECT_EQ(1u, c->outbox->size);
+	EXPECT_EQ(a, c->outbox->objects[0]);
+	b = uks_kmem_cache_alloc(s);		/* so this CPU takes a slab of its own */
+	ASSERT_NONNULL(b);
+	EXPECT_NE(a, b);
+	EXPECT_NE(home, __uks_virt_to_cache_entry(b) & UKS_SLAB_HOME_CPU_MASK);
+	uks_kfree(b);				/* its own: onto the sheaf */
+	EXPECT_EQ(before + 1, c->sheaf->size);
+
+	/* cap more fill the outbox, which is traded in the barn, full. */
+	for (unsigned int i = 0; i < cap; i++)
+		uks_kmem_cache_free(s, theirs[i]);
+	EXPECT_EQ(1u, barn_full(s));
+	EXPECT_EQ(1u, c->outbox->size);
+	/* Their home takes them back a sheaf at a time. */
+	ASSERT_TRUE(pin_to_cpu(cpus[0]));
+	got = atomic_load(&s->barn.nr_get);
+	c = cpu_slab(s, this_cpu_index(s));
+	while (c->sheaf->size && nr_drained < cap)	/* its own sheaf first */
+		ASSERT_NONNULL(drained[nr_drained++] = uks_kmem_cache_alloc(s));
+	EXPECT_EQ(0u, c->sheaf->size);
+	back = uks_kmem_cache_alloc(s);
+	EXPECT_TRUE(in(theirs, cap, back));
+	EXPECT_EQ(got + 1, atomic_load(&s->barn.nr_get));
+	drained[nr_drained++] = back;
+	sched_setaffinity(0, sizeof(saved), &saved);
+
+	for (unsigned int i = 0; i < nr_drained; i++)
+		uks_kmem_cache_free(s, drained[i]);
+	EXPECT_EQ(0, uks_kmem_cache_shrink(s));
+	EXPECT_EQ(0u, attr_ulong(s, "slabs"));
+	EXPECT_EQ(0, uks_kmem_cache_validate(s));
+out:
+	free(drained);
+	free(theirs);
+	EXPECT_EQ(0, uks_kmem_cache_destroy(whole));
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
 }
 
 TEST_HARNESS_MAIN

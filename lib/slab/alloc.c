@@ -308,7 +308,7 @@ new_slab:
 		set_cpu_slab(c, page);
 		c->partial = page->next;
 		__uks_cpu_slab_unlock(s, c);
-		set_slab_home(s, page, cpu);	/* frozen: ours, lock or not */
+		set_slab_home(s, page);		/* frozen: ours, lock or not */
 		stat(s, CPU_PARTIAL_ALLOC);
 		goto redo;
 	}
@@ -337,7 +337,7 @@ check_new_page:
 		goto return_single;
 	}
 
-	set_slab_home(s, page, this_cpu_index(s));
+	set_slab_home(s, page);
 retry_load_page:
 	c = __uks_cpu_slab_lock(s, &cpu);
 	if (unlikely(c->page)) {

@@ -195,9 +195,7 @@ static __attribute__((always_inline)) inline bool slab_entry_free(struct uks_kme
 	if (likely(entry == ENTRY_RSEQ_FREELIST))
 		return rseq_free_cpu_slab(s, uks_rseq_off(), x) == 1;
 	if (likely(entry == ENTRY_RSEQ_SHEAF))
-		return rseq_sheaf_push(s, uks_rseq_off(), x,
-				       s->sheaf_home_only ? sheaf_for(s, __uks_virt_to_cache_entry(x))
-							  : SHEAF_OWN) == 1;
+		return rseq_sheaf_push(s, uks_rseq_off(), x, sheaf_for_object(s, x)) == 1;
 	if (entry == ENTRY_RT) {
 		/* 5.15's locked do_slab_free() push, when @x is in the CPU slab. */
 		struct kmem_cache_cpu *c = rt_trylock_here(s);
@@ -294,8 +292,7 @@ slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *object, unsigne
 {
 #if UKS_HAVE_RSEQ_ASM
 	if (s->sheaf_capacity) {
-		size_t which = s->sheaf_home_only ? sheaf_for(s, __uks_virt_to_cache_entry(object))
-						  : SHEAF_OWN;
+		size_t which = sheaf_for_object(s, object);
 		int ret = rseq_sheaf_push(s, uks_rseq_off(), object, which);
 
 		if (likely(ret == 1))

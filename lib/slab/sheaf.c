@@ -225,7 +225,7 @@ void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object, size_t which)
 	size_t n = 0;
 
 	c = __uks_cpu_slab_lock(s, &cpu);
-	mine = which == SHEAF_OUTBOX ? &c->outbox : &c->sheaf;
+	mine = cpu_sheaf(c, which);
 	sh = *mine;
 	if (unlikely(sh->size && sh->objects[sh->size - 1] == object)) {
 		__uks_cpu_slab_unlock(s, c);
@@ -252,7 +252,7 @@ void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object, size_t which)
 static void flush_cpu_sheaf(struct uks_kmem_cache *s, unsigned int cpu, size_t which)
 {
 	struct kmem_cache_cpu *c = cpu_slab(s, cpu);
-	struct slub_sheaf **mine = which == SHEAF_OUTBOX ? &c->outbox : &c->sheaf;
+	struct slub_sheaf **mine = cpu_sheaf(c, which);
 	void *objects[SHEAF_MAX_CAPACITY];
 	size_t nr;
 

@@ -352,11 +352,24 @@ static inline size_t sheaf_for(const struct uks_kmem_cache *s, uintptr_t entry)
 	return SHEAF_OUTBOX;
 }
 
-/* Name CPU slot @cpu the home of @page, which it is taking as its CPU slab. */
-static inline void set_slab_home(struct uks_kmem_cache *s, struct uks_page *page, unsigned int cpu)
+/* sheaf_for() of @object, looking its entry up only where homes are kept. */
+static inline size_t sheaf_for_object(const struct uks_kmem_cache *s, const void *object)
+{
+	return s->sheaf_home_only ? sheaf_for(s, __uks_virt_to_cache_entry(object)) : SHEAF_OWN;
+}
+
+/* @c's sheaf that sheaf_for() named (the rseq push finds it the same way). */
+static inline struct slub_sheaf **cpu_sheaf(struct kmem_cache_cpu *c, size_t which)
+{
+	return (struct slub_sheaf **)((char *)c + which);
+}
+
+/* Name this CPU the home of @page, which it is taking as its CPU slab. */
+static inline void set_slab_home(struct uks_kmem_cache *s, struct uks_page *page)
 {
 	if (s->sheaf_home_only)
-		__uks_set_slab_home(page, s, UKS_SLAB_HOME_TAGGED | (cpu & UKS_SLAB_HOME_CPU_MASK));
+		__uks_set_slab_home(page, s, UKS_SLAB_HOME_TAGGED |
+					     (this_cpu_index(s) & UKS_SLAB_HOME_CPU_MASK));
 }
 
 /* Racy per-CPU counter bump, like raw_cpu_inc(): a lost count is harmless. */

@@ -7,7 +7,7 @@
  * or duplicated object (two owners at once, or a leak at the end) fails.
  * The abort/retry counter (cmpxchg_double_cpu_fail) proves that
  * interruptions inside the window were detected and retried.  The same
- * storm runs over each fast path, sheaves included.
+ * storm runs over each fast path, sheaves included (with outboxes too).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -26,11 +26,13 @@
 #include <uks/slab.h>
 
 #define NR_THREADS	8
-#define OBJ_SIZE	64
+#define OBJ_SIZE	64	/* whole lines; SMALL_SIZE shares them (outboxes) */
+#define SMALL_SIZE	48
 #define RING		256
 
 struct stress {
 	struct uks_kmem_cache *s;
+	unsigned int words;		/* object size / 8 */
 	atomic_bool stop;
 	atomic_long errors;
 	atomic_long ops;
@@ -49,19 +51,19 @@ static void on_signal(int sig)
 	(void)sig;	/* only interrupts: an rseq section in flight aborts */
 }
 
-static void tag(void *p, long owner)
+static void tag(const struct stress *st, void *p, long owner)
 {
 	long *w = p;
 
-	for (int i = 0; i < OBJ_SIZE / 8; i++)
+	for (unsigned int i = 0; i < st->words; i++)
 		w[i] = owner;
 }
 
-static bool tagged(void *p, long owner)
+static bool tagged(const struct stress *st, void *p, long owner)
 {
 	long *w = p;
 
-	for (int i = 0; i < OBJ_SIZE / 8; i++)
+	for (unsigned int i = 0; i < st->words; i++)
 		if (w[i] != owner)
 			return false;
 	return true;
@@ -80,19 +82,19 @@ static void *work(void *arg)
 		void *p = mine[slot];
 
 		if (p) {
-			if (!tagged(p, owner))
+			if (!tagged(st, p, owner))
 				atomic_fetch_add(&st->errors, 1);
 			if (rand_r(&seed) & 1) {
 				/* Remote free: the next thread frees it. */
 				void *expected = NULL;
 				int r = (int)(rand_r(&seed) % RING);
 
-				tag(p, -1);
+				tag(st, p, -1);
 				if (!atomic_compare_exchange_strong(&st->ring[(w->id + 1) % NR_THREADS][r],
 								    &expected, p))
 					uks_kmem_cache_free(st->s, p);
 			} else {
-				tag(p, 0);
+				tag(st, p, 0);
 				uks_kmem_cache_free(st->s, p);
 			}
 			mine[slot] = NULL;
@@ -102,7 +104,7 @@ static void *work(void *arg)
 				atomic_fetch_add(&st->errors, 1);
 				break;
 			}
-			tag(p, owner);
+			tag(st, p, owner);
 			mine[slot] = p;
 		}
 		/* Free what others handed us. */
@@ -111,7 +113,7 @@ static void *work(void *arg)
 				void *q = atomic_exchange(&st->ring[w->id][r], NULL);
 
 				if (q) {
-					if (!tagged(q, -1))
+					if (!tagged(st, q, -1))
 						atomic_fetch_add(&st->errors, 1);
 					uks_kmem_cache_free(st->s, q);
 				}
@@ -148,7 +150,8 @@ static unsigned long stat_parts(struct uks_kmem_cache *s, const char *attr)
 	return parts;
 }
 
-static void run(struct th_result *_th_r, unsigned long flags, const char *name, bool expect_retries)
+static void run(struct th_result *_th_r, unsigned long flags, const char *name, bool expect_retries,
+		unsigned int size)
 {
 	static struct stress st;
 	struct worker w[NR_THREADS];
@@ -160,7 +163,8 @@ static void run(struct th_result *_th_r, unsigned long flags, const char *name, 
 
 	memset(&st, 0, sizeof(st));
 	sigaction(SIGUSR1, &sa, NULL);
-	st.s = uks_kmem_cache_create(name, OBJ_SIZE, 0, flags, NULL);
+	st.words = size / 8;
+	st.s = uks_kmem_cache_create(name, size, 0, flags, NULL);
 	ASSERT_NONNULL(st.s);
 	ASSERT_GT(NR_THREADS, nr_cpus);
 	for (int i = 0; i < NR_THREADS; i++) {
@@ -212,30 +216,38 @@ TEST_TIMEOUT(default_fastpath, 60)
 {
 	if (strcmp(uks_slab_fastpath(), "rseq"))
 		SKIP(return, "rseq fast path not in use here (%s)", uks_slab_fastpath());
-	run(_th_r, 0, "stress_rseq", true);
+	run(_th_r, 0, "stress_rseq", true, OBJ_SIZE);
 }
 
 TEST_TIMEOUT(sheaves, 60)
 {
 	if (strcmp(uks_slab_fastpath(), "rseq"))
 		SKIP(return, "rseq fast path not in use here (%s)", uks_slab_fastpath());
-	run(_th_r, UKS_SLAB_SHEAVES, "stress_sheaves", true);
+	run(_th_r, UKS_SLAB_SHEAVES, "stress_sheaves", true, OBJ_SIZE);
+}
+
+/* Objects smaller than a line: other threads' frees go through outboxes. */
+TEST_TIMEOUT(sheaves_small_objects, 60)
+{
+	if (strcmp(uks_slab_fastpath(), "rseq"))
+		SKIP(return, "rseq fast path not in use here (%s)", uks_slab_fastpath());
+	run(_th_r, UKS_SLAB_SHEAVES, "stress_sheaves_small", true, SMALL_SIZE);
 }
 
 TEST_TIMEOUT(cmpxchg16b_fastpath, 60)
 {
-	run(_th_r, UKS_SLAB_CMPXCHG_FASTPATH, "stress_cmpxchg", true);
+	run(_th_r, UKS_SLAB_CMPXCHG_FASTPATH, "stress_cmpxchg", true, OBJ_SIZE);
 }
 
 TEST_TIMEOUT(rt_fastpath, 60)
 {
-	run(_th_r, UKS_SLAB_RT, "stress_rt", false);
+	run(_th_r, UKS_SLAB_RT, "stress_rt", false, OBJ_SIZE);
 }
 
 TEST_TIMEOUT(debug_cache, 60)
 {
 	run(_th_r, UKS_SLAB_RED_ZONE | UKS_SLAB_POISON | UKS_SLAB_CONSISTENCY_CHECKS,
-	    "stress_debug", false);
+	    "stress_debug", false, OBJ_SIZE);
 }
 
 /*

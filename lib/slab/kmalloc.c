@@ -238,6 +238,29 @@ static unsigned int size_order(size_t size)
 	return order;
 }
 
+/*
+ * Pages of a kmalloc_large() block of @size bytes in an order-@order
+ * buddy block.  The kernel's kmalloc() takes the whole block, and libuks
+ * does too (ksize() is the block).  The shim keeps only the pages @size
+ * needs and gives the rest back (alloc_pages_exact()): git log -p's 8-64
+ * KiB delta and inflate buffers took a third more memory in whole blocks.
+ */
+#ifdef UKS_MALLOC_SHIM
+#define LARGE_RUNS	true
+#else
+#define LARGE_RUNS	false
+#endif
+
+static unsigned long pages_for(size_t size)
+{
+	return (unsigned long)((size + __uks_page_size - 1) >> __uks_page_shift);
+}
+
+static unsigned long large_run_pages(size_t size, unsigned int order)
+{
+	return LARGE_RUNS ? pages_for(size) : 1UL << order;
+}
+
 /* More than a buddy block (a chunk) holds: a mapping of its own. */
 static bool needs_own_mapping(size_t size)
 {
@@ -259,11 +282,16 @@ static void *kmalloc_large(size_t size, size_t align, bool *fresh)
 	__uks_slab_init();
 	if (!needs_own_mapping(block)) {
 		/* Buddy blocks are aligned to their size. */
-		page = __uks_alloc_pages(size_order(block));
+		unsigned int order = size_order(block);
+		unsigned long nr_pages = large_run_pages(size, order);
+
+		page = __uks_alloc_page_run(order, nr_pages);
 		if (!page)
 			return NULL;
-		page->kind = PAGE_LARGE;
 		page->large_size = size;
+		page->map_size = nr_pages << __uks_page_shift;
+		/* last: uks_slab_usage() sizes a PAGE_LARGE block by map_size */
+		__atomic_store_n(&page->kind, PAGE_LARGE, __ATOMIC_RELEASE);
 		return page->addr;
 	}
 	page = __uks_alloc_huge(size, align, &new_mapping);
@@ -481,7 +509,7 @@ static __attribute__((always_inline)) inline void kfree_page(struct uks_page *pa
 		return;
 	}
 	if (page->kind == PAGE_LARGE && object == page->addr)
-		__uks_free_pages(page);
+		__uks_free_page_run(page, page->map_size >> __uks_page_shift);
 	else if (page->kind == PAGE_HUGE && object == page->addr)
 		__uks_free_huge(page);
 	else
@@ -572,7 +600,7 @@ static size_t ksize_page(const struct uks_page *page, const void *p)
 			return s->inuse;
 		return s->size;
 	case PAGE_LARGE:
-		return (size_t)__uks_page_size << page->order;
+		return page->map_size;
 	case PAGE_HUGE:
 		return page->map_size - (size_t)((const char *)p - page->addr);
 	default:
@@ -628,11 +656,33 @@ static void *krealloc_copy(void *p, void *q, size_t ks, size_t new_size)
  * keeps any slot with room, which left the preload malloc's heap full of
  * 4 KiB slots holding 100-byte objects after a program shrank them.
  */
+/*
+ * Resize the shim's page run @page (a kmalloc_large() block) where it is,
+ * for a @new_size that stays above the caches: grow into the free pages
+ * after it, or give back pages past a shrunk end.  Return: done?
+ */
+static bool resize_large_run(struct uks_page *page, size_t new_size)
+{
+	unsigned long nr_pages = page->map_size >> __uks_page_shift, want = pages_for(new_size);
+
+	if (new_size <= KMALLOC_MAX_CACHE_SIZE || needs_own_mapping(new_size) ||
+	    __uks_resize_page_run(page, nr_pages, want))
+		return false;
+	page->large_size = new_size;
+	page->map_size = want << __uks_page_shift;
+	return true;
+}
+
 static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool shrink,
 			   unsigned long addr)
 {
 	size_t ks = ksize_page(page, p);
 	void *ret;
+
+	/* The shim's page runs grow and shrink in place when they can. */
+	if (LARGE_RUNS && page->kind == PAGE_LARGE && p == page->addr &&
+	    (shrink || ks < new_size) && resize_large_run(page, new_size))
+		return p;
 
 	/*
 	 * A mapping of its own that stays one is resized where it is; malloc's

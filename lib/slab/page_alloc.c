@@ -7,6 +7,13 @@
  * One mutex (the "zone lock") protects the free areas; callers reach here
  * once per slab, not per object.
  *
+ * A run (__uks_alloc_page_run(), the preload malloc's blocks past
+ * kmalloc-8k) keeps only the pages it asks for: the rest of its block goes
+ * back as the blocks it is made of, as the kernel's alloc_pages_exact()
+ * does, but onto tail lists that allocations take last (find_block()).
+ * The run then finds them free to grow into (__uks_resize_page_run()) and
+ * to merge with when it is freed.
+ *
  * Memory goes back to the system with a delay, as mimalloc's purge delay
  * and jemalloc's dirty decay do: a freed (and merged) block stays resident
  * ("dirty") for the purge delay, UKS_PURGE_DELAY_MS, and allocations take
@@ -81,6 +88,7 @@ unsigned int __uks_page_shift = 12;
 
 struct free_area {
 	struct list_head free_list;
+	struct list_head tail_list;	/* pages runs gave back: taken last */
 	unsigned long nr_free;
 	unsigned long nr_dirty_small;	/* dirty blocks of small-page chunks */
 };
@@ -156,8 +164,10 @@ void __uks_page_alloc_init(void)
 	zone.chunk_pages = (unsigned int)(UKS_CHUNK_SIZE >> __uks_page_shift);
 	zone.max_order = __uks_max_page_order();
 	__uks_chunk_pages_mask = zone.chunk_pages - 1;
-	for (unsigned int o = 0; o <= UKS_MAX_PAGE_ORDER; o++)
+	for (unsigned int o = 0; o <= UKS_MAX_PAGE_ORDER; o++) {
 		INIT_LIST_HEAD(&zone.area[o].free_list);
+		INIT_LIST_HEAD(&zone.area[o].tail_list);
+	}
 	zone.ready = true;
 out:
 	pthread_mutex_unlock(&zone.lock);
@@ -567,14 +577,61 @@ static struct uks_page *pick_block(unsigned int order)
 	return first;
 }
 
-/**
- * __uks_alloc_pages - allocate 2^@order contiguous, naturally aligned pages
- * @order: 0..UKS_MAX_PAGE_ORDER
- *
- * Return: the head page (kind PAGE_UNUSED, for the caller to set; later
- * pages are PAGE_TAIL pointing at it), or NULL without memory.
+/*
+ * The free block to split for an order-@order allocation, or NULL: one
+ * from the free lists (pick_block()), else the smallest a page run gave
+ * back.  Those come last so that the run, when freed, finds them free
+ * and merges back into its whole block: taken by slabs at once, they
+ * left bench/malloc-peers' mixed heap ever more fragmented (a chunk more
+ * and 17% more time).  Zone lock held.
  */
-struct uks_page *__uks_alloc_pages(unsigned int order)
+static struct uks_page *find_block(unsigned int order)
+{
+	for (unsigned int o = order; o <= zone.max_order; o++)
+		if (!list_empty(&zone.area[o].free_list))
+			return pick_block(o);
+	for (unsigned int o = order; o <= zone.max_order; o++)
+		if (!list_empty(&zone.area[o].tail_list))
+			return list_first_entry(&zone.area[o].tail_list, struct uks_page, buddy);
+	return NULL;
+}
+
+/*
+ * Give back the pages of a block of 2^@order pages at @page past its first
+ * @nr_pages, as the free blocks they make (the kernel's alloc_pages_exact()).
+ * Each such block's buddy lies before it, inside the pages kept, so none
+ * merges.  @dirty (pages of the block maybe resident) is shared out by
+ * size.  Zone lock held.
+ */
+static void trim_block_tail(struct uks_page *page, unsigned int order, unsigned long nr_pages,
+			    uint32_t dirty, uint64_t since)
+{
+	for (unsigned long pos = nr_pages; pos < (1UL << order);) {
+		unsigned int o = (unsigned int)__builtin_ctzl(pos);
+		struct uks_page *free = page_at(page, (long)pos);
+		uint32_t share = (uint32_t)(((uint64_t)dirty << o) >> order);
+
+		free->addr = page->addr + (pos << __uks_page_shift);
+		free->thp_chunk = page->thp_chunk;
+		add_free_block(free, o, share, since);
+		list_move(&free->buddy, &zone.area[o].tail_list);
+		zone.resident_free_pages += share;
+		pos += 1UL << o;
+	}
+}
+
+/**
+ * __uks_alloc_page_run - allocate @nr_pages contiguous pages
+ * @order: the smallest order whose block holds @nr_pages, or more for an
+ *	   alignment: the run starts on a 2^@order page boundary
+ * @nr_pages: 1..2^@order; the block's pages past them go back at once
+ *
+ * A 9 KiB request then costs three pages, not the four of an order-2 block.
+ * Return: the head page (kind PAGE_UNUSED, for the caller to set;
+ * later pages of the run are PAGE_TAIL pointing at it), or NULL without
+ * memory.  Free it with __uks_free_page_run(), @nr_pages given again.
+ */
+struct uks_page *__uks_alloc_page_run(unsigned int order, unsigned long nr_pages)
 {
 	struct uks_page *page = NULL;
 	unsigned int o;
@@ -582,26 +639,20 @@ struct uks_page *__uks_alloc_pages(unsigned int order)
 	uint64_t since, now = __uks_now_ms();
 	bool promote;
 
-	if (order > zone.max_order)
+	if (order > zone.max_order || !nr_pages || nr_pages > (1UL << order))
 		return NULL;
 	pthread_mutex_lock(&zone.lock);
-	for (;;) {
-		for (o = order; o <= zone.max_order; o++)
-			if (!list_empty(&zone.area[o].free_list))
-				break;
-		if (o <= zone.max_order)
-			break;
+	while (!(page = find_block(order))) {
 		if (grow_zone()) {
 			pthread_mutex_unlock(&zone.lock);
 			return NULL;
 		}
 	}
-	page = pick_block(o);
 	o = page->order;
 	dirty = page->nr_dirty;
 	since = page->dirty_since_ms;
 	del_free_block(page);
-	zone.used_pages += 1UL << order;
+	zone.used_pages += nr_pages;
 	zone.resident_free_pages -= dirty < zone.resident_free_pages ? dirty : zone.resident_free_pages;
 	/* Split: the upper halves go back, each with half the dirty estimate. */
 	while (o > order) {
@@ -615,6 +666,8 @@ struct uks_page *__uks_alloc_pages(unsigned int order)
 		add_free_block(half, o, dirty, since);
 		zone.resident_free_pages += dirty;
 	}
+	if (nr_pages < (1UL << order))
+		trim_block_tail(page, order, nr_pages, dirty, since);
 	purge_old_blocks(now);
 	promote = zone.promote_due;
 	zone.promote_due = false;
@@ -625,14 +678,26 @@ struct uks_page *__uks_alloc_pages(unsigned int order)
 
 	page->order = (uint8_t)order;
 	page->kind = PAGE_UNUSED;
-	for (long i = 1; i < (1L << order); i++) {
-		struct uks_page *tail = page_at(page, i);
+	for (unsigned long i = 1; i < nr_pages; i++) {
+		struct uks_page *tail = page_at(page, (long)i);
 
 		tail->kind = PAGE_TAIL;
 		tail->head = page;
 		tail->slab_cache = NULL;
 	}
 	return page;
+}
+
+/**
+ * __uks_alloc_pages - allocate 2^@order contiguous, naturally aligned pages
+ * @order: 0..UKS_MAX_PAGE_ORDER
+ *
+ * Return: the head page (kind PAGE_UNUSED, for the caller to set; later
+ * pages are PAGE_TAIL pointing at it), or NULL without memory.
+ */
+struct uks_page *__uks_alloc_pages(unsigned int order)
+{
+	return __uks_alloc_page_run(order, 1UL << order);
 }
 
 /**
@@ -664,22 +729,15 @@ void __uks_set_slab_home(struct uks_page *page, struct uks_kmem_cache *s, uintpt
 			__atomic_store_n(&map[first + i], entry, __ATOMIC_RELAXED);
 }
 
-/**
- * __uks_free_pages - return a block from __uks_alloc_pages()
- * @page: its head page
+/*
+ * Put the block of 2^@order pages at @page (its addr and thp_chunk set)
+ * on the free lists, merged with its free buddies; @dirty of its pages
+ * maybe resident.  Zone lock held.
  */
-void __uks_free_pages(struct uks_page *page)
+static void free_block(struct uks_page *page, unsigned int order, uint32_t dirty, uint64_t now)
 {
-	unsigned int order = page->order;
 	unsigned long idx = page_index(page);
-	uint32_t dirty = 1U << order;
-	uint64_t now = __uks_now_ms();
 
-	for (long i = 1; i < (1L << order); i++)
-		page_at(page, i)->kind = PAGE_UNUSED;
-
-	pthread_mutex_lock(&zone.lock);
-	zone.used_pages -= 1UL << order;
 	while (order < zone.max_order) {
 		unsigned long buddy_idx = idx ^ (1UL << order);
 		struct uks_page *buddy = page_at(page, (long)buddy_idx - (long)idx);
@@ -700,9 +758,137 @@ void __uks_free_pages(struct uks_page *page)
 	}
 	zone.resident_free_pages += dirty;
 	add_free_block(page, order, dirty, now);
+}
+
+/*
+ * Free pages [@from, @to) of the run at @page, as the naturally aligned
+ * blocks they are made of, each merged with its free buddies: the last
+ * one freed merges what the others could not.  Zone lock held.
+ */
+static void free_run_pages(struct uks_page *page, unsigned long from, unsigned long to,
+			   uint64_t now)
+{
+	unsigned long head_idx = page_index(page);
+
+	for (unsigned long pos = from; pos < to;) {
+		/* the largest block aligned here, in the chunk, that fits */
+		unsigned int o = (unsigned int)__builtin_ctzl((head_idx + pos) | (1UL << zone.max_order));
+		struct uks_page *block = page_at(page, (long)pos);
+
+		while ((1UL << o) > to - pos)
+			o--;
+		block->addr = page->addr + (pos << __uks_page_shift);
+		block->thp_chunk = page->thp_chunk;
+		free_block(block, o, 1U << o, now);
+		pos += 1UL << o;
+	}
+}
+
+/**
+ * __uks_free_page_run - return a run from __uks_alloc_page_run()
+ * @page: its head page
+ * @nr_pages: its length now
+ */
+void __uks_free_page_run(struct uks_page *page, unsigned long nr_pages)
+{
+	uint64_t now = __uks_now_ms();
+
+	for (unsigned long i = 1; i < nr_pages; i++)
+		page_at(page, (long)i)->kind = PAGE_UNUSED;
+
+	pthread_mutex_lock(&zone.lock);
+	zone.used_pages -= nr_pages;
+	free_run_pages(page, 0, nr_pages, now);
 	purge_old_blocks(now);
 	pthread_mutex_unlock(&zone.lock);
 	__uks_huge_cache_tick(now);
+}
+
+/*
+ * Are pages [@from, @to) of @page's run all in free blocks, each starting
+ * where the one before ends?  Zone lock held.
+ */
+static bool run_extension_free(struct uks_page *page, unsigned long from, unsigned long to)
+{
+	if (page_index(page) + to > zone.chunk_pages)
+		return false;
+	for (unsigned long pos = from; pos < to;) {
+		const struct uks_page *block = page_at(page, (long)pos);
+
+		if (block->kind != PAGE_BUDDY)
+			return false;
+		pos += 1UL << block->order;
+	}
+	return true;
+}
+
+/**
+ * __uks_resize_page_run - grow or shrink a run where it is
+ * @page: head of a run from __uks_alloc_page_run()
+ * @nr_pages: its length now
+ * @new_nr_pages: the length wanted, at least 1
+ *
+ * A shrink gives the pages past @new_nr_pages back.  A growth takes the
+ * pages after the run if they are free, as glibc's realloc() takes the
+ * chunk after: a buffer grown a page at a time would otherwise be copied
+ * at every step.  The pages a run gave back when it was allocated are
+ * taken last by others (find_block()), so they are usually still there.
+ * Return: 0, or -ENOMEM if the pages after the run are not free.
+ */
+int __uks_resize_page_run(struct uks_page *page, unsigned long nr_pages,
+			  unsigned long new_nr_pages)
+{
+	uint64_t now = __uks_now_ms();
+
+	if (new_nr_pages == nr_pages)
+		return 0;
+	if (new_nr_pages < nr_pages) {
+		for (unsigned long i = new_nr_pages; i < nr_pages; i++)
+			page_at(page, (long)i)->kind = PAGE_UNUSED;
+		pthread_mutex_lock(&zone.lock);
+		zone.used_pages -= nr_pages - new_nr_pages;
+		free_run_pages(page, new_nr_pages, nr_pages, now);
+		purge_old_blocks(now);
+		pthread_mutex_unlock(&zone.lock);
+		return 0;
+	}
+	pthread_mutex_lock(&zone.lock);
+	if (!run_extension_free(page, nr_pages, new_nr_pages)) {
+		pthread_mutex_unlock(&zone.lock);
+		return -ENOMEM;
+	}
+	for (unsigned long pos = nr_pages; pos < new_nr_pages;) {
+		struct uks_page *block = page_at(page, (long)pos);
+		unsigned int o = block->order;
+		uint32_t dirty = block->nr_dirty;
+
+		del_free_block(block);
+		zone.resident_free_pages -= dirty < zone.resident_free_pages ?
+					    dirty : zone.resident_free_pages;
+		/* a block reaching past the new end gives that part back */
+		if (pos + (1UL << o) > new_nr_pages)
+			trim_block_tail(block, o, new_nr_pages - pos, dirty, block->dirty_since_ms);
+		pos += 1UL << o;
+	}
+	zone.used_pages += new_nr_pages - nr_pages;
+	pthread_mutex_unlock(&zone.lock);
+	for (unsigned long i = nr_pages; i < new_nr_pages; i++) {
+		struct uks_page *tail = page_at(page, (long)i);
+
+		tail->kind = PAGE_TAIL;
+		tail->head = page;
+		tail->slab_cache = NULL;
+	}
+	return 0;
+}
+
+/**
+ * __uks_free_pages - return a block from __uks_alloc_pages()
+ * @page: its head page
+ */
+void __uks_free_pages(struct uks_page *page)
+{
+	__uks_free_page_run(page, 1UL << page->order);
 }
 
 /* fork(): hold the zone lock across it so the child sees consistent lists. */

@@ -79,7 +79,7 @@ struct uks_page {
 		uint32_t fresh_offset;
 	};
 	union {
-		size_t map_size;	/* PAGE_HUGE: bytes mapped; PAGE_SLAB: slab bytes */
+		size_t map_size;	/* PAGE_HUGE: bytes mapped; PAGE_LARGE: of the run; PAGE_SLAB: slab bytes */
 		uint64_t dirty_since_ms; /* PAGE_BUDDY with nr_dirty: when it was freed */
 	};
 } __attribute__((aligned(64)));
@@ -104,6 +104,10 @@ static inline unsigned int __uks_max_page_order(void)
 
 struct uks_page *__uks_alloc_pages(unsigned int order);
 void __uks_free_pages(struct uks_page *page);
+struct uks_page *__uks_alloc_page_run(unsigned int order, unsigned long nr_pages);
+void __uks_free_page_run(struct uks_page *page, unsigned long nr_pages);
+int __uks_resize_page_run(struct uks_page *page, unsigned long nr_pages,
+			  unsigned long new_nr_pages);
 struct uks_page *__uks_alloc_huge(size_t size, size_t align, bool *fresh);
 void __uks_free_huge(struct uks_page *page);
 void *__uks_resize_huge(struct uks_page *page, size_t new_size);

@@ -45,7 +45,7 @@ static void count_block(struct uks_page *page, void *arg)
 		u->object_bytes += (size_t)snap.inuse * s->object_size;
 		break;
 	case PAGE_LARGE:
-		u->large_bytes += (size_t)__uks_page_size << page->order;
+		u->large_bytes += page->map_size;
 		break;
 	case PAGE_BUDDY:
 		u->free_bytes += (size_t)__uks_page_size << page->order;

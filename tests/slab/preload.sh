@@ -101,6 +101,25 @@ for n in range(1, 8193):
 	want = min(k for k in classes if k >= n)
 	assert got == want, (n, got, want)'
 
+# Past kmalloc-8k a block takes the pages it needs, not a power-of-two
+# block (lib/slab/kmalloc.c, large_run_pages()), and realloc() shrinks it
+# where it is and keeps its bytes when it grows.
+ok "blocks past 8 KiB take whole pages, and realloc resizes them in place" -- \
+	python3 -c 'import ctypes, mmap; c = ctypes.CDLL(None); ps = mmap.PAGESIZE
+c.malloc.restype = c.realloc.restype = ctypes.c_void_p
+c.malloc_usable_size.argtypes = [ctypes.c_void_p]; c.free.argtypes = [ctypes.c_void_p]
+c.realloc.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+for n in (8193, 9000, 12289, 40000, 65537, 1 << 20):
+	p = c.malloc(n); got = c.malloc_usable_size(p); c.free(p)
+	assert got == -(-n // ps) * ps, (n, got)
+p = c.malloc(40000); ctypes.memset(p, 0x5a, 40000)
+q = c.realloc(p, 20000)
+assert q == p and c.malloc_usable_size(q) == -(-20000 // ps) * ps
+q = c.realloc(q, 300000)
+assert c.malloc_usable_size(q) == -(-300000 // ps) * ps
+assert ctypes.string_at(q, 20000) == b"\x5a" * 20000
+c.free(q)'
+
 # Allocations of their own mapping are charged as glibc's are: where the
 # kernel's overcommit heuristic refuses a size (beyond RAM and swap), both
 # return NULL with ENOMEM; where overcommit is "always", both succeed.

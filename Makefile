@@ -30,7 +30,7 @@ include mk/config.mk
 CORE_SRCS := lib/core/bitmap.c lib/core/cpumask.c lib/core/log.c \
 	     lib/core/clock.c lib/core/percpu.c lib/core/local_lock.c \
 	     lib/core/version.c lib/core/tracepoint.c lib/core/vsprintf.c
-SLAB_SRCS := lib/slab/page_alloc.c lib/slab/huge_map.c lib/slab/huge_cache.c lib/slab/geometry.c lib/slab/cpu_lock.c \
+SLAB_SRCS := lib/slab/page_alloc.c lib/slab/page_purge.c lib/slab/huge_map.c lib/slab/huge_cache.c lib/slab/geometry.c lib/slab/cpu_lock.c \
 	     lib/slab/alloc.c lib/slab/free.c lib/slab/partial.c lib/slab/sheaf.c lib/slab/object.c \
 	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
 	     lib/slab/debug_parse.c lib/slab/sysfs.c lib/slab/kmem_events.c lib/slab/usage.c

@@ -14,49 +14,8 @@
  * The run then finds them free to grow into (__uks_resize_page_run()) and
  * to merge with when it is freed.
  *
- * Memory goes back to the system with a delay, as mimalloc's purge delay
- * and jemalloc's dirty decay do: a freed (and merged) block stays resident
- * ("dirty") for the purge delay, UKS_PURGE_DELAY_MS, and allocations take
- * dirty blocks first.  Page-level calls purge the dirty blocks older than
- * that, at most every half delay and never below a resident reserve:
- * 256 KiB, or an eighth of the pages in use when that is more.  A program
- * that frees a whole heap and builds it again within the delay (a batch, a
- * request, a phase) pays neither madvise(MADV_DONTNEED) nor the page
- * faults after it; an immediate release made bench/malloc-peers' allfree
- * pattern 20x slower than glibc.  What a quiet heap keeps resident is at
- * most what was freed in the last delay, until the next page-level call.
- * Free lists hold dirty blocks before clean ones, newest first.
- * __uks_page_trim() (malloc_trim()) purges without the delay.
- *
- * Chunks after the first SMALL_PAGE_CHUNKS are madvise(MADV_HUGEPAGE)d, as
- * the kernel's slab pages live in its direct map of huge pages: one fault
- * and one TLB entry per 2 MiB instead of 512.  A 19 MiB heap under random
- * replacement (bench/malloc-peers' mixed) ran in 0.67x the time, with 4%
- * more RSS: a huge page is resident whole, so the heap's last chunk costs
- * up to 2 MiB.  Heaps up to 4 MiB keep small pages and their small RSS
- * (advising from the second chunk on made git status' RSS 30% bigger;
- * from the third, gcc's and a python script's 2-3%).  Where the kernel's
- * THP mode is "never" (or THP is not built) nothing is advised;
- * UKS_SLUB_THP=0 (slub.c) leaves it out too.
- *
- * Once the heap outgrows them, the small-page chunks are promoted: each is
- * advised and collapsed into a huge page on the spot (MADV_COLLAPSE, Linux
- * 6.1), so that a big heap is huge pages throughout (mixed: 0.92x the time
- * of huge pages past 8 MiB only; promoting at 4 MiB instead of 8 took
- * mixed's per-round ratio to glibc from 0.81 to 0.77-0.79, as 4 MiB
- * fewer small-page faults and collapses).  A chunk whose free blocks
- * hold more than PROMOTE_CLEAN_EIGHTHS/8 of its pages not resident stays
- * small (a collapse makes all of it resident) and is tried again when
- * the heap next grows.
- * Kernels without MADV_COLLAPSE keep them small.
- *
- * Purging a block smaller than its chunk from an advised chunk would
- * split the chunk's huge page (MADV_DONTNEED of part of it), and the
- * faults after it map small pages again: mixed kept 2-4 MiB of its 10
- * MiB of advised chunks in huge pages, and took 13% longer than with 10.
- * So such blocks are purged only when the resident free pages pass a
- * higher mark, half the pages in use (a heap that shrank, not one that
- * churns), and then down to the usual reserve like the rest.
+ * Free blocks stay resident for a while before they go back to the
+ * system, and chunks past the first two are huge pages: page_purge.c.
  *
  * The chunk table maps (addr >> 21) to the chunk's descriptor array with
  * two loads; entries for huge mappings are tagged with bit 0 and point at
@@ -73,40 +32,14 @@
 
 #include "core/compiler.h"
 #include "slab/page_alloc.h"
-
-#define RESIDENT_FREE_RESERVE	(256UL << 10)	/* bytes of free pages never purged */
-#define SMALL_PAGE_CHUNKS	2	/* the first 4 MiB of heap: no huge pages */
-#define PROMOTE_CLEAN_EIGHTHS	1	/* at most, of a small chunk to collapse */
-_Static_assert(SMALL_PAGE_CHUNKS <= 8, "zone.small_promoted has a bit per small chunk");
-
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE		25	/* Linux 6.1; older glibc headers lack it */
-#endif
+#include "slab/page_zone.h"
 
 unsigned int __uks_page_size = 4096;
 unsigned int __uks_page_shift = 12;
 
-struct free_area {
-	struct list_head free_list;
-	struct list_head tail_list;	/* pages runs gave back: taken last */
-	unsigned long nr_free;
-	unsigned long nr_dirty_small;	/* dirty blocks of small-page chunks */
+struct page_zone __uks_zone = {
+	.lock = PTHREAD_MUTEX_INITIALIZER, .huge_chunks = true, .thp_usable = -1,
 };
-
-static struct {
-	pthread_mutex_t lock;
-	struct free_area area[UKS_MAX_PAGE_ORDER + 1];
-	unsigned int chunk_pages;
-	unsigned int max_order;
-	unsigned long resident_free_pages;	/* estimate, for the reserve */
-	unsigned long used_pages;		/* handed out, for the reserve */
-	uint64_t next_purge_ms;
-	bool huge_chunks;			/* MADV_HUGEPAGE past SMALL_PAGE_CHUNKS */
-	bool promote_due;			/* an advised chunk was mapped */
-	uint8_t small_promoted;			/* bit i: small chunk i is huge now */
-	int8_t thp_usable;			/* kernel THP mode: 1 not "never", 0, -1 unread */
-	bool ready;
-} zone = { .lock = PTHREAD_MUTEX_INITIALIZER, .huge_chunks = true, .thp_usable = -1 };
 
 _Atomic(uintptr_t *) __uks_chunk_table[1UL << UKS_TABLE_TOP_BITS];
 unsigned int __uks_chunk_pages_mask;
@@ -148,8 +81,8 @@ void __uks_page_alloc_init(void)
 {
 	long ps;
 
-	pthread_mutex_lock(&zone.lock);
-	if (zone.ready)
+	pthread_mutex_lock(&zone->lock);
+	if (zone->ready)
 		goto out;
 	/*
 	 * getpagesize(), not sysconf(): sysconf's jump table would pull 64 KiB
@@ -161,16 +94,16 @@ void __uks_page_alloc_init(void)
 		__uks_page_size = (unsigned int)ps;
 		__uks_page_shift = (unsigned int)__builtin_ctzl((unsigned long)ps);
 	}
-	zone.chunk_pages = (unsigned int)(UKS_CHUNK_SIZE >> __uks_page_shift);
-	zone.max_order = __uks_max_page_order();
-	__uks_chunk_pages_mask = zone.chunk_pages - 1;
+	zone->chunk_pages = (unsigned int)(UKS_CHUNK_SIZE >> __uks_page_shift);
+	zone->max_order = __uks_max_page_order();
+	__uks_chunk_pages_mask = zone->chunk_pages - 1;
 	for (unsigned int o = 0; o <= UKS_MAX_PAGE_ORDER; o++) {
-		INIT_LIST_HEAD(&zone.area[o].free_list);
-		INIT_LIST_HEAD(&zone.area[o].tail_list);
+		INIT_LIST_HEAD(&zone->area[o].free_list);
+		INIT_LIST_HEAD(&zone->area[o].tail_list);
 	}
-	zone.ready = true;
+	zone->ready = true;
 out:
-	pthread_mutex_unlock(&zone.lock);
+	pthread_mutex_unlock(&zone->lock);
 }
 
 /**
@@ -182,9 +115,9 @@ out:
  */
 void __uks_page_alloc_set_huge_chunks(bool on)
 {
-	pthread_mutex_lock(&zone.lock);
-	zone.huge_chunks = on;
-	pthread_mutex_unlock(&zone.lock);
+	pthread_mutex_lock(&zone->lock);
+	zone->huge_chunks = on;
+	pthread_mutex_unlock(&zone->lock);
 }
 
 _Atomic(uintptr_t) *__uks_chunk_slot(uintptr_t addr, bool create)
@@ -214,69 +147,29 @@ _Atomic(uintptr_t) *__uks_chunk_slot(uintptr_t addr, bool create)
 	return (_Atomic(uintptr_t) *)&leaf[idx & ((1UL << UKS_TABLE_LEAF_BITS) - 1)];
 }
 
-static struct uks_page *page_at(struct uks_page *page, long delta)
-{
-	return page + delta;
-}
-
-static unsigned long page_index(const struct uks_page *page)
-{
-	return ((uintptr_t)page->addr >> __uks_page_shift) & (zone.chunk_pages - 1);
-}
-
-static void add_free_block(struct uks_page *page, unsigned int order, uint32_t nr_dirty,
-			   uint64_t since_ms)
-{
-	page->kind = PAGE_BUDDY;
-	page->order = (uint8_t)order;
-	page->nr_dirty = nr_dirty;
-	if (nr_dirty && !page->thp_chunk)
-		zone.area[order].nr_dirty_small++;
-	if (nr_dirty) {
-		page->dirty_since_ms = since_ms;
-		list_add(&page->buddy, &zone.area[order].free_list);
-	} else {
-		list_add_tail(&page->buddy, &zone.area[order].free_list);
-	}
-	zone.area[order].nr_free++;
-}
-
-static void del_free_block(struct uks_page *page)
-{
-	list_del(&page->buddy);
-	zone.area[page->order].nr_free--;
-	if (page->nr_dirty && !page->thp_chunk)
-		zone.area[page->order].nr_dirty_small--;
-	page->kind = PAGE_UNUSED;
-}
-
-/*
- * Every chunk's descriptor array, for walks over all slabs (validate).
- * Arrays replaced on growth are not freed, so a walker that read the
- * pointer may keep using it without the zone lock.
- */
-static struct uks_page **_Atomic chunk_list;
-static _Atomic size_t nr_chunks;
+/* Every chunk's descriptor array (see page_zone.h). */
+struct uks_page **_Atomic __uks_chunk_list;
+_Atomic size_t __uks_nr_chunks;
 static size_t chunk_list_cap;
 
 static int remember_chunk(struct uks_page *descs)
 {
-	struct uks_page **list = atomic_load(&chunk_list);
+	struct uks_page **list = atomic_load(&__uks_chunk_list);
 
-	if (nr_chunks == chunk_list_cap) {
+	if (__uks_nr_chunks == chunk_list_cap) {
 		size_t cap = chunk_list_cap ? chunk_list_cap * 2 : 512;
 		struct uks_page **bigger = __uks_map_anon(cap * sizeof(*bigger));
 
 		if (!bigger)
 			return -ENOMEM;
 		if (list)
-			memcpy(bigger, list, nr_chunks * sizeof(*bigger));
-		atomic_store(&chunk_list, bigger);
+			memcpy(bigger, list, __uks_nr_chunks * sizeof(*bigger));
+		atomic_store(&__uks_chunk_list, bigger);
 		list = bigger;
 		chunk_list_cap = cap;
 	}
-	list[nr_chunks] = descs;
-	atomic_store(&nr_chunks, nr_chunks + 1);
+	list[__uks_nr_chunks] = descs;
+	atomic_store(&__uks_nr_chunks, __uks_nr_chunks + 1);
 	return 0;
 }
 
@@ -289,11 +182,11 @@ static int remember_chunk(struct uks_page *descs)
  */
 void __uks_for_each_page(void (*fn)(struct uks_page *page, void *arg), void *arg)
 {
-	size_t n = atomic_load(&nr_chunks);
-	struct uks_page **list = atomic_load(&chunk_list);
+	size_t n = atomic_load(&__uks_nr_chunks);
+	struct uks_page **list = atomic_load(&__uks_chunk_list);
 
 	for (size_t i = 0; i < n; i++)
-		for (unsigned int j = 0; j < zone.chunk_pages; j++)
+		for (unsigned int j = 0; j < zone->chunk_pages; j++)
 			if (list[i][j].kind != PAGE_TAIL && list[i][j].kind != PAGE_UNUSED)
 				fn(&list[i][j], arg);
 }
@@ -304,16 +197,16 @@ void __uks_for_each_page(void (*fn)(struct uks_page *page, void *arg), void *arg
  */
 static bool thp_usable(void)
 {
-	if (zone.thp_usable < 0) {
+	if (zone->thp_usable < 0) {
 		char mode[64] = "";
 		int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
 		ssize_t n = fd >= 0 ? read(fd, mode, sizeof(mode) - 1) : -1;
 
 		if (fd >= 0)
 			close(fd);
-		zone.thp_usable = n > 0 && !strstr(mode, "[never]");
+		zone->thp_usable = n > 0 && !strstr(mode, "[never]");
 	}
-	return zone.thp_usable;
+	return zone->thp_usable;
 }
 
 static int grow_zone(void)
@@ -322,13 +215,13 @@ static int grow_zone(void)
 	char *base, *meta;
 	bool thp;
 	size_t meta_bytes = UKS_PAGE_CACHE_MAP_BYTES +
-			    (size_t)zone.chunk_pages * sizeof(struct uks_page);
+			    (size_t)zone->chunk_pages * sizeof(struct uks_page);
 	_Atomic(uintptr_t) *slot;
 
 	base = __uks_map_aligned(UKS_CHUNK_SIZE, UKS_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_NORESERVE);
 	if (!base)
 		return -ENOMEM;
-	thp = zone.huge_chunks && nr_chunks >= SMALL_PAGE_CHUNKS && thp_usable() &&
+	thp = zone->huge_chunks && __uks_nr_chunks >= SMALL_PAGE_CHUNKS && thp_usable() &&
 	      madvise(base, UKS_CHUNK_SIZE, MADV_HUGEPAGE) == 0;
 	/* the cache map, then the descriptors (see page_alloc.h) */
 	meta = __uks_map_anon(meta_bytes);
@@ -348,203 +241,11 @@ static int grow_zone(void)
 	 */
 	descs[0].addr = base;
 	descs[0].thp_chunk = thp;
-	if (thp && zone.small_promoted != (1u << SMALL_PAGE_CHUNKS) - 1)
-		zone.promote_due = true;
+	if (thp && zone->small_promoted != (1u << SMALL_PAGE_CHUNKS) - 1)
+		zone->promote_due = true;
 	atomic_store_explicit(slot, (uintptr_t)descs, memory_order_release);
-	add_free_block(&descs[0], zone.max_order, 0, 0);
+	add_free_block(&descs[0], zone->max_order, 0, 0);
 	return 0;
-}
-
-/*
- * Mark the blocks of a chunk just collapsed as blocks of an advised chunk.
- * Free blocks are walked by their order (stable under the zone lock); any
- * other descriptor that is no tail may head a block in use, whose flag
- * its free will carry into the free lists.  Zone lock held.
- */
-static void mark_chunk_huge(struct uks_page *descs)
-{
-	for (unsigned int i = 0; i < zone.chunk_pages;) {
-		struct uks_page *page = &descs[i];
-
-		if (page->kind == PAGE_BUDDY) {
-			if (page->nr_dirty && !page->thp_chunk)
-				zone.area[page->order].nr_dirty_small--;
-			page->thp_chunk = 1;
-			i += 1u << page->order;
-			continue;
-		}
-		if (page->kind != PAGE_TAIL)
-			page->thp_chunk = 1;
-		i++;
-	}
-}
-
-/*
- * Pages of a chunk's free blocks that are not resident: what collapsing it
- * would add to the RSS (pages of slabs in use will be touched anyway).
- * Walked as mark_chunk_huge() walks.  Zone lock held.
- */
-static unsigned int chunk_clean_free_pages(const struct uks_page *descs)
-{
-	unsigned int clean = 0;
-
-	for (unsigned int i = 0; i < zone.chunk_pages;) {
-		const struct uks_page *page = &descs[i];
-
-		if (page->kind == PAGE_BUDDY) {
-			unsigned int pages = 1u << page->order;
-
-			clean += page->nr_dirty < pages ? pages - page->nr_dirty : 0;
-			i += pages;
-		} else {
-			i++;
-		}
-	}
-	return clean;
-}
-
-/*
- * Collapse into huge pages the small-page chunks with few free pages that
- * are not resident (see the top of the file).  Called without the zone
- * lock: a collapse copies 2 MiB, which other threads' page-level calls
- * need not wait for.  The caller's new block is not set up yet, which the
- * walks above allow for.
- */
-static void promote_small_chunks(void)
-{
-	struct uks_page **list = atomic_load(&chunk_list);
-
-	for (unsigned int i = 0; i < SMALL_PAGE_CHUNKS; i++) {
-		char *base = list[i]->addr;
-		bool skip;
-
-		pthread_mutex_lock(&zone.lock);
-		skip = (zone.small_promoted & (1u << i)) ||
-		       chunk_clean_free_pages(list[i]) * 8 > zone.chunk_pages * PROMOTE_CLEAN_EIGHTHS;
-		pthread_mutex_unlock(&zone.lock);
-		/* advised only once collapsed: an older kernel leaves it as it was */
-		if (skip || madvise(base, UKS_CHUNK_SIZE, MADV_COLLAPSE))
-			continue;
-		madvise(base, UKS_CHUNK_SIZE, MADV_HUGEPAGE);
-		pthread_mutex_lock(&zone.lock);
-		if (!(zone.small_promoted & (1u << i))) {
-			mark_chunk_huge(list[i]);
-			zone.small_promoted |= (uint8_t)(1u << i);
-		}
-		pthread_mutex_unlock(&zone.lock);
-	}
-}
-
-/*
- * madvise(MADV_DONTNEED) dirty free blocks, largest orders first, until no
- * more than @reserve pages of them are resident.  Only blocks freed
- * UKS_PURGE_DELAY_MS ago or earlier go, unless @now is 0 (a trim: every
- * block); @spare_thp keeps blocks smaller than their advised chunk.
- * Zone lock held.  Return: pages handed back.
- */
-static unsigned long purge_blocks(uint64_t now, unsigned long reserve, bool spare_thp)
-{
-	unsigned long purged = 0;
-
-	for (int o = (int)zone.max_order; o >= 0; o--) {
-		struct list_head *head = &zone.area[o].free_list;
-		bool small_only = spare_thp && o < (int)zone.max_order;
-		unsigned long small_left = zone.area[o].nr_dirty_small;
-		struct uks_page *page, *next;
-
-		list_for_each_entry_safe(page, next, head, buddy) {
-			if (zone.resident_free_pages <= reserve)
-				return purged;
-			/*
-			 * Only small-page chunks' blocks may go: once all of
-			 * them were seen, the rest would be a walk over blocks
-			 * kept each time (slub_debug's perl clearing a hash
-			 * spent 15% of its time here).
-			 */
-			if (small_only && !small_left)
-				break;
-			if (!page->nr_dirty)
-				break;		/* the clean blocks follow */
-			if (!page->thp_chunk)
-				small_left--;
-			if (now && !__uks_purge_due(now, page->dirty_since_ms))
-				continue;
-			if (small_only && page->thp_chunk)
-				continue;	/* it would split a huge page */
-			madvise(page->addr, (size_t)__uks_page_size << o, MADV_DONTNEED);
-			purged += page->nr_dirty;
-			if (!page->thp_chunk)
-				zone.area[o].nr_dirty_small--;
-			zone.resident_free_pages -= page->nr_dirty < zone.resident_free_pages ?
-						    page->nr_dirty : zone.resident_free_pages;
-			page->nr_dirty = 0;
-			list_move_tail(&page->buddy, head);
-		}
-	}
-	return purged;
-}
-
-/*
- * Hand back the memory of dirty free blocks freed UKS_PURGE_DELAY_MS ago or
- * earlier, at most every half delay, until only the reserve is left.
- * Called with the zone lock held.
- */
-static void purge_old_blocks(uint64_t now)
-{
-	unsigned long reserve = RESIDENT_FREE_RESERVE >> __uks_page_shift;
-
-	/*
-	 * A heap that churns whole slabs frees and takes back blocks all the
-	 * time; purging them all after the delay made bench/malloc-peers'
-	 * mixed pattern fault its pages in again and again.  So the reserve
-	 * grows with the heap: an eighth of what is in use.
-	 */
-	if (reserve < zone.used_pages / 8)
-		reserve = zone.used_pages / 8;
-
-	if (zone.resident_free_pages <= reserve || now < zone.next_purge_ms)
-		return;
-	zone.next_purge_ms = now + UKS_PURGE_DELAY_MS / 2;
-	/* Advised chunks' blocks go too once half the pages in use lie free. */
-	purge_blocks(now, reserve, zone.resident_free_pages <= zone.used_pages / 2);
-}
-
-/**
- * __uks_page_trim - hand back the memory of free blocks now (malloc_trim())
- * @keep: bytes of free pages that may stay resident
- *
- * Unlike the purge on page-level calls, this waits for no delay and splits
- * huge pages: the caller asked for the memory back.
- *
- * Return: bytes handed back.
- */
-size_t __uks_page_trim(size_t keep)
-{
-	unsigned long pages;
-
-	pthread_mutex_lock(&zone.lock);
-	pages = purge_blocks(0, keep >> __uks_page_shift, false);
-	pthread_mutex_unlock(&zone.lock);
-	return (size_t)pages << __uks_page_shift;
-}
-
-/**
- * __uks_page_usage - the zone's counters, for uks_slab_usage()
- * @heap_bytes: set to the bytes of every chunk mapped
- * @free_blocks: set to the number of free blocks
- * @resident_free_bytes: set to the bytes of free blocks maybe still resident
- */
-void __uks_page_usage(size_t *heap_bytes, size_t *free_blocks, size_t *resident_free_bytes)
-{
-	size_t blocks = 0;
-
-	pthread_mutex_lock(&zone.lock);
-	for (unsigned int o = 0; o <= zone.max_order; o++)
-		blocks += zone.area[o].nr_free;
-	*free_blocks = blocks;
-	*resident_free_bytes = (size_t)zone.resident_free_pages << __uks_page_shift;
-	*heap_bytes = atomic_load(&nr_chunks) * UKS_CHUNK_SIZE;
-	pthread_mutex_unlock(&zone.lock);
 }
 
 /*
@@ -559,15 +260,15 @@ void __uks_page_usage(size_t *heap_bytes, size_t *free_blocks, size_t *resident_
 
 static struct uks_page *pick_block(unsigned int order)
 {
-	struct uks_page *first = list_first_entry(&zone.area[order].free_list, struct uks_page, buddy);
+	struct uks_page *first = list_first_entry(&zone->area[order].free_list, struct uks_page, buddy);
 	int budget = PICK_SCAN;
 
 	if (first->nr_dirty || !first->thp_chunk)
 		return first;
-	for (unsigned int o = order; o <= zone.max_order; o++) {
+	for (unsigned int o = order; o <= zone->max_order; o++) {
 		struct uks_page *page;
 
-		list_for_each_entry(page, &zone.area[o].free_list, buddy) {
+		list_for_each_entry(page, &zone->area[o].free_list, buddy) {
 			if (!page->thp_chunk)
 				return page;
 			if (--budget <= 0)
@@ -587,12 +288,12 @@ static struct uks_page *pick_block(unsigned int order)
  */
 static struct uks_page *find_block(unsigned int order)
 {
-	for (unsigned int o = order; o <= zone.max_order; o++)
-		if (!list_empty(&zone.area[o].free_list))
+	for (unsigned int o = order; o <= zone->max_order; o++)
+		if (!list_empty(&zone->area[o].free_list))
 			return pick_block(o);
-	for (unsigned int o = order; o <= zone.max_order; o++)
-		if (!list_empty(&zone.area[o].tail_list))
-			return list_first_entry(&zone.area[o].tail_list, struct uks_page, buddy);
+	for (unsigned int o = order; o <= zone->max_order; o++)
+		if (!list_empty(&zone->area[o].tail_list))
+			return list_first_entry(&zone->area[o].tail_list, struct uks_page, buddy);
 	return NULL;
 }
 
@@ -614,8 +315,8 @@ static void trim_block_tail(struct uks_page *page, unsigned int order, unsigned 
 		free->addr = page->addr + (pos << __uks_page_shift);
 		free->thp_chunk = page->thp_chunk;
 		add_free_block(free, o, share, since);
-		list_move(&free->buddy, &zone.area[o].tail_list);
-		zone.resident_free_pages += share;
+		list_move(&free->buddy, &zone->area[o].tail_list);
+		zone->resident_free_pages += share;
 		pos += 1UL << o;
 	}
 }
@@ -639,12 +340,12 @@ struct uks_page *__uks_alloc_page_run(unsigned int order, unsigned long nr_pages
 	uint64_t since, now = __uks_now_ms();
 	bool promote;
 
-	if (order > zone.max_order || !nr_pages || nr_pages > (1UL << order))
+	if (order > zone->max_order || !nr_pages || nr_pages > (1UL << order))
 		return NULL;
-	pthread_mutex_lock(&zone.lock);
+	pthread_mutex_lock(&zone->lock);
 	while (!(page = find_block(order))) {
 		if (grow_zone()) {
-			pthread_mutex_unlock(&zone.lock);
+			pthread_mutex_unlock(&zone->lock);
 			return NULL;
 		}
 	}
@@ -652,8 +353,8 @@ struct uks_page *__uks_alloc_page_run(unsigned int order, unsigned long nr_pages
 	dirty = page->nr_dirty;
 	since = page->dirty_since_ms;
 	del_free_block(page);
-	zone.used_pages += nr_pages;
-	zone.resident_free_pages -= dirty < zone.resident_free_pages ? dirty : zone.resident_free_pages;
+	zone->used_pages += nr_pages;
+	zone->resident_free_pages -= dirty < zone->resident_free_pages ? dirty : zone->resident_free_pages;
 	/* Split: the upper halves go back, each with half the dirty estimate. */
 	while (o > order) {
 		struct uks_page *half;
@@ -664,17 +365,17 @@ struct uks_page *__uks_alloc_page_run(unsigned int order, unsigned long nr_pages
 		half->addr = page->addr + ((size_t)__uks_page_size << o);
 		half->thp_chunk = page->thp_chunk;
 		add_free_block(half, o, dirty, since);
-		zone.resident_free_pages += dirty;
+		zone->resident_free_pages += dirty;
 	}
 	if (nr_pages < (1UL << order))
 		trim_block_tail(page, order, nr_pages, dirty, since);
-	purge_old_blocks(now);
-	promote = zone.promote_due;
-	zone.promote_due = false;
-	pthread_mutex_unlock(&zone.lock);
+	__uks_purge_old_blocks(now);
+	promote = zone->promote_due;
+	zone->promote_due = false;
+	pthread_mutex_unlock(&zone->lock);
 	__uks_huge_cache_tick(now);
 	if (unlikely(promote))
-		promote_small_chunks();
+		__uks_promote_small_chunks();
 
 	page->order = (uint8_t)order;
 	page->kind = PAGE_UNUSED;
@@ -738,14 +439,14 @@ static void free_block(struct uks_page *page, unsigned int order, uint32_t dirty
 {
 	unsigned long idx = page_index(page);
 
-	while (order < zone.max_order) {
+	while (order < zone->max_order) {
 		unsigned long buddy_idx = idx ^ (1UL << order);
 		struct uks_page *buddy = page_at(page, (long)buddy_idx - (long)idx);
 
 		if (buddy->kind != PAGE_BUDDY || buddy->order != order)
 			break;
 		dirty += buddy->nr_dirty;
-		zone.resident_free_pages -= buddy->nr_dirty;
+		zone->resident_free_pages -= buddy->nr_dirty;
 		del_free_block(buddy);
 		if (buddy_idx < idx) {
 			page->kind = PAGE_UNUSED;
@@ -756,7 +457,7 @@ static void free_block(struct uks_page *page, unsigned int order, uint32_t dirty
 		}
 		order++;
 	}
-	zone.resident_free_pages += dirty;
+	zone->resident_free_pages += dirty;
 	add_free_block(page, order, dirty, now);
 }
 
@@ -772,7 +473,7 @@ static void free_run_pages(struct uks_page *page, unsigned long from, unsigned l
 
 	for (unsigned long pos = from; pos < to;) {
 		/* the largest block aligned here, in the chunk, that fits */
-		unsigned int o = (unsigned int)__builtin_ctzl((head_idx + pos) | (1UL << zone.max_order));
+		unsigned int o = (unsigned int)__builtin_ctzl((head_idx + pos) | (1UL << zone->max_order));
 		struct uks_page *block = page_at(page, (long)pos);
 
 		while ((1UL << o) > to - pos)
@@ -796,11 +497,11 @@ void __uks_free_page_run(struct uks_page *page, unsigned long nr_pages)
 	for (unsigned long i = 1; i < nr_pages; i++)
 		page_at(page, (long)i)->kind = PAGE_UNUSED;
 
-	pthread_mutex_lock(&zone.lock);
-	zone.used_pages -= nr_pages;
+	pthread_mutex_lock(&zone->lock);
+	zone->used_pages -= nr_pages;
 	free_run_pages(page, 0, nr_pages, now);
-	purge_old_blocks(now);
-	pthread_mutex_unlock(&zone.lock);
+	__uks_purge_old_blocks(now);
+	pthread_mutex_unlock(&zone->lock);
 	__uks_huge_cache_tick(now);
 }
 
@@ -810,7 +511,7 @@ void __uks_free_page_run(struct uks_page *page, unsigned long nr_pages)
  */
 static bool run_extension_free(struct uks_page *page, unsigned long from, unsigned long to)
 {
-	if (page_index(page) + to > zone.chunk_pages)
+	if (page_index(page) + to > zone->chunk_pages)
 		return false;
 	for (unsigned long pos = from; pos < to;) {
 		const struct uks_page *block = page_at(page, (long)pos);
@@ -845,16 +546,16 @@ int __uks_resize_page_run(struct uks_page *page, unsigned long nr_pages,
 	if (new_nr_pages < nr_pages) {
 		for (unsigned long i = new_nr_pages; i < nr_pages; i++)
 			page_at(page, (long)i)->kind = PAGE_UNUSED;
-		pthread_mutex_lock(&zone.lock);
-		zone.used_pages -= nr_pages - new_nr_pages;
+		pthread_mutex_lock(&zone->lock);
+		zone->used_pages -= nr_pages - new_nr_pages;
 		free_run_pages(page, new_nr_pages, nr_pages, now);
-		purge_old_blocks(now);
-		pthread_mutex_unlock(&zone.lock);
+		__uks_purge_old_blocks(now);
+		pthread_mutex_unlock(&zone->lock);
 		return 0;
 	}
-	pthread_mutex_lock(&zone.lock);
+	pthread_mutex_lock(&zone->lock);
 	if (!run_extension_free(page, nr_pages, new_nr_pages)) {
-		pthread_mutex_unlock(&zone.lock);
+		pthread_mutex_unlock(&zone->lock);
 		return -ENOMEM;
 	}
 	for (unsigned long pos = nr_pages; pos < new_nr_pages;) {
@@ -863,15 +564,15 @@ int __uks_resize_page_run(struct uks_page *page, unsigned long nr_pages,
 		uint32_t dirty = block->nr_dirty;
 
 		del_free_block(block);
-		zone.resident_free_pages -= dirty < zone.resident_free_pages ?
-					    dirty : zone.resident_free_pages;
+		zone->resident_free_pages -= dirty < zone->resident_free_pages ?
+					    dirty : zone->resident_free_pages;
 		/* a block reaching past the new end gives that part back */
 		if (pos + (1UL << o) > new_nr_pages)
 			trim_block_tail(block, o, new_nr_pages - pos, dirty, block->dirty_since_ms);
 		pos += 1UL << o;
 	}
-	zone.used_pages += new_nr_pages - nr_pages;
-	pthread_mutex_unlock(&zone.lock);
+	zone->used_pages += new_nr_pages - nr_pages;
+	pthread_mutex_unlock(&zone->lock);
 	for (unsigned long i = nr_pages; i < new_nr_pages; i++) {
 		struct uks_page *tail = page_at(page, (long)i);
 
@@ -894,15 +595,15 @@ void __uks_free_pages(struct uks_page *page)
 /* fork(): hold the zone lock across it so the child sees consistent lists. */
 void __uks_page_alloc_lock(void)
 {
-	pthread_mutex_lock(&zone.lock);
+	pthread_mutex_lock(&zone->lock);
 }
 
 void __uks_page_alloc_unlock(void)
 {
-	pthread_mutex_unlock(&zone.lock);
+	pthread_mutex_unlock(&zone->lock);
 }
 
 void __uks_page_alloc_child_reset(void)
 {
-	pthread_mutex_init(&zone.lock, NULL);
+	pthread_mutex_init(&zone->lock, NULL);
 }

@@ -99,7 +99,7 @@ static inline unsigned int __uks_max_page_order(void)
 	return order < UKS_MAX_PAGE_ORDER ? order : UKS_MAX_PAGE_ORDER;
 }
 
-/* How long freed memory stays resident for reuse (page_alloc.c, huge_cache.c). */
+/* How long freed memory stays resident for reuse (page_purge.c, huge_cache.c). */
 #define UKS_PURGE_DELAY_MS	10
 
 struct uks_page *__uks_alloc_pages(unsigned int order);

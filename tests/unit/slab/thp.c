@@ -29,7 +29,7 @@ enum {
 	BLOCK = 256 << 10,
 	CHUNK_SHIFT = 21,
 	PER_CHUNK = (1 << CHUNK_SHIFT) / BLOCK,
-	SMALL_CHUNKS = 2,	/* lib/slab/page_alloc.c's SMALL_PAGE_CHUNKS */
+	SMALL_CHUNKS = 2,	/* lib/slab/page_zone.h's SMALL_PAGE_CHUNKS */
 	MAX_BLOCKS = 64,
 };
 

@@ -2,8 +2,9 @@
 /*
  * A multithreaded malloc workload for the preload test (built by
  * tests/slab/preload.sh): threads allocate, hand blocks to each other,
- * realloc, fork a child that allocates, and check every byte.  First,
- * realloc() shrinking: the bytes kept, and the slack given back.
+ * realloc (blocks past 8 KiB among them), fork a child that allocates,
+ * and check every byte.  First, realloc() shrinking: the bytes kept, and
+ * the slack given back.
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -25,7 +26,9 @@ static void *worker(void *arg)
 
 	for (int i = 0; i < 200000; i++) {
 		int slot = rand_r(&seed) % SLOTS, peer = (int)((id + 1) % THREADS);
-		size_t size = (size_t)(rand_r(&seed) % 3000) + 1;
+		/* one in 64 past kmalloc-8k: a page run, grown by the realloc below */
+		size_t size = i % 64 ? (size_t)(rand_r(&seed) % 3000) + 1 :
+				       (size_t)(rand_r(&seed) % 57344) + 8193;
 		unsigned char *p = malloc(size), *old;
 
 		if (!p)

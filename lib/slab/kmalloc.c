@@ -67,22 +67,41 @@ static const unsigned short kmalloc_fitted[] = {
 _Static_assert(KMALLOC_FIRST_FITTED + sizeof(kmalloc_fitted) / sizeof(kmalloc_fitted[0]) ==
 	       KMALLOC_NR_CLASSES, "kmalloc classes");
 
-static unsigned int kmalloc_index(size_t size)
-{
-	unsigned int lo, idx;
+/*
+ * The class of each 16-byte step to 1 KiB (every class there is a
+ * multiple of 16): malloc()'s fast path takes one load, not the branches
+ * and bit count below, which larson (8..1000-byte requests) spent 2.5% of
+ * its time in.
+ */
+static const uint8_t kmalloc_small_index[64] = {
+	1, 2, 3, 4, 5, 6, 7, 8,					/* 16..128 */
+	9, 9, 9, 9, 10, 10, 10, 10,				/* 192, 256 */
+	11, 11, 11, 11, 11, 11, 11, 11, 12, 12, 12, 12, 12, 12, 12, 12,	/* 384, 512 */
+	13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13,	/* 768 */
+	14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,	/* 1024 */
+};
 
-	if (size <= 128)
-		return (unsigned int)((size + 15) >> 4);
-	lo = 63u - (unsigned int)__builtin_clzl(size - 1);	/* 2^lo < size <= 2^(lo+1) */
-	if (lo < 10)
-		return 9 + (lo - 7) * 2 + (unsigned int)(((size - 1) >> (lo - 1)) & 1);
-	if (lo == 10)
+/* kmalloc_index() past 1 KiB, and of 0 (class 0, none). */
+static unsigned int kmalloc_index_big(size_t size)
+{
+	unsigned int idx;
+
+	if (!size)
+		return 0;
+	if (size <= 2048)
 		return 15 + (unsigned int)(((size - 1) >> 8) & 3);
 	/* Past 2 KiB: count the fitted classes smaller than @size (no branch). */
 	idx = KMALLOC_FIRST_FITTED;
 	for (unsigned int i = 0; i + 1 < sizeof(kmalloc_fitted) / sizeof(kmalloc_fitted[0]); i++)
 		idx += size > kmalloc_fitted[i];
 	return idx;
+}
+
+static __attribute__((always_inline)) inline unsigned int kmalloc_index(size_t size)
+{
+	if (likely(size - 1 < 16 * sizeof(kmalloc_small_index)))
+		return kmalloc_small_index[(size - 1) >> 4];
+	return kmalloc_index_big(size);
 }
 
 static unsigned int kmalloc_class_size(unsigned int idx)

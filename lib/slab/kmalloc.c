@@ -258,11 +258,11 @@ static unsigned int size_order(size_t size)
 }
 
 /*
- * Pages of a kmalloc_large() block of @size bytes in an order-@order
- * buddy block.  The kernel's kmalloc() takes the whole block, and libuks
- * does too (ksize() is the block).  The shim keeps only the pages @size
- * needs and gives the rest back (alloc_pages_exact()): git log -p's 8-64
- * KiB delta and inflate buffers took a third more memory in whole blocks.
+ * A kmalloc_large() block of the kernel's kmalloc() is a whole 2^order
+ * buddy block, and libuks's is too (ksize() is the block).  The shim's is
+ * a page run: only the pages the request needs, the rest of the block
+ * given back (alloc_pages_exact()), since git log -p's 8-64 KiB delta and
+ * inflate buffers took a third more memory in whole blocks.
  */
 #ifdef UKS_MALLOC_SHIM
 #define LARGE_RUNS	true
@@ -275,6 +275,7 @@ static unsigned long pages_for(size_t size)
 	return (unsigned long)((size + __uks_page_size - 1) >> __uks_page_shift);
 }
 
+/* Pages of a kmalloc_large() block of @size bytes in an order-@order block. */
 static unsigned long large_run_pages(size_t size, unsigned int order)
 {
 	return LARGE_RUNS ? pages_for(size) : 1UL << order;
@@ -669,13 +670,6 @@ static void *krealloc_copy(void *p, void *q, size_t ks, size_t new_size)
 }
 
 /*
- * krealloc() of @p (not ZERO_OR_NULL) whose head page is @page.  @shrink:
- * move to a smaller slot when @new_size needs less than half of this one,
- * as malloc's realloc() should (mimalloc's rule); the kernel's krealloc()
- * keeps any slot with room, which left the preload malloc's heap full of
- * 4 KiB slots holding 100-byte objects after a program shrank them.
- */
-/*
  * Resize the shim's page run @page (a kmalloc_large() block) where it is,
  * for a @new_size that stays above the caches: grow into the free pages
  * after it, or give back pages past a shrunk end.  Return: done?
@@ -692,6 +686,13 @@ static bool resize_large_run(struct uks_page *page, size_t new_size)
 	return true;
 }
 
+/*
+ * krealloc() of @p (not ZERO_OR_NULL) whose head page is @page.  @shrink:
+ * move to a smaller slot when @new_size needs less than half of this one,
+ * as malloc's realloc() should (mimalloc's rule); the kernel's krealloc()
+ * keeps any slot with room, which left the preload malloc's heap full of
+ * 4 KiB slots holding 100-byte objects after a program shrank them.
+ */
 static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool shrink,
 			   unsigned long addr)
 {

@@ -143,6 +143,52 @@ void __uks_promote_small_chunks(void)
 }
 
 /*
+ * Purge the due blocks of one order-@o free list (see purge_blocks()).
+ * A free list holds its dirty blocks first, so its walk ends at the first
+ * clean one; a tail list (page runs' given-back pages) is not sorted.
+ * @small_left counts the dirty small-page blocks of both lists not seen
+ * yet.  Return: whether the reserve was reached.
+ */
+static bool purge_list(struct list_head *head, unsigned int o, uint64_t now, unsigned long reserve,
+		       bool small_only, unsigned long *small_left, unsigned long *purged)
+{
+	bool sorted = head == &zone->area[o].free_list;
+	struct uks_page *page, *next;
+
+	list_for_each_entry_safe(page, next, head, buddy) {
+		if (zone->resident_free_pages <= reserve)
+			return true;
+		/*
+		 * Only small-page chunks' blocks may go: once all of them were
+		 * seen, the rest would be a walk over blocks kept each time
+		 * (slub_debug's perl clearing a hash spent 15% of its time here).
+		 */
+		if (small_only && !*small_left)
+			break;
+		if (!page->nr_dirty) {
+			if (sorted)
+				break;		/* the clean blocks follow */
+			continue;
+		}
+		if (!page->thp_chunk)
+			(*small_left)--;
+		if (now && !__uks_purge_due(now, page->dirty_since_ms))
+			continue;
+		if (small_only && page->thp_chunk)
+			continue;	/* it would split a huge page */
+		madvise(page->addr, (size_t)__uks_page_size << o, MADV_DONTNEED);
+		*purged += page->nr_dirty;
+		if (!page->thp_chunk)
+			zone->area[o].nr_dirty_small--;
+		zone->resident_free_pages -= page->nr_dirty < zone->resident_free_pages ?
+					    page->nr_dirty : zone->resident_free_pages;
+		page->nr_dirty = 0;
+		list_move_tail(&page->buddy, head);
+	}
+	return false;
+}
+
+/*
  * madvise(MADV_DONTNEED) dirty free blocks, largest orders first, until no
  * more than @reserve pages of them are resident.  Only blocks freed
  * UKS_PURGE_DELAY_MS ago or earlier go, unless @now is 0 (a trim: every
@@ -154,39 +200,14 @@ static unsigned long purge_blocks(uint64_t now, unsigned long reserve, bool spar
 	unsigned long purged = 0;
 
 	for (int o = (int)zone->max_order; o >= 0; o--) {
-		struct list_head *head = &zone->area[o].free_list;
 		bool small_only = spare_thp && o < (int)zone->max_order;
 		unsigned long small_left = zone->area[o].nr_dirty_small;
-		struct uks_page *page, *next;
 
-		list_for_each_entry_safe(page, next, head, buddy) {
-			if (zone->resident_free_pages <= reserve)
-				return purged;
-			/*
-			 * Only small-page chunks' blocks may go: once all of
-			 * them were seen, the rest would be a walk over blocks
-			 * kept each time (slub_debug's perl clearing a hash
-			 * spent 15% of its time here).
-			 */
-			if (small_only && !small_left)
-				break;
-			if (!page->nr_dirty)
-				break;		/* the clean blocks follow */
-			if (!page->thp_chunk)
-				small_left--;
-			if (now && !__uks_purge_due(now, page->dirty_since_ms))
-				continue;
-			if (small_only && page->thp_chunk)
-				continue;	/* it would split a huge page */
-			madvise(page->addr, (size_t)__uks_page_size << o, MADV_DONTNEED);
-			purged += page->nr_dirty;
-			if (!page->thp_chunk)
-				zone->area[o].nr_dirty_small--;
-			zone->resident_free_pages -= page->nr_dirty < zone->resident_free_pages ?
-						    page->nr_dirty : zone->resident_free_pages;
-			page->nr_dirty = 0;
-			list_move_tail(&page->buddy, head);
-		}
+		if (purge_list(&zone->area[o].free_list, (unsigned int)o, now, reserve, small_only,
+			       &small_left, &purged) ||
+		    purge_list(&zone->area[o].tail_list, (unsigned int)o, now, reserve, small_only,
+			       &small_left, &purged))
+			break;
 	}
 	return purged;
 }

@@ -52,7 +52,7 @@ static inline void *cmpxchg_pop(struct uks_kmem_cache *s)
 		next = get_freepointer(s, object);
 		if (likely(cmpxchg16(&c->freelist, (uintptr_t)object, tid, (uintptr_t)next,
 				     tid + s->tid_step))) {
-			c->nr_alloc_fast++;
+			c->nr_alloc_fast += s->count_fast;
 			return object;
 		}
 		c->stat[CMPXCHG_DOUBLE_CPU_FAIL]++;
@@ -131,9 +131,9 @@ static __attribute__((always_inline)) inline void *slab_alloc(struct uks_kmem_ca
 	if (likely(s->fastpath == FASTPATH_RSEQ)) {
 		/* Sheaf first: its objects are the most recently freed ones. */
 		if (s->sheaf_capacity)
-			object = rseq_sheaf_pop(s, uks_rseq_off());
+			object = rseq_sheaf_pop(s, uks_rseq_off(), s->count_fast);
 		else
-			object = rseq_pop(s, uks_rseq_off());
+			object = rseq_pop(s, uks_rseq_off(), s->count_fast);
 		if (likely(object))
 			return object;
 	} else
@@ -162,9 +162,9 @@ static __attribute__((always_inline)) inline void *slab_entry_alloc(struct uks_k
 	enum slub_entry entry = cache_entry(s);
 
 	if (likely(entry == ENTRY_RSEQ_FREELIST))
-		return rseq_pop(s, uks_rseq_off());
+		return rseq_pop(s, uks_rseq_off(), false);
 	if (likely(entry == ENTRY_RSEQ_SHEAF))
-		return rseq_sheaf_pop(s, uks_rseq_off());
+		return rseq_sheaf_pop(s, uks_rseq_off(), false);
 	if (entry == ENTRY_RT) {
 		struct kmem_cache_cpu *c = rt_trylock_here(s);
 		void *object;
@@ -193,9 +193,9 @@ static __attribute__((always_inline)) inline bool slab_entry_free(struct uks_kme
 {
 #if UKS_HAVE_RSEQ_ASM
 	if (likely(entry == ENTRY_RSEQ_FREELIST))
-		return rseq_free_cpu_slab(s, uks_rseq_off(), x) == 1;
+		return rseq_free_cpu_slab(s, uks_rseq_off(), x, false) == 1;
 	if (likely(entry == ENTRY_RSEQ_SHEAF))
-		return rseq_sheaf_push(s, uks_rseq_off(), x, sheaf_for_object(s, x)) == 1;
+		return rseq_sheaf_push(s, uks_rseq_off(), x, sheaf_for_object(s, x), false) == 1;
 	if (entry == ENTRY_RT) {
 		/* 5.15's locked do_slab_free() push, when @x is in the CPU slab. */
 		struct kmem_cache_cpu *c = rt_trylock_here(s);
@@ -206,7 +206,7 @@ static __attribute__((always_inline)) inline bool slab_entry_free(struct uks_kme
 		if (likely((uintptr_t)x - c->slab_start < c->slab_bytes && x != c->freelist)) {
 			set_freepointer(s, x, c->freelist);
 			c->freelist = x;
-			c->nr_free_fast++;
+			c->nr_free_fast += s->count_fast;
 			pushed = true;
 		}
 		__uks_cpu_slab_unlock(s, c);
@@ -233,7 +233,7 @@ static inline bool cmpxchg_push(struct uks_kmem_cache *s, struct uks_page *page,
 		set_freepointer(s, tail, freelist);
 		if (likely(cmpxchg16(&c->freelist, (uintptr_t)freelist, tid, (uintptr_t)head,
 				     tid + s->tid_step))) {
-			c->nr_free_fast++;
+			c->nr_free_fast += s->count_fast;
 			return true;
 		}
 		c->stat[CMPXCHG_DOUBLE_CPU_FAIL]++;
@@ -257,7 +257,7 @@ do_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *
 	}
 #if UKS_HAVE_RSEQ_ASM
 	if (likely(s->fastpath == FASTPATH_RSEQ)) {
-		int ret = rseq_push(s, uks_rseq_off(), page, head, tail_obj);
+		int ret = rseq_push(s, uks_rseq_off(), page, head, tail_obj, s->count_fast);
 
 		if (likely(ret == 1))
 			return;
@@ -277,7 +277,7 @@ do_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head, void *
 				__uks_slab_double_free(s, head);
 			set_freepointer(s, tail_obj, c->freelist);
 			c->freelist = head;
-			c->nr_free_fast++;
+			c->nr_free_fast += s->count_fast;
 			__uks_cpu_slab_unlock(s, c);
 			return;
 		}
@@ -293,7 +293,7 @@ slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *object, unsigne
 #if UKS_HAVE_RSEQ_ASM
 	if (s->sheaf_capacity) {
 		size_t which = sheaf_for_object(s, object);
-		int ret = rseq_sheaf_push(s, uks_rseq_off(), object, which);
+		int ret = rseq_sheaf_push(s, uks_rseq_off(), object, which, s->count_fast);
 
 		if (likely(ret == 1))
 			return;

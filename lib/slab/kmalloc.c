@@ -381,7 +381,7 @@ void *__uks_malloc(size_t size, unsigned long caller)
 			__atomic_load_n(&kmalloc_caches[kmalloc_index(size)], __ATOMIC_ACQUIRE);
 
 		if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF)) {
-			void *p = rseq_sheaf_pop(s, uks_rseq_off());
+			void *p = rseq_sheaf_pop(s, uks_rseq_off(), false);
 
 			if (likely(p))
 				return p;
@@ -406,7 +406,7 @@ void *__uks_malloc(size_t size, unsigned long caller)
 static __attribute__((noinline)) void free_homed(struct uks_kmem_cache *s, void *p,
 						 uintptr_t entry)
 {
-	if (likely(rseq_sheaf_push(s, uks_rseq_off(), p, sheaf_for(s, entry)) == 1))
+	if (likely(rseq_sheaf_push(s, uks_rseq_off(), p, sheaf_for(s, entry), false) == 1))
 		return;
 	__uks_kfree_if_ours(p);
 }
@@ -424,7 +424,7 @@ void __uks_free(void *p)
 			free_homed(s, p, entry);
 			return;
 		}
-		if (likely(rseq_sheaf_push(s, uks_rseq_off(), p, SHEAF_OWN) == 1))
+		if (likely(rseq_sheaf_push(s, uks_rseq_off(), p, SHEAF_OWN, false) == 1))
 			return;
 	}
 #endif

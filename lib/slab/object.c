@@ -89,7 +89,7 @@ static __attribute__((noinline)) void kmem_cache_free_full(struct uks_kmem_cache
 	uks_trace_kmem_kmem_cache_free(caller, x, s->name);
 #if UKS_HAVE_RSEQ_ASM
 	if (s->fast_entry == ENTRY_RSEQ_FREELIST) {
-		int ret = rseq_free_cpu_slab(s, uks_rseq_off(), x);
+		int ret = rseq_free_cpu_slab(s, uks_rseq_off(), x, s->count_fast);
 
 		if (likely(ret == 1))
 			return;

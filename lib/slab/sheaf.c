@@ -242,7 +242,7 @@ void __uks_sheaf_push_slow(struct uks_kmem_cache *s, void *object, size_t which)
 		}
 	}
 	sh->objects[sh->size++] = object;
-	c->nr_free_fast++;
+	c->nr_free_fast += s->count_fast;
 	__uks_cpu_slab_unlock(s, c);
 	if (n)
 		uks_kmem_cache_free_bulk(s, n, out);

@@ -256,6 +256,7 @@ struct uks_kmem_cache {
 	bool cmpxchg_double;		/* __CMPXCHG_DOUBLE */
 	bool is_kmalloc;
 	bool sheaf_home_only;		/* other CPUs' objects go to the outbox (sheaf.c) */
+	bool count_fast;		/* UKS_SLUB_STATS=1: alloc/free_fastpath counted */
 	void (*ctor)(void *);
 	char *sheaf_base;		/* the sheaves of all CPUs and the barn */
 	size_t sheaf_bytes;
@@ -270,6 +271,9 @@ struct uks_kmem_cache {
 extern pthread_mutex_t __uks_slab_mutex;
 extern pthread_mutex_t __uks_kmalloc_lock;	/* kmalloc.c; before __uks_slab_mutex */
 extern struct list_head __uks_slab_caches;
+
+/* Count alloc_fastpath/free_fastpath in caches made from now on (UKS_SLUB_STATS). */
+void __uks_slub_count_fast_paths(bool on);
 
 /* The kmem:* events' reg/unreg hooks: caches take ENTRY_FULL while any is on. */
 void __uks_kmem_event_reg(void);

@@ -588,12 +588,30 @@ TEST(sysfs_files_and_writes)
 	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
 }
 
+TEST(fast_paths_are_not_counted_by_default)
+{
+	struct uks_kmem_cache *s = uks_kmem_cache_create("t_nostats", 64, 0, 0, NULL);
+	const int n = 1000;
+
+	ASSERT_NONNULL(s);
+	for (int i = 0; i < n; i++)
+		uks_kmem_cache_free(s, uks_kmem_cache_alloc(s));
+	/* as without CONFIG_SLUB_STATS, but the slow paths' items still count */
+	EXPECT_EQ(0, attr_ulong(s, "alloc_fastpath"));
+	EXPECT_EQ(0, attr_ulong(s, "free_fastpath"));
+	EXPECT_GE(attr_ulong(s, "alloc_slowpath"), 1);
+	EXPECT_EQ(1, attr_ulong(s, "alloc_slab"));
+	EXPECT_EQ(0, uks_kmem_cache_destroy(s));
+}
+
 TEST(stats_count_the_fast_path)
 {
-	struct uks_kmem_cache *s = uks_kmem_cache_create("t_stats", 64, 0, 0, NULL);
+	struct uks_kmem_cache *s;
 	char buf[256];
 	const int n = 1000;
 
+	__uks_slub_count_fast_paths(true);	/* UKS_SLUB_STATS=1 */
+	s = uks_kmem_cache_create("t_stats", 64, 0, 0, NULL);
 	ASSERT_NONNULL(s);
 	for (int i = 0; i < n; i++)
 		uks_kmem_cache_free(s, uks_kmem_cache_alloc(s));
@@ -615,10 +633,11 @@ TEST(stats_count_the_fast_path)
 
 TEST(sheaves_reuse_freed_objects_and_flush)
 {
-	struct uks_kmem_cache *s = uks_kmem_cache_create("t_sheaves", 200, 0, UKS_SLAB_SHEAVES,
-							 NULL);
+	struct uks_kmem_cache *s;
 	void *p[300];
 
+	__uks_slub_count_fast_paths(true);
+	s = uks_kmem_cache_create("t_sheaves", 200, 0, UKS_SLAB_SHEAVES, NULL);
 	ASSERT_NONNULL(s);
 	if (strcmp(uks_slab_fastpath(), "rseq"))
 		SKIP(goto out, "sheaves need the rseq fast path (%s here)", uks_slab_fastpath());

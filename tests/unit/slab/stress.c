@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "slab/slub.h"
 #include <uks/slab.h>
 
 #define NR_THREADS	8
@@ -208,6 +209,13 @@ static void run(struct th_result *_th_r, unsigned long flags, const char *name, 
 		EXPECT_GT(retries, 0);
 	/* Aborts are counted on a CPU, as every stat is: "1234 C0=600 C1=634". */
 	EXPECT_EQ(retries, stat_parts(st.s, "cmpxchg_double_cpu_fail"));
+	if (st.s->count_fast) {
+		EXPECT_GT(stat_sum(st.s, "alloc_fastpath"), 0);
+		EXPECT_GT(stat_sum(st.s, "free_fastpath"), 0);
+		EXPECT_EQ(stat_sum(st.s, "free_fastpath"), stat_parts(st.s, "free_fastpath"));
+	} else {
+		EXPECT_EQ(0, stat_sum(st.s, "alloc_fastpath"));
+	}
 	/* Every object came back: nothing lost, so destroy succeeds. */
 	EXPECT_EQ(0, uks_kmem_cache_destroy(st.s));
 }
@@ -232,6 +240,16 @@ TEST_TIMEOUT(sheaves_small_objects, 60)
 	if (strcmp(uks_slab_fastpath(), "rseq"))
 		SKIP(return, "rseq fast path not in use here (%s)", uks_slab_fastpath());
 	run(_th_r, UKS_SLAB_SHEAVES, "stress_sheaves_small", true, SMALL_SIZE);
+}
+
+/* UKS_SLUB_STATS=1: the counting variants of the sections, in the storm. */
+TEST_TIMEOUT(counting_fastpaths, 60)
+{
+	if (strcmp(uks_slab_fastpath(), "rseq"))
+		SKIP(return, "rseq fast path not in use here (%s)", uks_slab_fastpath());
+	__uks_slub_count_fast_paths(true);
+	run(_th_r, 0, "stress_rseq_counted", true, OBJ_SIZE);
+	run(_th_r, UKS_SLAB_SHEAVES, "stress_sheaves_counted", true, OBJ_SIZE);
 }
 
 TEST_TIMEOUT(cmpxchg16b_fastpath, 60)

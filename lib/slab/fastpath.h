@@ -137,6 +137,28 @@ static inline bool cmpxchg16(void *ptr, uintptr_t old_lo, uintptr_t old_hi, uint
  */
 #define RSEQ_COUNT "addq $1, %c[fast](%[c])\n\t"
 
+/*
+ * Section template @body (RSEQ_POP and the like) with the count or
+ * without, as @count says, its operands @ops; the goto form jumps to the
+ * C labels that follow.  @count is a constant wherever speed matters.
+ */
+#define RSEQ_SECTION(count, body, ops)					\
+	do {								\
+		if (count)						\
+			__asm__ __volatile__(body(RSEQ_COUNT) : ops);	\
+		else							\
+			__asm__ __volatile__(body("") : ops);		\
+	} while (0)
+#define RSEQ_SECTION_GOTO(count, body, ops, ...)			\
+	do {								\
+		if (count)						\
+			__asm__ __volatile__ goto(body(RSEQ_COUNT)	\
+						  : ops : __VA_ARGS__);	\
+		else							\
+			__asm__ __volatile__ goto(body("")		\
+						  : ops : __VA_ARGS__);	\
+	} while (0)
+
 #define RSEQ_CONSTS(s)							\
 	[s] "r"(s),							\
 	[abo] "i"(offsetof(struct kmem_cache_cpu, stat) +		\
@@ -209,12 +231,7 @@ rseq_pop(const struct uks_kmem_cache *s, ptrdiff_t rs, bool count)
 {
 	uintptr_t obj, c, tmp, next;
 
-	if (count)
-		__asm__ __volatile__ goto(RSEQ_POP(RSEQ_COUNT)
-					  : RSEQ_POP_OPERANDS : slow);
-	else
-		__asm__ __volatile__ goto(RSEQ_POP("")
-					  : RSEQ_POP_OPERANDS : slow);
+	RSEQ_SECTION_GOTO(count, RSEQ_POP, RSEQ_POP_OPERANDS, slow);
 	if (!obj)
 		__builtin_unreachable();	/* the section jumped to slow: no test */
 	return (void *)obj;
@@ -269,12 +286,7 @@ rseq_push(const struct uks_kmem_cache *s, ptrdiff_t rs, struct uks_page *page,
 	uintptr_t c, tmp, enc;
 	unsigned char done;
 
-	if (count)
-		__asm__ __volatile__(RSEQ_PUSH(RSEQ_COUNT)
-					  : RSEQ_PUSH_OPERANDS);
-	else
-		__asm__ __volatile__(RSEQ_PUSH("")
-					  : RSEQ_PUSH_OPERANDS);
+	RSEQ_SECTION(count, RSEQ_PUSH, RSEQ_PUSH_OPERANDS);
 	return done;
 }
 
@@ -317,12 +329,8 @@ rseq_free_cpu_slab(const struct uks_kmem_cache *s, ptrdiff_t rs, void *obj, bool
 {
 	uintptr_t c, tmp, enc;
 
-	if (count)
-		__asm__ __volatile__ goto(RSEQ_FREE_CPU_SLAB(RSEQ_COUNT)
-					  : RSEQ_FREE_CPU_SLAB_OPERANDS : slow, double_free);
-	else
-		__asm__ __volatile__ goto(RSEQ_FREE_CPU_SLAB("")
-					  : RSEQ_FREE_CPU_SLAB_OPERANDS : slow, double_free);
+	RSEQ_SECTION_GOTO(count, RSEQ_FREE_CPU_SLAB, RSEQ_FREE_CPU_SLAB_OPERANDS,
+			  slow, double_free);
 	return 1;
 slow:
 	return 0;
@@ -381,12 +389,7 @@ rseq_sheaf_pop(const struct uks_kmem_cache *s, ptrdiff_t rs, bool count)
 {
 	uintptr_t obj, c, tmp, val, addr;
 
-	if (count)
-		__asm__ __volatile__ goto(RSEQ_SHEAF_POP(RSEQ_COUNT)
-					  : RSEQ_SHEAF_POP_OPERANDS : slow);
-	else
-		__asm__ __volatile__ goto(RSEQ_SHEAF_POP("")
-					  : RSEQ_SHEAF_POP_OPERANDS : slow);
+	RSEQ_SECTION_GOTO(count, RSEQ_SHEAF_POP, RSEQ_SHEAF_POP_OPERANDS, slow);
 	if (!obj)
 		__builtin_unreachable();	/* the section jumped to slow: no test */
 	return (void *)obj;
@@ -439,12 +442,8 @@ rseq_sheaf_push(const struct uks_kmem_cache *s, ptrdiff_t rs, void *obj, size_t 
 {
 	uintptr_t c, tmp, sh, n;
 
-	if (count)
-		__asm__ __volatile__ goto(RSEQ_SHEAF_PUSH(RSEQ_COUNT)
-					  : RSEQ_SHEAF_PUSH_OPERANDS : slow, double_free);
-	else
-		__asm__ __volatile__ goto(RSEQ_SHEAF_PUSH("")
-					  : RSEQ_SHEAF_PUSH_OPERANDS : slow, double_free);
+	RSEQ_SECTION_GOTO(count, RSEQ_SHEAF_PUSH, RSEQ_SHEAF_PUSH_OPERANDS,
+			  slow, double_free);
 	return 1;
 slow:
 	return 0;

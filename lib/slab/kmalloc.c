@@ -272,7 +272,7 @@ static unsigned int size_order(size_t size)
 
 static unsigned long pages_for(size_t size)
 {
-	return (unsigned long)((size + __uks_page_size - 1) >> __uks_page_shift);
+	return (unsigned long)DIV_ROUND_UP(size, (size_t)__uks_page_size);
 }
 
 /* Pages of a kmalloc_large() block of @size bytes in an order-@order block. */

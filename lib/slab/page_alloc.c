@@ -314,10 +314,21 @@ static void trim_block_tail(struct uks_page *page, unsigned int order, unsigned 
 
 		free->addr = page->addr + (pos << __uks_page_shift);
 		free->thp_chunk = page->thp_chunk;
-		add_free_block(free, o, share, since);
-		list_move(&free->buddy, &zone->area[o].tail_list);
+		add_free_block_to(&zone->area[o].tail_list, free, o, share, since);
 		zone->resident_free_pages += share;
 		pos += 1UL << o;
+	}
+}
+
+/* Pages [@from, @to) of the run at @page are its tails now. */
+static void set_run_tails(struct uks_page *page, unsigned long from, unsigned long to)
+{
+	for (unsigned long i = from; i < to; i++) {
+		struct uks_page *tail = page_at(page, (long)i);
+
+		tail->kind = PAGE_TAIL;
+		tail->head = page;
+		tail->slab_cache = NULL;
 	}
 }
 
@@ -354,7 +365,7 @@ struct uks_page *__uks_alloc_page_run(unsigned int order, unsigned long nr_pages
 	since = page->dirty_since_ms;
 	del_free_block(page);
 	zone->used_pages += nr_pages;
-	zone->resident_free_pages -= dirty < zone->resident_free_pages ? dirty : zone->resident_free_pages;
+	uncount_resident_free(dirty);
 	/* Split: the upper halves go back, each with half the dirty estimate. */
 	while (o > order) {
 		struct uks_page *half;
@@ -379,13 +390,7 @@ struct uks_page *__uks_alloc_page_run(unsigned int order, unsigned long nr_pages
 
 	page->order = (uint8_t)order;
 	page->kind = PAGE_UNUSED;
-	for (unsigned long i = 1; i < nr_pages; i++) {
-		struct uks_page *tail = page_at(page, (long)i);
-
-		tail->kind = PAGE_TAIL;
-		tail->head = page;
-		tail->slab_cache = NULL;
-	}
+	set_run_tails(page, 1, nr_pages);
 	return page;
 }
 
@@ -485,6 +490,25 @@ static void free_run_pages(struct uks_page *page, unsigned long from, unsigned l
 	}
 }
 
+/*
+ * Give back pages [@from, @to) of the run at @page (all of it from 0):
+ * the zone-locked part of a free or a shrink.
+ */
+static void release_run_pages(struct uks_page *page, unsigned long from, unsigned long to)
+{
+	uint64_t now = __uks_now_ms();
+
+	for (unsigned long i = from ? from : 1; i < to; i++)
+		page_at(page, (long)i)->kind = PAGE_UNUSED;
+
+	pthread_mutex_lock(&zone->lock);
+	zone->used_pages -= to - from;
+	free_run_pages(page, from, to, now);
+	__uks_purge_old_blocks(now);
+	pthread_mutex_unlock(&zone->lock);
+	__uks_huge_cache_tick(now);
+}
+
 /**
  * __uks_free_page_run - return a run from __uks_alloc_page_run()
  * @page: its head page
@@ -492,17 +516,7 @@ static void free_run_pages(struct uks_page *page, unsigned long from, unsigned l
  */
 void __uks_free_page_run(struct uks_page *page, unsigned long nr_pages)
 {
-	uint64_t now = __uks_now_ms();
-
-	for (unsigned long i = 1; i < nr_pages; i++)
-		page_at(page, (long)i)->kind = PAGE_UNUSED;
-
-	pthread_mutex_lock(&zone->lock);
-	zone->used_pages -= nr_pages;
-	free_run_pages(page, 0, nr_pages, now);
-	__uks_purge_old_blocks(now);
-	pthread_mutex_unlock(&zone->lock);
-	__uks_huge_cache_tick(now);
+	release_run_pages(page, 0, nr_pages);
 }
 
 /*
@@ -539,18 +553,9 @@ static bool run_extension_free(struct uks_page *page, unsigned long from, unsign
 int __uks_resize_page_run(struct uks_page *page, unsigned long nr_pages,
 			  unsigned long new_nr_pages)
 {
-	uint64_t now = __uks_now_ms();
-
-	if (new_nr_pages == nr_pages)
-		return 0;
-	if (new_nr_pages < nr_pages) {
-		for (unsigned long i = new_nr_pages; i < nr_pages; i++)
-			page_at(page, (long)i)->kind = PAGE_UNUSED;
-		pthread_mutex_lock(&zone->lock);
-		zone->used_pages -= nr_pages - new_nr_pages;
-		free_run_pages(page, new_nr_pages, nr_pages, now);
-		__uks_purge_old_blocks(now);
-		pthread_mutex_unlock(&zone->lock);
+	if (new_nr_pages <= nr_pages) {
+		if (new_nr_pages < nr_pages)
+			release_run_pages(page, new_nr_pages, nr_pages);
 		return 0;
 	}
 	pthread_mutex_lock(&zone->lock);
@@ -564,8 +569,7 @@ int __uks_resize_page_run(struct uks_page *page, unsigned long nr_pages,
 		uint32_t dirty = block->nr_dirty;
 
 		del_free_block(block);
-		zone->resident_free_pages -= dirty < zone->resident_free_pages ?
-					    dirty : zone->resident_free_pages;
+		uncount_resident_free(dirty);
 		/* a block reaching past the new end gives that part back */
 		if (pos + (1UL << o) > new_nr_pages)
 			trim_block_tail(block, o, new_nr_pages - pos, dirty, block->dirty_since_ms);
@@ -573,13 +577,7 @@ int __uks_resize_page_run(struct uks_page *page, unsigned long nr_pages,
 	}
 	zone->used_pages += new_nr_pages - nr_pages;
 	pthread_mutex_unlock(&zone->lock);
-	for (unsigned long i = nr_pages; i < new_nr_pages; i++) {
-		struct uks_page *tail = page_at(page, (long)i);
-
-		tail->kind = PAGE_TAIL;
-		tail->head = page;
-		tail->slab_cache = NULL;
-	}
+	set_run_tails(page, nr_pages, new_nr_pages);
 	return 0;
 }
 

@@ -143,16 +143,15 @@ void __uks_promote_small_chunks(void)
 }
 
 /*
- * Purge the due blocks of one order-@o free list (see purge_blocks()).
- * A free list holds its dirty blocks first, so its walk ends at the first
- * clean one; a tail list (page runs' given-back pages) is not sorted.
- * @small_left counts the dirty small-page blocks of both lists not seen
- * yet.  Return: whether the reserve was reached.
+ * Purge the due blocks of one order-@o list, free or tail (see
+ * purge_blocks()).  Both hold their dirty blocks first (add_free_block_to()),
+ * so the walk ends at the first clean one.  @small_left counts the dirty
+ * small-page blocks of both lists not seen yet.
+ * Return: whether the reserve was reached.
  */
 static bool purge_list(struct list_head *head, unsigned int o, uint64_t now, unsigned long reserve,
 		       bool small_only, unsigned long *small_left, unsigned long *purged)
 {
-	bool sorted = head == &zone->area[o].free_list;
 	struct uks_page *page, *next;
 
 	list_for_each_entry_safe(page, next, head, buddy) {
@@ -165,11 +164,8 @@ static bool purge_list(struct list_head *head, unsigned int o, uint64_t now, uns
 		 */
 		if (small_only && !*small_left)
 			break;
-		if (!page->nr_dirty) {
-			if (sorted)
-				break;		/* the clean blocks follow */
-			continue;
-		}
+		if (!page->nr_dirty)
+			break;		/* the clean blocks follow */
 		if (!page->thp_chunk)
 			(*small_left)--;
 		if (now && !__uks_purge_due(now, page->dirty_since_ms))
@@ -180,8 +176,7 @@ static bool purge_list(struct list_head *head, unsigned int o, uint64_t now, uns
 		*purged += page->nr_dirty;
 		if (!page->thp_chunk)
 			zone->area[o].nr_dirty_small--;
-		zone->resident_free_pages -= page->nr_dirty < zone->resident_free_pages ?
-					    page->nr_dirty : zone->resident_free_pages;
+		uncount_resident_free(page->nr_dirty);
 		page->nr_dirty = 0;
 		list_move_tail(&page->buddy, head);
 	}

@@ -61,8 +61,13 @@ static inline unsigned long page_index(const struct uks_page *page)
 	return ((uintptr_t)page->addr >> __uks_page_shift) & (zone->chunk_pages - 1);
 }
 
-static inline void add_free_block(struct uks_page *page, unsigned int order, uint32_t nr_dirty,
-				  uint64_t since_ms)
+/*
+ * Put @page, head of a free block of 2^@order pages with @nr_dirty maybe
+ * resident, on @list (its order's free list or tail list): dirty blocks
+ * first, newest first, so a purge walk ends at the first clean one.
+ */
+static inline void add_free_block_to(struct list_head *list, struct uks_page *page,
+				     unsigned int order, uint32_t nr_dirty, uint64_t since_ms)
 {
 	page->kind = PAGE_BUDDY;
 	page->order = (uint8_t)order;
@@ -71,11 +76,24 @@ static inline void add_free_block(struct uks_page *page, unsigned int order, uin
 		zone->area[order].nr_dirty_small++;
 	if (nr_dirty) {
 		page->dirty_since_ms = since_ms;
-		list_add(&page->buddy, &zone->area[order].free_list);
+		list_add(&page->buddy, list);
 	} else {
-		list_add_tail(&page->buddy, &zone->area[order].free_list);
+		list_add_tail(&page->buddy, list);
 	}
 	zone->area[order].nr_free++;
+}
+
+static inline void add_free_block(struct uks_page *page, unsigned int order, uint32_t nr_dirty,
+				  uint64_t since_ms)
+{
+	add_free_block_to(&zone->area[order].free_list, page, order, nr_dirty, since_ms);
+}
+
+/* @pages of the free pages maybe resident are no longer free (or resident). */
+static inline void uncount_resident_free(unsigned long pages)
+{
+	zone->resident_free_pages -= pages < zone->resident_free_pages ?
+				     pages : zone->resident_free_pages;
 }
 
 static inline void del_free_block(struct uks_page *page)

@@ -68,9 +68,15 @@ static int write_current_tracer(struct uks_tracefs_file *f, char *text, size_t l
 	return strcmp(strip(text), "nop") ? -EINVAL : 0;
 }
 
+/* buffer_size_kb, top level or per_cpu/cpuN (TFS_PER_CPU) */
+static int buffer_size_cpu(struct uks_tracefs_file *f)
+{
+	return f->loc.node->flags & TFS_PER_CPU ? f->loc.cpu : -1;
+}
+
 static void show_buffer_size(struct uks_tracefs_file *f, struct uks_seq *s)
 {
-	uks_trace_show_buffer_size(f->tr, s);
+	uks_trace_show_buffer_size(f->tr, buffer_size_cpu(f), s);
 }
 
 static int write_buffer_size(struct uks_tracefs_file *f, char *text, size_t len)
@@ -78,12 +84,12 @@ static int write_buffer_size(struct uks_tracefs_file *f, char *text, size_t len)
 	unsigned long kb;
 	int ret = parse_ulong(text, &kb);
 
-	return ret ? ret : uks_trace_set_buffer_size(f->tr, kb);
+	return ret ? ret : uks_trace_set_buffer_size(f->tr, buffer_size_cpu(f), kb);
 }
 
 static void show_buffer_total(struct uks_tracefs_file *f, struct uks_seq *s)
 {
-	uks_seq_printf(s, "%zu\n", f->tr->buffer_kb * uks_rb_nr_cpus(f->tr->rb));
+	uks_trace_show_buffer_total(f->tr, s);
 }
 
 static int open_dynamic_events(struct uks_tracefs_file *f)
@@ -400,7 +406,9 @@ const struct tracefs_node uks_tracefs_event_files[] = {
 };
 
 const struct tracefs_node uks_tracefs_cpu_files[] = {
-	SHOW("buffer_size_kb", RO, show_buffer_size, NULL),
+	/* 5.15 creates it 0444 and still resizes on root's write; later kernels 0640. */
+	{ .name = "buffer_size_kb", .kind = TFS_FILE, .mode = RW, .flags = TFS_PER_CPU,
+	  .show = show_buffer_size, .write = write_buffer_size },
 	SHOW("stats", RO, show_cpu_stats, NULL),
 	{ .name = "trace", .kind = TFS_FILE, .mode = RW, .flags = TFS_PER_CPU,
 	  .open = uks_tracefs_trace_open, .read = uks_tracefs_trace_read,

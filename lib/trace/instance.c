@@ -57,8 +57,10 @@ UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
 	pthread_mutex_init(&tr->lock, NULL);
 	INIT_LIST_HEAD(&tr->files);
 	tr->opts = DEFAULT_OPTS;
-	tr->buffer_kb = UKS_TRACE_DEFAULT_BUF_KB;
-	tr->rb = uks_rb_alloc(uks_nr_cpu_ids(), tr->buffer_kb * 1024);
+	tr->buffer_kb = uks_kmalloc(uks_nr_cpu_ids() * sizeof(*tr->buffer_kb));
+	for (unsigned int cpu = 0; tr->buffer_kb && cpu < uks_nr_cpu_ids(); cpu++)
+		tr->buffer_kb[cpu] = UKS_TRACE_DEFAULT_BUF_KB;
+	tr->rb = uks_rb_alloc(uks_nr_cpu_ids(), UKS_TRACE_DEFAULT_BUF_KB * 1024);
 	if (name) {
 		size_t n = strlen(name) + 1;
 
@@ -66,8 +68,9 @@ UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
 		if (tr->name)
 			memcpy(tr->name, name, n);
 	}
-	if (!tr->rb || (name && !tr->name)) {
+	if (!tr->rb || !tr->buffer_kb || (name && !tr->name)) {
 		uks_rb_free(tr->rb);
+		uks_kfree(tr->buffer_kb);
 		uks_kfree(tr->name);
 		uks_kfree(tr);
 		return -ENOMEM;
@@ -96,6 +99,7 @@ UKS_EXPORT void uks_trace_destroy(struct uks_trace *tr)
 	pthread_mutex_unlock(&uks_event_mutex);
 	uks_trace_clear_error_log(tr);
 	uks_rb_free(tr->rb);
+	uks_kfree(tr->buffer_kb);
 	uks_kfree(tr->event_pids);
 	uks_kfree(tr->name);
 	pthread_mutex_destroy(&tr->lock);
@@ -183,24 +187,61 @@ int uks_trace_write_option(struct uks_trace *tr, const char *word)
 
 /* ------------------------------------------------------- buffer and clock */
 
-void uks_trace_show_buffer_size(struct uks_trace *tr, struct uks_seq *s)
+/*
+ * buffer_size_kb: one CPU's size (per_cpu/cpuN), or for the top-level file
+ * (@cpu < 0) the size all CPUs share, "X" when they differ.  Caller holds
+ * event_mutex.
+ */
+void uks_trace_show_buffer_size(struct uks_trace *tr, int cpu, struct uks_seq *s)
 {
-	uks_seq_printf(s, "%zu\n", tr->buffer_kb);
+	unsigned int nr = uks_rb_nr_cpus(tr->rb);
+
+	if (cpu < 0) {
+		for (unsigned int i = 1; i < nr; i++) {
+			if (tr->buffer_kb[i] != tr->buffer_kb[0]) {
+				uks_seq_printf(s, "X\n");
+				return;
+			}
+		}
+		cpu = 0;
+	}
+	uks_seq_printf(s, "%zu\n", tr->buffer_kb[cpu]);
+}
+
+/* buffer_total_size_kb.  Caller holds event_mutex. */
+void uks_trace_show_buffer_total(struct uks_trace *tr, struct uks_seq *s)
+{
+	size_t total = 0;
+
+	for (unsigned int i = 0; i < uks_rb_nr_cpus(tr->rb); i++)
+		total += tr->buffer_kb[i];
+	uks_seq_printf(s, "%zu\n", total);
 }
 
 /*
- * buffer_size_kb write.  Like the kernel, 0 is -EINVAL and the size is per
- * CPU; unlike it, the buffer's contents are discarded.  Enabled events are
- * detached around the swap so no writer is inside the old pages.
+ * buffer_size_kb write, of the top-level file (@cpu < 0: every CPU) or of
+ * per_cpu/cpuN.  Like the kernel, 0 is -EINVAL, and a size the process
+ * cannot get is -ENOMEM before a page is allocated (the kernel asks
+ * si_mem_available(), here MemAvailable and the rlimits); then the buffer,
+ * its events and the file's value stay as they were, and no event was
+ * lost.  Unlike the kernel, a resize discards the resized buffers'
+ * contents.  Enabled events are detached around the swap so no writer is
+ * inside the old pages.
  */
-int uks_trace_set_buffer_size(struct uks_trace *tr, unsigned long kb)
+int uks_trace_set_buffer_size(struct uks_trace *tr, int cpu, unsigned long kb)
 {
 	struct uks_event_file *file;
+	size_t bytes;
 	bool was_on;
 	int ret;
 
-	if (!kb || kb > (1ul << 30))
+	if (!kb)
 		return -EINVAL;
+	if (__builtin_mul_overflow(kb, 1024, &bytes))
+		return -ENOMEM;		/* the kernel's answer for any size it cannot have */
+	ret = uks_rb_resize_check(tr->rb, cpu, bytes);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&uks_event_mutex);
 	was_on = uks_rb_recording(tr->rb);
 	uks_rb_record_on(tr->rb, false);
@@ -209,10 +250,11 @@ int uks_trace_set_buffer_size(struct uks_trace *tr, unsigned long kb)
 		if (file->call->tp)
 			uks_tracepoint_synchronize(file->call->tp);
 	pthread_mutex_lock(&tr->lock);	/* and trace_marker writers */
-	ret = uks_rb_resize(tr->rb, kb * 1024);
+	ret = uks_rb_resize(tr->rb, cpu, bytes);
 	pthread_mutex_unlock(&tr->lock);
-	if (!ret)
-		tr->buffer_kb = kb;
+	for (unsigned int i = 0; !ret && i < uks_rb_nr_cpus(tr->rb); i++)
+		if (cpu < 0 || i == (unsigned int)cpu)
+			tr->buffer_kb[i] = kb;
 	uks_rb_record_on(tr->rb, was_on);
 	pthread_mutex_unlock(&uks_event_mutex);
 	return ret;

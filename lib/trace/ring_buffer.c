@@ -46,6 +46,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
+#include "core/mem_avail.h"
 #include "core/percpu.h"
 #include "trace/ring_buffer.h"
 
@@ -101,7 +102,6 @@ struct uks_rb {
 	enum uks_trace_clock clock;
 	uint64_t counter;	/* the "counter" clock */
 	uint64_t time_start;	/* clock reading at the last reset */
-	size_t bytes_per_cpu;
 	uint32_t wake_seq;	/* futex word: bumped when a waiter is woken */
 	int waiters;
 	struct rb_cpu *cpus;
@@ -186,41 +186,37 @@ static bool page_complete(const struct rb_page *pg)
 	return (w & PAGE_CLOSED) && done == (w & ~PAGE_CLOSED);
 }
 
-static void cpu_free(struct rb_cpu *c)
+static void pages_free(struct rb_page **pages, unsigned int nr)
 {
-	for (unsigned int i = 0; c->pages && i < c->nr_pages; i++)
-		uks_kfree(c->pages[i]);
-	uks_kfree(c->pages);
-	c->pages = NULL;
+	for (unsigned int i = 0; pages && i < nr; i++)
+		uks_kfree(pages[i]);
+	uks_kfree(pages);
 }
 
-static int cpu_init(struct rb_cpu *c, unsigned int cpu, unsigned int nr_pages)
+static struct rb_page **pages_alloc(unsigned int cpu, unsigned int nr)
 {
-	memset(c, 0, sizeof(*c));
-	c->pages = uks_kcalloc(nr_pages, sizeof(*c->pages));
-	if (!c->pages)
-		return -ENOMEM;
-	c->nr_pages = nr_pages;
-	for (unsigned int i = 0; i < nr_pages; i++) {
-		c->pages[i] = uks_kmalloc(UKS_RB_PAGE_SIZE);
-		if (!c->pages[i]) {
-			cpu_free(c);
-			return -ENOMEM;
+	struct rb_page **pages = uks_kcalloc(nr, sizeof(*pages));
+
+	for (unsigned int i = 0; pages && i < nr; i++) {
+		pages[i] = uks_kmalloc(UKS_RB_PAGE_SIZE);
+		if (!pages[i]) {
+			pages_free(pages, i);
+			return NULL;
 		}
 		/* Cleared once: no stale header may carry the first generation. */
-		memset(c->pages[i], 0, UKS_RB_PAGE_SIZE);
-		c->pages[i]->cpu = cpu;
-		page_reset(c->pages[i]);
+		memset(pages[i], 0, UKS_RB_PAGE_SIZE);
+		pages[i]->cpu = cpu;
+		page_reset(pages[i]);
 	}
-	return 0;
+	return pages;
 }
 
 /* The kernel keeps at least two pages per CPU; we want one spare too. */
 static unsigned int pages_for(size_t bytes)
 {
-	size_t n = DIV_ROUND_UP(bytes, UKS_RB_PAGE_SIZE);
+	size_t n = bytes / UKS_RB_PAGE_SIZE + !!(bytes % UKS_RB_PAGE_SIZE);
 
-	return n < 3 ? 3 : n > UINT_MAX / 2 ? UINT_MAX / 2 : (unsigned int)n;
+	return n < 3 ? 3 : n > UINT_MAX / 2 ? 0 : (unsigned int)n;	/* 0: impossible */
 }
 
 /**
@@ -232,32 +228,21 @@ static unsigned int pages_for(size_t bytes)
  */
 struct uks_rb *uks_rb_alloc(unsigned int nr_cpus, size_t bytes_per_cpu)
 {
-	struct uks_rb *rb;
-	unsigned int i;
+	struct uks_rb *rb = nr_cpus ? uks_kzalloc(sizeof(*rb)) : NULL;
 
-	if (!nr_cpus)
-		return NULL;
-	rb = uks_kzalloc(sizeof(*rb));
 	if (!rb)
 		return NULL;
 	rb->cpus = uks_kmalloc_aligned(nr_cpus * sizeof(*rb->cpus), UKS_CACHELINE);
-	if (!rb->cpus) {
-		uks_kfree(rb);
-		return NULL;
-	}
+	if (rb->cpus)
+		memset(rb->cpus, 0, nr_cpus * sizeof(*rb->cpus));
 	rb->nr_cpus = nr_cpus;
 	rb->overwrite = true;
 	rb->recording = true;
-	for (i = 0; i < nr_cpus; i++) {
-		if (cpu_init(&rb->cpus[i], i, pages_for(bytes_per_cpu))) {
-			while (i--)
-				cpu_free(&rb->cpus[i]);
-			uks_kfree(rb->cpus);
-			uks_kfree(rb);
-			return NULL;
-		}
+	if (!rb->cpus || uks_rb_resize(rb, -1, bytes_per_cpu)) {
+		uks_kfree(rb->cpus);
+		uks_kfree(rb);
+		return NULL;
 	}
-	rb->bytes_per_cpu = (size_t)pages_for(bytes_per_cpu) * UKS_RB_PAGE_SIZE;
 	rb->time_start = uks_trace_clock_read(rb->clock, &rb->counter);
 	return rb;
 }
@@ -267,29 +252,58 @@ void uks_rb_free(struct uks_rb *rb)
 	if (!rb)
 		return;
 	for (unsigned int i = 0; i < rb->nr_cpus; i++)
-		cpu_free(&rb->cpus[i]);
+		pages_free(rb->cpus[i].pages, rb->cpus[i].nr_pages);
 	uks_kfree(rb->cpus);
 	uks_kfree(rb);
+}
+
+/* Could uks_rb_resize() get its memory?  See __uks_mem_may_allocate(). */
+int uks_rb_resize_check(const struct uks_rb *rb, int cpu, size_t bytes_per_cpu)
+{
+	size_t nr = pages_for(bytes_per_cpu), cpus = cpu < 0 ? rb->nr_cpus : 1;
+
+	if (cpu >= 0 && (unsigned int)cpu >= rb->nr_cpus)
+		return -EINVAL;
+	if (!nr)
+		return -ENOMEM;
+	return __uks_mem_may_allocate_array(cpus * nr, UKS_RB_PAGE_SIZE + sizeof(struct rb_page *));
 }
 
 /*
  * Resizing swaps whole page arrays; callers make sure no writer is attached
  * (the trace layer detaches its probes first), as the kernel does by
- * disabling recording and synchronizing.
+ * disabling recording and synchronizing.  Like the kernel's, it checks the
+ * memory first and allocates every new ring before touching an old one, so
+ * a refused or failed resize leaves each CPU's pages and events as they were.
  */
-int uks_rb_resize(struct uks_rb *rb, size_t bytes_per_cpu)
+int uks_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu)
 {
-	unsigned int nr = pages_for(bytes_per_cpu);
+	unsigned int first = cpu < 0 ? 0 : (unsigned int)cpu;
+	unsigned int end = cpu < 0 ? rb->nr_cpus : first + 1, nr = pages_for(bytes_per_cpu), i;
+	struct rb_page ***fresh;
+	int ret = uks_rb_resize_check(rb, cpu, bytes_per_cpu);
 
-	for (unsigned int i = 0; i < rb->nr_cpus; i++) {
-		struct rb_cpu fresh, *c = &rb->cpus[i];
-		int ret = cpu_init(&fresh, i, nr);
+	if (ret)
+		return ret;
+	fresh = uks_kcalloc(end - first, sizeof(*fresh));
+	if (!fresh)
+		return -ENOMEM;
+	for (i = first; i < end; i++) {
+		fresh[i - first] = pages_alloc(i, nr);
+		if (!fresh[i - first]) {
+			while (i-- > first)
+				pages_free(fresh[i - first], nr);
+			uks_kfree(fresh);
+			return -ENOMEM;
+		}
+	}
+	for (i = first; i < end; i++) {
+		struct rb_cpu *c = &rb->cpus[i];
+		struct rb_page **old = c->pages;
+		unsigned int old_nr = c->nr_pages;
 
-		if (ret)
-			return ret;
 		rb_lock(c);
-		cpu_free(c);
-		c->pages = fresh.pages;
+		c->pages = fresh[i - first];
 		c->nr_pages = nr;
 		c->head = c->tail = 0;
 		c->read = c->read_events = 0;
@@ -297,12 +311,13 @@ int uks_rb_resize(struct uks_rb *rb, size_t bytes_per_cpu)
 		__atomic_store_n(&c->commit_overrun, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->dropped, 0, __ATOMIC_RELAXED);
 		rb_unlock(c);
+		pages_free(old, old_nr);
 	}
-	rb->bytes_per_cpu = (size_t)nr * UKS_RB_PAGE_SIZE;
+	uks_kfree(fresh);
 	return 0;
 }
 
-size_t uks_rb_size(const struct uks_rb *rb) { return rb->bytes_per_cpu; }
+size_t uks_rb_size(const struct uks_rb *rb, unsigned int cpu) { return (size_t)rb->cpus[cpu].nr_pages * UKS_RB_PAGE_SIZE; }
 uint64_t uks_rb_time_start(const struct uks_rb *rb) { return READ_ONCE(rb->time_start); }
 unsigned int uks_rb_nr_cpus(const struct uks_rb *rb) { return rb->nr_cpus; }
 void uks_rb_set_overwrite(struct uks_rb *rb, bool overwrite) { WRITE_ONCE(rb->overwrite, overwrite); }

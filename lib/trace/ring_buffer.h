@@ -55,9 +55,14 @@ struct uks_rb_event {
 
 struct uks_rb *uks_rb_alloc(unsigned int nr_cpus, size_t bytes_per_cpu);
 void uks_rb_free(struct uks_rb *rb);
-/* Change the size; the contents are discarded.  0 or -ENOMEM/-EINVAL. */
-int uks_rb_resize(struct uks_rb *rb, size_t bytes_per_cpu);
-size_t uks_rb_size(const struct uks_rb *rb);	/* bytes per CPU, page-rounded */
+/*
+ * Change the size of one CPU's buffer, or of all (@cpu < 0); their contents
+ * are discarded.  0, -EINVAL (no such CPU) or -ENOMEM, checked before any
+ * page is taken, and then every old page and event is still there.
+ */
+int uks_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
+int uks_rb_resize_check(const struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
+size_t uks_rb_size(const struct uks_rb *rb, unsigned int cpu);	/* bytes, page-rounded */
 unsigned int uks_rb_nr_cpus(const struct uks_rb *rb);
 void uks_rb_set_overwrite(struct uks_rb *rb, bool overwrite);
 void uks_rb_set_clock(struct uks_rb *rb, enum uks_trace_clock clock);

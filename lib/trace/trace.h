@@ -151,7 +151,7 @@ struct uks_trace {
 	char *name;			/* NULL for the top level */
 	pthread_mutex_t lock;
 	struct uks_rb *rb;
-	size_t buffer_kb;
+	size_t *buffer_kb;		/* buffer_size_kb per CPU, as written; event_mutex */
 	bool buffer_expanded;
 	uint64_t opts;			/* bit per UKS_OPT_* */
 	struct list_head files;		/* struct uks_event_file, under event_mutex */

@@ -18,6 +18,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
+#include "core/mem_avail.h"
 #include "trace/trace.h"
 
 #define DEFAULT_CMDLINES	128
@@ -182,13 +183,19 @@ int uks_trace_cmdlines_size(void)
 	return nr_cmdlines;
 }
 
-/* saved_cmdlines_size: 1..PID_MAX_DEFAULT, else -EINVAL (the kernel's rule). */
+/*
+ * saved_cmdlines_size: 1..PID_MAX_DEFAULT, else -EINVAL (the kernel's
+ * rule).  The new table is allocated before the old one is dropped, so
+ * -ENOMEM leaves the old size and entries.
+ */
 int uks_trace_set_cmdlines_size(int size)
 {
 	struct cmdline *fresh, *old;
 
 	if (size < 1 || size > MAX_CMDLINES)
 		return -EINVAL;
+	if (__uks_mem_may_allocate_array((size_t)size, sizeof(*fresh)))
+		return -ENOMEM;
 	fresh = uks_kcalloc(size, sizeof(*fresh));
 	if (!fresh)
 		return -ENOMEM;

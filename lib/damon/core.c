@@ -37,6 +37,7 @@
 
 #include "core/compiler.h"
 #include "core/kscan.h"
+#include "core/mem_avail.h"
 #include "damon/damon.h"
 
 #define UKS_CREATE_TRACE_POINTS
@@ -597,6 +598,9 @@ void __uks_damon_split_regions_of(struct uks_damon_ctx *ctx, struct damon_target
 	}
 }
 
+/* 8192 regions: half a MiB of new ones when they double */
+#define SPLIT_CHECK_MIN	8192u
+
 void __uks_damon_kdamond_split_regions(struct uks_damon_ctx *ctx)
 {
 	struct damon_target *t;
@@ -610,6 +614,16 @@ void __uks_damon_kdamond_split_regions(struct uks_damon_ctx *ctx)
 	/* Only three sub-regions if the count did not change since last time. */
 	if (ctx->last_nr_regions == nr_regions && nr_regions < ctx->max_nr_regions / 3)
 		nr_subregions = 3;
+	/*
+	 * max_nr_regions is the user's number and may be far more than fits:
+	 * a split that could not allocate its new regions waits (checked
+	 * only from SPLIT_CHECK_MIN regions on, to keep /proc reads off the
+	 * common small case).
+	 */
+	if (nr_regions >= SPLIT_CHECK_MIN &&
+	    __uks_mem_may_allocate_array((size_t)nr_regions * (nr_subregions - 1),
+					 sizeof(struct damon_region)))
+		return;
 	damon_for_each_target(t, ctx)
 		__uks_damon_split_regions_of(ctx, t, nr_subregions);
 	ctx->last_nr_regions = nr_regions;

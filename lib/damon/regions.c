@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include <uks/slab.h>
 
 #include "core/log.h"
+#include "core/mem_avail.h"
 #include "damon/damon.h"
 
 /**
@@ -86,7 +88,9 @@ int __uks_damon_three_regions_of(const struct damon_addr_range *maps, unsigned i
  *
  * Pieces are ALIGN_DOWN(size / @nr_pieces) long, the last one extended to
  * the original end.  Return: 0, -EINVAL (no region, no pieces, or pieces
- * below DAMON_MIN_REGION: @r unchanged) or -ENOMEM.
+ * below DAMON_MIN_REGION: @r unchanged), or -ENOMEM: before any piece is
+ * made when they cannot all be allocated (__uks_mem_may_allocate(); @r
+ * unchanged), or when an allocation fails midway.
  */
 int __uks_damon_evenly_split_region(struct uks_damon_ctx *ctx, struct damon_target *t,
 				    struct damon_region *r, unsigned int nr_pieces)
@@ -101,6 +105,9 @@ int __uks_damon_evenly_split_region(struct uks_damon_ctx *ctx, struct damon_targ
 	sz_piece = DAMON_ALIGN_DOWN(sz_orig / nr_pieces, ctx->min_region);
 	if (!sz_piece)
 		return -EINVAL;
+	/* min_nr_regions is the user's number: its pieces must fit first */
+	if (__uks_mem_may_allocate_array(sz_orig / sz_piece - 1, sizeof(*r)))
+		return -ENOMEM;
 	r->ar.end = r->ar.start + sz_piece;
 	next = damon_next_region(r);
 	for (start = r->ar.end; start + sz_piece <= orig_end; start += sz_piece) {
@@ -141,7 +148,9 @@ void __uks_damon_init_regions_of(struct uks_damon_ctx *ctx, struct damon_target 
 		if (!r)
 			return;
 		__uks_damon_add_region(r, t);
-		__uks_damon_evenly_split_region(ctx, t, r, (unsigned int)((e - s) / sz));
+		/* 5.15 passes an unsigned int too; past it the memory check refuses */
+		__uks_damon_evenly_split_region(ctx, t, r, (e - s) / sz > UINT_MAX ? UINT_MAX :
+						(unsigned int)((e - s) / sz));
 	}
 }
 

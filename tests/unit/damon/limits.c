@@ -27,12 +27,15 @@ TEST(attrs_take_any_counts_the_kernel_takes)
 	uks_damon_ctx_destroy(ctx);
 }
 
-/* min_nr_regions 2^40 over 64 TiB: 2^34 pieces of DAMON_MIN_REGION, 1 TiB of regions. */
+/*
+ * min_nr_regions 2^40 over three 8 TiB regions: 2^31 pieces of
+ * DAMON_MIN_REGION each, 128 GiB of regions.
+ */
 TEST(init_regions_refuse_a_split_that_cannot_fit)
 {
 	static const struct damon_addr_range three[] = {
-		{ 0, 1ul << 45 }, { 1ul << 46, (1ul << 46) + (1ul << 44) },
-		{ 1ul << 47, (1ul << 47) + (1ul << 44) },
+		{ 0, 1ul << 43 }, { 1ul << 44, (1ul << 44) + (1ul << 43) },
+		{ 1ul << 45, (1ul << 45) + (1ul << 43) },
 	};
 	struct uks_damon_ctx *ctx = kunit_ctx();
 	struct damon_target *t = __uks_damon_new_target(1);
@@ -47,7 +50,7 @@ TEST(init_regions_refuse_a_split_that_cannot_fit)
 	ASSERT_LT(self_kb("VmHWM"), hwm + 8 * MIB);
 	/* the three regions, unsplit: the adaptive splits take it from there */
 	ASSERT_EQ(3U, t->nr_regions);
-	ASSERT_EQ(1ul << 45, nth_region(t, 0)->ar.end);
+	ASSERT_EQ(1ul << 43, nth_region(t, 0)->ar.end);
 	uks_damon_ctx_destroy(ctx);
 }
 

@@ -291,6 +291,20 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * Drop the repeats of a sorted array; the new count.  The pids are a set,
+ * as the kernel's pid bitmap: appending a pid again adds nothing.
+ */
+static size_t uniq_pids(pid_t *pids, size_t nr)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		if (!kept || pids[i] != pids[kept - 1])
+			pids[kept++] = pids[i];
+	return kept;
+}
+
 /* Caller holds event_mutex. */
 void uks_trace_show_event_pids(struct uks_trace *tr, struct uks_seq *s)
 {
@@ -338,6 +352,7 @@ int uks_trace_add_event_pids(struct uks_trace *tr, const char *text, bool clear)
 		pids[nr++] = (pid_t)v;
 	}
 	qsort(pids, nr, sizeof(*pids), cmp_pid);
+	nr = uniq_pids(pids, nr);
 	pthread_mutex_lock(&uks_event_mutex);
 	old = tr->event_pids;
 	/* Publish count 0 first so no reader pairs the new array with an old count. */

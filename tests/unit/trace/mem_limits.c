@@ -203,4 +203,17 @@ TEST_F(lim, saved_cmdlines_size_without_memory)
 	ASSERT_TRUE(strstr(rd(tr, "saved_cmdlines"), entry) != NULL);
 }
 
+/* A set of pids, as the kernel's bitmap: appending the same one keeps one. */
+TEST_F(lim, set_event_pid_is_a_set)
+{
+	struct uks_trace *tr = self->tr;
+
+	ASSERT_EQ(0, wrt(tr, "set_event_pid", "7 3"));
+	for (int i = 0; i < 2000; i++)
+		ASSERT_EQ(0, wr(tr, "set_event_pid", "3 7 7"));
+	ASSERT_STREQ("3\n7\n", rd(tr, "set_event_pid"));
+	ASSERT_EQ(0, wr(tr, "set_event_pid", "5"));
+	ASSERT_STREQ("3\n5\n7\n", rd(tr, "set_event_pid"));
+}
+
 TEST_HARNESS_MAIN

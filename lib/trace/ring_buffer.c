@@ -317,7 +317,6 @@ int uks_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu)
 	return 0;
 }
 
-size_t uks_rb_size(const struct uks_rb *rb, unsigned int cpu) { return (size_t)rb->cpus[cpu].nr_pages * UKS_RB_PAGE_SIZE; }
 uint64_t uks_rb_time_start(const struct uks_rb *rb) { return READ_ONCE(rb->time_start); }
 unsigned int uks_rb_nr_cpus(const struct uks_rb *rb) { return rb->nr_cpus; }
 void uks_rb_set_overwrite(struct uks_rb *rb, bool overwrite) { WRITE_ONCE(rb->overwrite, overwrite); }

@@ -62,7 +62,6 @@ void uks_rb_free(struct uks_rb *rb);
  */
 int uks_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
 int uks_rb_resize_check(const struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
-size_t uks_rb_size(const struct uks_rb *rb, unsigned int cpu);	/* bytes, page-rounded */
 unsigned int uks_rb_nr_cpus(const struct uks_rb *rb);
 void uks_rb_set_overwrite(struct uks_rb *rb, bool overwrite);
 void uks_rb_set_clock(struct uks_rb *rb, enum uks_trace_clock clock);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sizes written into uksd's files that it cannot have: under an RLIMIT_AS
-# set on the running daemon (prlimit --pid, its VmSize + 1 GiB, no
-# cgroup), `echo 100000000 > buffer_size_kb` (95 GiB per CPU) fails with
+# set on the running daemon (prlimit --pid, its VmSize + 1 GiB and 8 MiB a
+# CPU, no cgroup), `echo 100000000 > buffer_size_kb` (95 GiB per CPU) fails with
 # ENOMEM before uksd allocates: the daemon lives, its peak RSS (VmHWM)
 # stays near what it was, and the buffer keeps its size and events.  The
 # same for per_cpu/cpu0/buffer_size_kb and for a size past the rlimit but
@@ -18,12 +18,14 @@ pid=$(cat "$pidf" 2>/dev/null || echo 0)
 kb() { awk -v k="$1:" '$1 == k {print $2}' /proc/$pid/status; }
 ncpu=$(ls -d "$T"/per_cpu/cpu* | wc -l)
 
-ok "an RLIMIT_AS of VmSize + 1 GiB on the daemon" -- bash -c "
-	prlimit --pid $pid --as=\$(( ($(kb VmSize) + 1048576) * 1024 )) &&
+# 1 GiB and room for the 4096 KiB buffers of every CPU, in KiB
+headroom=$((1048576 + 8192 * ncpu))
+ok "an RLIMIT_AS of VmSize + 1 GiB (and 8 MiB a CPU) on the daemon" -- bash -c "
+	prlimit --pid $pid --as=\$(( ($(kb VmSize) + $headroom) * 1024 )) &&
 	prlimit --pid $pid --as --noheadings --raw | grep -q '^AS '"
 
 # The peak RSS may grow by half of what it was, plus 32 MiB, for serving
-# the requests; taking the memory asked for would be 1 GiB (the rlimit).
+# the requests; taking the memory asked for would be 1 GiB or more (the rlimit).
 hwm0=$(kb VmHWM)
 bound=$((hwm0 + hwm0 / 2 + 32768))
 echo "# VmHWM before: $hwm0 kB, bound $bound kB, $ncpu CPUs"
@@ -45,13 +47,13 @@ ok "per_cpu/cpu0/buffer_size_kb: the same, for one CPU" -- bash -c "
 	grep -q 'tracing_mark_write: written before the resize' trace"
 
 avail=$(awk '$1 == "MemAvailable:" {print $2}' /proc/meminfo)
-if [ "${avail:-0}" -gt $((2 * 1048576)) ]; then
-	# 1.25 GiB over all CPUs: under MemAvailable, over the rlimit's headroom
+if [ "${avail:-0}" -gt $((headroom + 262144 + 1048576)) ]; then
+	# 256 MiB past the rlimit's headroom over all CPUs, 1 GiB under MemAvailable
 	ok "a size past the rlimit but under MemAvailable: ENOMEM too" -- bash -c "
-		cd '$T' && ! echo $((1310720 / ncpu)) > buffer_size_kb 2>'$tmp/err' &&
+		cd '$T' && ! echo $(((headroom + 262144) / ncpu)) > buffer_size_kb 2>'$tmp/err' &&
 		grep -q 'Cannot allocate memory' '$tmp/err' && [ \"\$(cat buffer_size_kb)\" = 1408 ]"
 else
-	skip "a size past the rlimit but under MemAvailable" "less than 2 GiB available"
+	skip "a size past the rlimit but under MemAvailable" "not enough memory available"
 fi
 ok "the peak RSS is still under the bound" -- bash -c "
 	kill -0 $pid && h=\$(awk '\$1 == \"VmHWM:\" {print \$2}' /proc/$pid/status) &&

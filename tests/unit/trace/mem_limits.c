@@ -106,7 +106,6 @@ TEST_F(lim, reasonable_sizes_still_work)
 	struct uks_trace *tr = self->tr;
 	char expect[32];
 
-	ASSERT_EQ(0, limit_to_now_plus(RLIMIT_AS, 256 * MIB));
 	ASSERT_EQ(0, wrt(tr, "buffer_size_kb", "4096"));
 	ASSERT_STREQ("4096\n", rd(tr, "buffer_size_kb"));
 	snprintf(expect, sizeof(expect), "%u\n", 4096 * uks_nr_cpu_ids());

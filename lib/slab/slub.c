@@ -275,6 +275,26 @@ static unsigned long random_key(void)
 	return key;
 }
 
+/* In the line every free reads: obj_start_fast() costs no second one. */
+_Static_assert(offsetof(struct uks_kmem_cache, slab_mask) + sizeof(unsigned int) <= UKS_CACHELINE,
+	       "the slot-start test's fields");
+
+/**
+ * __uks_slab_set_obj_check - set up obj_start_fast() for @s
+ * @s: a cache whose size and oo are set
+ */
+void __uks_slab_set_obj_check(struct uks_kmem_cache *s)
+{
+	uint64_t magic = UINT64_MAX / s->size + 1;	/* ceil(2^64 / size) */
+	uint64_t e = magic * s->size;			/* mod 2^64: below size */
+	unsigned int objects = oo_objects(s->oo);
+
+	s->slab_mask = (unsigned int)(((size_t)__uks_page_size << oo_order(s->oo)) - 1);
+	s->obj_magic = magic;
+	/* below a slab's bytes, so far below magic: no offset off a slot passes */
+	s->obj_limit = (unsigned int)((objects ? objects - 1 : 0) * e);
+}
+
 static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int align,
 		      unsigned long flags, void (*ctor)(void *))
 {
@@ -326,6 +346,7 @@ static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int 
 	s->oo.x = g.order << 16 | g.objects;
 	s->min.x = g.min_order << 16 | g.min_objects;
 	s->max = s->oo;
+	__uks_slab_set_obj_check(s);
 	s->min_partial = g.min_partial;
 	__uks_set_cpu_partial(s, g.cpu_partial);
 	s->ctor = ctor;

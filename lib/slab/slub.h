@@ -238,11 +238,8 @@ struct uks_kmem_cache {
 	unsigned long flags;
 	enum slub_fastpath fastpath;
 	enum slub_entry entry;		/* what the exported fast paths may do now */
-	/* The preload free()'s test of a slot start: obj_start_fast(). */
-	uint64_t obj_magic;
-	unsigned int obj_limit;
-	unsigned int slab_mask;		/* bytes of a slab of order oo, less 1 */
-
+	/* The preload free()'s test of a slot start (obj_start_fast()). */
+	uint64_t obj_check;
 	enum slub_entry fast_entry;	/* ... and without kmem events */
 	unsigned int cpu_partial;	/* objects kept in per-CPU partials */
 	unsigned int cpu_partial_slabs;	/* the same as slabs (5.16), for the shim */
@@ -463,21 +460,27 @@ static inline size_t slab_bytes(const struct uks_page *page)
 /*
  * Is @p, taken to lie in a slab of @s of order oo, the start of an object
  * slot?  Slabs are aligned to their size, so @p's offset in its slab is
- * its low bits, and one multiply tells the slot starts from the rest:
- * with magic = ceil(2^64 / size), offset * magic mod 2^64 is k * e for
- * the k-th slot start (e = magic * size mod 2^64, below size) and at
- * least magic for any offset that is not a multiple of size (Lemire,
- * Kaser and Kurz, "Faster remainder by direct computation", 2019).  So
- * one compare with (objects - 1) * e also refuses the slots past the last
- * object.  Set by __uks_slab_set_obj_check(); the caller must know @p is in
- * one of @s's slabs (the cache map) of that order, and @s has no left red
- * zone.
+ * its low bits, and one 32-bit multiply tells the slot starts from the
+ * rest: with magic = ceil(2^32 / size), offset * magic mod 2^32 is k * e
+ * for the k-th slot start (e = magic * size mod 2^32, below size) and at
+ * least magic for any offset that is not a multiple of size, as long as
+ * offset + e < magic (Lemire, Kaser and Kurz, "Faster remainder by direct
+ * computation", 2019).  So one compare with (objects - 1) * e also
+ * refuses the slots past the last object.
+ *
+ * s->obj_check holds magic, that bound plus one (bits 32-47) and the slab
+ * size less one (bits 48-63), for one load: a load each made the test
+ * cost twice as much (bench/malloc-peers free64).  A cache whose slabs
+ * are past 64 KiB has a bound of 0, and its frees take the slow path.
+ * Set by __uks_slab_set_obj_check(); the caller must know @p is in one
+ * of @s's slabs (the cache map) of order oo, and @s has no left red zone.
  */
 static inline bool obj_start_fast(const struct uks_kmem_cache *s, const void *p)
 {
-	uint64_t off = (uintptr_t)p & s->slab_mask;
+	uint64_t w = s->obj_check;
+	uint32_t off = (uint32_t)(uintptr_t)p & (uint32_t)(w >> 48);
 
-	return off * s->obj_magic <= s->obj_limit;
+	return off * (uint32_t)w < (uint32_t)(w >> 32 & 0xffff);
 }
 
 void __uks_slab_set_obj_check(struct uks_kmem_cache *s);

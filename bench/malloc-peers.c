@@ -8,6 +8,9 @@
  * nanoseconds of its timed part and exits non-zero if a self-check fails):
  *
  *   pair64    malloc(64)/free in a hot loop: the per-thread fast path.
+ *   free64    48 x malloc(64), then the 48 frees, repeated: only the frees
+ *             are timed, by the TSC, leaving out runs a preemption hit
+ *             (see run_free64()): the free fast path alone.
  *   allfree   100k x 64 B allocated, then all freed, repeated: slab/page
  *             refill and release, freelist walks over cold memory.
  *   prodcons  a producer thread allocates (16..512 B), a consumer thread
@@ -49,7 +52,7 @@
  * glibc's prodcons time is bimodal (its arena lock: ~0.3 s or ~2.5 s on
  * 2 CPUs), so there the ratio to mimalloc is the stable one.
  *
- * The single-threaded patterns (pair64, allfree, mixed, grow) run pinned
+ * The single-threaded patterns (pair64, free64, allfree, mixed, grow) run pinned
  * to one CPU, the one the driver starts on or UKS_BENCH_CPU=N (=any: no
  * pinning): this project's VM has two vCPUs of different speeds, and
  * unpinned workers of mixed landed on either, glibc's alternating between
@@ -158,6 +161,62 @@ static uint64_t run_pair64(void)
 		free(p);
 	}
 	return now_ns() - t0;
+}
+
+/* ------------------------------------------------------------ free64 */
+#define FREE64_BATCH	48	/* the preload's 64-byte sheaf holds 62 */
+#define FREE64_BUCKETS	8192
+
+/*
+ * A clock read costs 70-80 ns on this project's VM (kvm-clock), more than
+ * the 48 frees it would bracket: on x86-64 each run of frees is timed
+ * with the TSC (about 40 ns a read there, the same for every allocator).
+ * The result is the mean time of the runs that took at most twice the
+ * median, times the number of runs: on a box shared with other work a run
+ * is either untouched or preempted whole, and the sum of all runs moved
+ * 2x between identical invocations.  (The median alone moves in steps of
+ * 10 ns, the TSC's as this VM shows it.)
+ */
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#define ticks() __rdtsc()
+#else
+#define ticks() now_ns()
+#endif
+
+static uint64_t run_free64(void)
+{
+	static uint32_t hist[FREE64_BUCKETS];	/* runs by their length in ticks */
+	long rounds = 1000000L * scale, seen = 0;
+	void *v[FREE64_BATCH];
+	uint64_t ns0 = now_ns(), tk0 = ticks(), median = 0;
+	double sum = 0, kept = 0;
+
+	for (long r = 0; r < rounds; r++) {
+		uint64_t t0, t;
+
+		for (int i = 0; i < FREE64_BATCH; i++) {
+			v[i] = malloc(64);
+			if (!v[i])
+				fail("free64", "malloc(64) NULL at", (unsigned long long)r);
+			KEEP(v[i]);
+		}
+		t0 = ticks();
+		for (int i = 0; i < FREE64_BATCH; i++)
+			free(v[i]);
+		t = ticks() - t0;
+		hist[t < FREE64_BUCKETS ? t : FREE64_BUCKETS - 1]++;
+	}
+	while (median < FREE64_BUCKETS - 1 && (seen += hist[median]) < (rounds + 1) / 2)
+		median++;
+	/* the mean of the runs within twice the median: none preempted */
+	for (uint64_t b = 0; b <= 2 * median && b < FREE64_BUCKETS - 1; b++) {
+		sum += (double)b * hist[b];
+		kept += hist[b];
+	}
+	/* ticks to nanoseconds, by the clock over the whole loop */
+	return (uint64_t)(sum / kept * (double)rounds * (double)(now_ns() - ns0) /
+			  (double)(ticks() - tk0));
 }
 
 /* ------------------------------------------------------------ allfree */
@@ -553,7 +612,8 @@ struct pattern {
 };
 
 static const struct pattern patterns[] = {
-	{ "pair64", run_pair64, false },  { "allfree", run_allfree, false },
+	{ "pair64", run_pair64, false },  { "free64", run_free64, false },
+	{ "allfree", run_allfree, false },
 	{ "prodcons", run_prodcons, true }, { "larson", run_larson, true },
 	{ "scratch", run_scratch, true },  { "mixed", run_mixed, false },
 	{ "grow", run_grow, false },

@@ -12,8 +12,8 @@
  *
  * libuks' kfree() keeps the kernel's behaviour instead: a pointer that is
  * no allocation is reported ("no slab for object") and left alone, and
- * only slub_debug's F checks slot starts (bad_free(), debug.c).  This
- * file is built into libuks-malloc.so alone.
+ * only slub_debug's F checks slot starts (check_valid_pointer() in
+ * debug.c).  This file is built into libuks-malloc.so alone.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -46,7 +46,7 @@ LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS) $(TRACEE_SRCS) $(DAMON_SRCS)
 	    $(VDUSE_SRCS) $(SCHED_SRCS) $(FS_SRCS)
 # libuks-malloc.so: the allocator alone, built again with 16-byte kmalloc
 # alignment and nothing but the malloc API exported.
-MALLOC_SRCS := $(filter-out lib/core/ptrace_access.c lib/core/mem_avail.c,$(CORE_SRCS)) $(SLAB_SRCS)
+MALLOC_SRCS := $(filter-out lib/core/ptrace_access.c lib/core/mem_avail.c,$(CORE_SRCS)) $(SLAB_SRCS) lib/slab/malloc_check.c
 MALLOC_OBJS := $(MALLOC_SRCS:%.c=$(O)/mpic/%.o) $(O)/mpic/lib/malloc/preload.o
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(O)/pic/%.o)

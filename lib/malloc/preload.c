@@ -10,9 +10,18 @@
  * ABI), where kernel kmalloc uses 8.
  *
  * Thread exit needs nothing: caches are per CPU, not per thread.  fork()
- * is made safe by the allocator's atfork handlers (slub.c).  Pointers we
- * did not hand out are ignored by free() rather than reported, as they
- * can only come from the dynamic loader's start-up allocator.
+ * is made safe by the allocator's atfork handlers (slub.c).
+ *
+ * free() and realloc() of a pointer that is not the start of a live
+ * allocation (inside an object or a block, on the stack, in someone
+ * else's mapping, in freed pages) print "uks-malloc: free(): invalid
+ * pointer 0x... (why)" on stderr and abort, as glibc's do
+ * (lib/slab/malloc_check.c); so does a double free that is caught (the
+ * object freed last, and under UKS_SLUB_DEBUG=F any).  The dynamic
+ * loader's start-up allocator hands out memory before ours is bound, but
+ * ld.so never frees it with free() (glibc's free() would abort on it
+ * too).  malloc_usable_size() of a foreign pointer stays 0, as it only
+ * reads.
  *
  * glibc's own entry points that take or report heap memory are ours too,
  * so that a program using them gets answers about the heap it really
@@ -60,7 +69,7 @@ SHIM_EXPORT void *malloc(size_t size)
 
 SHIM_EXPORT void free(void *p)
 {
-	/* One lookup both tells our pointers apart and finds the slab. */
+	/* One lookup both checks the pointer and finds the slab. */
 	__uks_free(p);
 }
 
@@ -91,9 +100,9 @@ static __attribute__((always_inline)) inline void *realloc_at(void *p, size_t si
 		free(p);
 		return NULL;
 	}
-	q = __uks_krealloc_if_ours(p, size, &ours, caller);
+	q = __uks_krealloc_if_ours(p, size, &ours, caller);	/* aborts if not ours */
 	if (!q)
-		errno = ours ? ENOMEM : EINVAL;
+		errno = ENOMEM;
 	return q;
 }
 

@@ -186,6 +186,13 @@ static struct uks_page *allocate_slab(struct uks_kmem_cache *s)
 
 	page = alloc_slab_page(oo);
 	if (unlikely(!page)) {
+		/*
+		 * Not in the preload malloc: its free() tells a slot start
+		 * from the cache's slab order (obj_start_fast()), and the
+		 * buddy fails an order only when it cannot map a chunk.
+		 */
+		if (SLUB_IN_MALLOC)
+			return NULL;
 		oo = s->min;
 		/* Fall back to the minimum order that holds one object. */
 		page = alloc_slab_page(oo);

@@ -5,6 +5,7 @@
  * slab to the node), and the slab-level {freelist, counters} update.
  */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/log.h"
@@ -47,9 +48,16 @@ bool __uks_slab_lock_cmpxchg(struct uks_kmem_cache *s, struct uks_page *page,
  */
 void __uks_slab_double_free(const struct uks_kmem_cache *s, const void *object)
 {
+#ifdef UKS_MALLOC_SHIM
+	char why[96];
+
+	snprintf(why, sizeof(why), "the %s object freed last", s->name);
+	__uks_malloc_abort("free", "double free", object, why);
+#else
 	pr_err("SLUB %s: double free of object %p (it is already the first free object)",
 	       s->name, object);
 	abort();
+#endif
 }
 
 /* Node list management; list_lock held. */
@@ -125,8 +133,14 @@ void __uks_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head
 
 	stat(s, FREE_SLOWPATH);
 
-	if (kmem_cache_debug(s) && !__uks_free_debug_processing(s, page, head, tail, cnt, addr))
+	if (kmem_cache_debug(s) && !__uks_free_debug_processing(s, page, head, tail, cnt, addr)) {
+		/* The kernel leaks the object and goes on; the preload aborts, as glibc does. */
+#ifdef UKS_MALLOC_SHIM
+		__uks_malloc_abort("free", "object not freed", head,
+				   "slub_debug found it bad: see the report above");
+#endif
 		return;
+	}
 
 	do {
 		if (unlikely(n)) {

@@ -396,10 +396,11 @@ void *__uks_malloc(size_t size, unsigned long caller)
  * @p: any pointer, or NULL
  *
  * The cache map names the slab's cache without touching the page
- * descriptor; the object goes onto this CPU's sheaf.  Anything else (no
- * slab, a full sheaf, an event enabled, a double free to report, a
- * pointer that is not ours) is __uks_kfree_if_ours()'s.  A small object
- * of another CPU's slab goes to the outbox (sheaf.c).
+ * descriptor; a slot start (obj_start_fast(), a multiply) goes onto this
+ * CPU's sheaf.  Anything else (no slab, a full sheaf, an event enabled, a
+ * double free or a pointer that is no allocation to report) is
+ * __uks_free_slow()'s.  A small object of another CPU's slab goes to the
+ * outbox (sheaf.c).
  */
 #if UKS_HAVE_RSEQ_ASM
 /* __uks_free() of an object of a sheaf_home_only cache: own sheaf or outbox. */
@@ -408,7 +409,7 @@ static __attribute__((noinline)) void free_homed(struct uks_kmem_cache *s, void 
 {
 	if (likely(rseq_sheaf_push(s, uks_rseq_off(), p, sheaf_for(s, entry), false) == 1))
 		return;
-	__uks_kfree_if_ours(p);
+	__uks_free_slow(p);
 }
 #endif
 
@@ -418,7 +419,7 @@ void __uks_free(void *p)
 	uintptr_t entry = __uks_virt_to_cache_entry(p);
 	struct uks_kmem_cache *s = (struct uks_kmem_cache *)(entry & ~UKS_SLAB_HOME_MASK);
 
-	if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF)) {
+	if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF && obj_start_fast(s, p))) {
 		/* A frameless tail for the rest: the home test needs a call. */
 		if (unlikely(entry & UKS_SLAB_HOME_TAGGED)) {
 			free_homed(s, p, entry);
@@ -428,7 +429,7 @@ void __uks_free(void *p)
 			return;
 	}
 #endif
-	__uks_kfree_if_ours(p);
+	__uks_free_slow(p);
 }
 #endif
 
@@ -584,27 +585,28 @@ UKS_EXPORT void uks_kfree(const void *p)
 	kfree_full(p, CALLER);
 }
 
+#ifdef UKS_MALLOC_SHIM
 /**
- * __uks_kfree_if_ours - kfree() @p if this allocator handed it out
+ * __uks_free_slow - the preload shim's free() past its fast path
  * @p: any pointer, or NULL
  *
- * For the preload shim's free(): pointers that never came from us (the
- * dynamic loader's start-up allocator) are left alone, without a report.
- * Return: false if @p is not ours (nothing done), true otherwise.
+ * Frees @p if it is the start of a live allocation; anything else is
+ * reported and aborts the process, as glibc's free() does
+ * (__uks_malloc_check()).  The shim hands out no ZERO_SIZE_PTR, so only
+ * NULL is a no-op.
  */
-bool __uks_kfree_if_ours(const void *p)
+void __uks_free_slow(const void *p)
 {
 	struct uks_page *page;
 
-	if (unlikely(ZERO_OR_NULL_PTR(p)))
-		return true;
+	if (unlikely(!p))
+		return;
 	page = __uks_virt_to_page(p);
-	if (unlikely(!page))
-		return false;
+	__uks_malloc_check(page, p, "free");
 	uks_trace_kmem_kfree(CALLER, p);
 	kfree_in_page(page, p, CALLER);
-	return true;
 }
+#endif
 
 /* ksize() given the head page of @p. */
 static size_t ksize_page(const struct uks_page *page, const void *p)
@@ -731,6 +733,8 @@ static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool
  * @ours: set to false if @p did not come from this allocator
  * @caller: the program's call site, for slub_debug's tracks
  *
+ * In the shim a @p that is not the start of an allocation aborts the
+ * process, as glibc's realloc() does (__uks_malloc_check()).
  * Return: the memory, or NULL (no memory, or not ours) with @p untouched.
  */
 void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long caller)
@@ -745,7 +749,7 @@ void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long
 	 */
 	struct uks_kmem_cache *s = __uks_virt_to_cache(p);
 
-	if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF)) {
+	if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF && obj_start_fast(s, p))) {
 		void *q;
 
 		*ours = true;
@@ -758,6 +762,9 @@ void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long
 	}
 #endif
 	page = __uks_virt_to_head_page(p);
+#ifdef UKS_MALLOC_SHIM
+	__uks_malloc_check(page, p, "realloc");	/* aborts unless @p is an allocation */
+#endif
 	*ours = page != NULL;
 	return page ? krealloc_page(page, p, new_size, true, caller) : NULL;
 }

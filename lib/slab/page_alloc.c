@@ -426,11 +426,12 @@ void __uks_set_slab_home(struct uks_page *page, struct uks_kmem_cache *s, uintpt
 {
 	uintptr_t e = __uks_chunk_entry(page->addr);
 	uintptr_t *map = (uintptr_t *)(e - UKS_PAGE_CACHE_MAP_BYTES);
-	uintptr_t first = __uks_chunk_page_index(page->addr);
+	uintptr_t first = __uks_cache_map_index(page->addr);
+	uintptr_t n = (1UL << page->order) << (__uks_page_shift - UKS_CACHE_MAP_SHIFT);
 	uintptr_t entry = s ? (uintptr_t)s | (home & UKS_SLAB_HOME_MASK) : 0;
 
 	/* Unchanged entries are not written: every free reads these lines. */
-	for (uintptr_t i = 0; i < (1UL << page->order); i++)
+	for (uintptr_t i = 0; i < n; i++)
 		if (__atomic_load_n(&map[first + i], __ATOMIC_RELAXED) != entry)
 			__atomic_store_n(&map[first + i], entry, __ATOMIC_RELAXED);
 }

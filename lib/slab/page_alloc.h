@@ -179,14 +179,19 @@ extern unsigned int __uks_chunk_pages_mask;
  * of the chunk the kmem cache whose slab holds it, or NULL.  The preload
  * malloc's free() reads it instead of the descriptor: 8 bytes per page
  * instead of a cache line, so the frees of a heap of a few MiB find their
- * caches in L1 rather than missing on one descriptor per page.
+ * caches in L1 rather than missing on one descriptor per page.  It has an
+ * entry per 4 KiB whatever the page size (those of a bigger page repeat
+ * its cache), so free() indexes it with constants: the page shift and
+ * mask cost two loads and a shift by %cl, more than the test of a slot
+ * start free() makes (obj_start_fast()).
  *
  * Caches are cache-line aligned, so an entry's low six bits are free.  In
  * the caches whose sheaves take only their own CPU's objects (sheaf.c,
  * sheaf_home_only) they hold UKS_SLAB_HOME_TAGGED and the slab's home: the
  * CPU slot, modulo 32, whose CPU slab it last became.
  */
-#define UKS_PAGE_CACHE_MAP_BYTES	4096	/* 512 pages of at least 4 KiB */
+#define UKS_CACHE_MAP_SHIFT		12	/* an entry per 4 KiB */
+#define UKS_PAGE_CACHE_MAP_BYTES	((UKS_CHUNK_SIZE >> UKS_CACHE_MAP_SHIFT) * sizeof(uintptr_t))
 #define UKS_SLAB_HOME_MASK		63UL	/* the bits below */
 #define UKS_SLAB_HOME_TAGGED		32UL
 #define UKS_SLAB_HOME_CPU_MASK		31UL
@@ -209,6 +214,13 @@ static inline uintptr_t __uks_chunk_entry(const void *addr)
 static inline uintptr_t __uks_chunk_page_index(const void *addr)
 {
 	return ((uintptr_t)addr >> __uks_page_shift) & __uks_chunk_pages_mask;
+}
+
+/* @addr's entry in its chunk's cache map (see above). */
+static inline uintptr_t __uks_cache_map_index(const void *addr)
+{
+	return ((uintptr_t)addr >> UKS_CACHE_MAP_SHIFT) &
+	       ((UKS_CHUNK_SIZE >> UKS_CACHE_MAP_SHIFT) - 1);
 }
 
 /**
@@ -237,7 +249,7 @@ static inline uintptr_t __uks_virt_to_cache_entry(const void *addr)
 	if (__builtin_expect(!e || (e & 1), 0))
 		return 0;
 	return __atomic_load_n(&((uintptr_t *)(e - UKS_PAGE_CACHE_MAP_BYTES))
-					[__uks_chunk_page_index(addr)], __ATOMIC_RELAXED);
+					[__uks_cache_map_index(addr)], __ATOMIC_RELAXED);
 }
 
 /**

@@ -275,6 +275,32 @@ static unsigned long random_key(void)
 	return key;
 }
 
+/* In the line every free reads: obj_start_fast() costs no second one. */
+_Static_assert(offsetof(struct uks_kmem_cache, obj_check) + sizeof(uint64_t) <= UKS_CACHELINE,
+	       "the slot-start test's word");
+
+/**
+ * __uks_slab_set_obj_check - set up obj_start_fast() for @s
+ * @s: a cache whose size and oo are set
+ */
+void __uks_slab_set_obj_check(struct uks_kmem_cache *s)
+{
+	uint64_t slab = (uint64_t)__uks_page_size << oo_order(s->oo);
+	uint64_t magic = (UINT64_C(1) << 32) / s->size + 1;	/* ceil(2^32 / size), size not 2^k */
+	uint64_t objects = oo_objects(s->oo), bound = 0, e;
+	bool pow2 = !(s->size & (s->size - 1));
+
+	/* 2^t: offset * 2^(32 - t) mod 2^32 is 0 iff 2^t divides it; a full slab has no tail */
+	if (pow2)
+		magic = (UINT64_C(1) << 32) / s->size;
+	e = (magic * s->size) & UINT32_MAX;
+	/* the bound is below a slab's bytes, so below magic: no offset off a slot passes */
+	if (objects && slab <= 0x10000 && magic <= UINT32_MAX &&
+	    (pow2 ? objects * s->size == slab : slab + e < magic))
+		bound = (objects - 1) * e + 1;
+	s->obj_check = (magic & UINT32_MAX) | bound << 32 | ((slab - 1) & 0xffff) << 48;
+}
+
 static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int align,
 		      unsigned long flags, void (*ctor)(void *))
 {
@@ -326,6 +352,7 @@ static int open_cache(struct uks_kmem_cache *s, unsigned int size, unsigned int 
 	s->oo.x = g.order << 16 | g.objects;
 	s->min.x = g.min_order << 16 | g.min_objects;
 	s->max = s->oo;
+	__uks_slab_set_obj_check(s);
 	s->min_partial = g.min_partial;
 	__uks_set_cpu_partial(s, g.cpu_partial);
 	s->ctor = ctor;

@@ -238,11 +238,12 @@ struct uks_kmem_cache {
 	unsigned long flags;
 	enum slub_fastpath fastpath;
 	enum slub_entry entry;		/* what the exported fast paths may do now */
+	/* The preload free()'s test of a slot start (obj_start_fast()). */
+	uint64_t obj_check;
 	enum slub_entry fast_entry;	/* ... and without kmem events */
 	unsigned int cpu_partial;	/* objects kept in per-CPU partials */
 	unsigned int cpu_partial_slabs;	/* the same as slabs (5.16), for the shim */
 	unsigned int sheaf_capacity;	/* objects per sheaf, 0 without sheaves */
-
 	unsigned int size;		/* object slot, metadata included */
 	unsigned int object_size;
 	unsigned int inuse;		/* offset of the metadata */
@@ -323,6 +324,17 @@ static inline bool kmem_cache_debug(const struct uks_kmem_cache *s)
 #define CPU_PARTIAL_IN_SLABS	1
 #else
 #define CPU_PARTIAL_IN_SLABS	0
+#endif
+
+/*
+ * Built into libuks-malloc.so: a bad free() is reported and aborts the
+ * process, as glibc's does (malloc_check.c).  libuks reports and goes on
+ * where the kernel WARNs.
+ */
+#ifdef UKS_MALLOC_SHIM
+#define SLUB_IN_MALLOC		1
+#else
+#define SLUB_IN_MALLOC		0
 #endif
 
 static inline bool kmem_cache_has_cpu_partial(const struct uks_kmem_cache *s)
@@ -445,6 +457,34 @@ static inline size_t slab_bytes(const struct uks_page *page)
 	return (size_t)__uks_page_size << page->order;
 }
 
+/*
+ * Is @p, taken to lie in a slab of @s of order oo, the start of an object
+ * slot?  Slabs are aligned to their size, so @p's offset in its slab is
+ * its low bits, and one 32-bit multiply tells the slot starts from the
+ * rest: with magic = ceil(2^32 / size), offset * magic mod 2^32 is k * e
+ * for the k-th slot start (e = magic * size mod 2^32, below size) and at
+ * least magic for any offset that is not a multiple of size, as long as
+ * offset + e < magic (Lemire, Kaser and Kurz, "Faster remainder by direct
+ * computation", 2019).  So one compare with (objects - 1) * e also
+ * refuses the slots past the last object.
+ *
+ * s->obj_check holds magic, that bound plus one (bits 32-47) and the slab
+ * size less one (bits 48-63), for one load: a load each made the test
+ * cost twice as much (bench/malloc-peers free64).  A cache whose slabs
+ * are past 64 KiB has a bound of 0, and its frees take the slow path.
+ * Set by __uks_slab_set_obj_check(); the caller must know @p is in one
+ * of @s's slabs (the cache map) of order oo, and @s has no left red zone.
+ */
+static inline bool obj_start_fast(const struct uks_kmem_cache *s, const void *p)
+{
+	uint64_t w = s->obj_check;
+	uint32_t off = (uint32_t)(uintptr_t)p & (uint32_t)(w >> 48);
+
+	return off * (uint32_t)w < (uint32_t)(w >> 32 & 0xffff);
+}
+
+void __uks_slab_set_obj_check(struct uks_kmem_cache *s);
+
 /* Index of @obj in its slab. */
 static inline unsigned int obj_index(const struct uks_kmem_cache *s, const struct uks_page *page,
 				     const void *obj)
@@ -538,13 +578,18 @@ extern unsigned int __uks_kmalloc_minalign;
 extern bool __uks_kmalloc_sheaves;
 int __uks_kmalloc_init(void);
 struct uks_kmem_cache *__uks_kmalloc_slab(size_t size);
-bool __uks_kfree_if_ours(const void *p);
+void __uks_free_slow(const void *p);
 void *__uks_malloc(size_t size, unsigned long caller);
 void *__uks_kzalloc(size_t size, unsigned long caller);
 void *__uks_kmalloc_aligned(size_t size, size_t align, unsigned long caller);
 void __uks_free(void *p);
 void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long caller);
 void __uks_slab_init(void);
+
+/* malloc_check.c: the preload malloc's only */
+void __uks_malloc_abort(const char *fn, const char *what, const void *p, const char *why)
+	__attribute__((noreturn, cold));
+void __uks_malloc_check(struct uks_page *page, const void *p, const char *fn);
 
 /* slub.c */
 struct uks_kmem_cache *__uks_kmem_cache_create(const char *name, unsigned int size,

@@ -150,7 +150,7 @@ static int do_exec(const struct a32_opts *o, struct uks_a32_task *t, struct uks_
 		const char *p = argv[0];
 
 		if (!strchr(p, '/')) {
-			const char *env_path = getenv("PATH");
+			const char *env_path = secure_getenv("PATH");
 			char *dirs = strdup(env_path ? env_path : "/usr/bin:/bin"), *save = NULL;
 
 			for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {

@@ -21,8 +21,9 @@ echo "== SLUB: a kmem cache, its sysfs text, and a slub_debug report"
 echo
 echo "== libuks-malloc.so under python3, plain and with UKS_SLUB_DEBUG=FZPU"
 # By absolute path: python3 may be a wrapper script (pyenv) that runs the
-# real one from elsewhere, and the loader drops a preload it cannot find
-# without a word.  Python asks the loader which library its malloc() is in.
+# real one from elsewhere, where the loader cannot find a relative path: it
+# warns and runs on without it.  So python asks the loader which library
+# its malloc() is in, and the demo stops if it is not ours.
 malloc_so=$(realpath "$O/libuks-malloc.so")
 whose_malloc='
 import ctypes, sys
@@ -36,14 +37,6 @@ libc.malloc_usable_size.argtypes = [ctypes.c_void_p]
 print("python", sys.version.split()[0] + ": malloc() is in", info.fname.decode() + ";",
       "malloc(100) gives", libc.malloc_usable_size(libc.malloc(100)), "usable bytes")
 '
-echo "without the preload:"
-python3 -c "$whose_malloc"
-echo "LD_PRELOAD=$malloc_so:"
-out=$(LD_PRELOAD=$malloc_so python3 -c "$whose_malloc")
-echo "$out"
-grep -qF "malloc() is in $malloc_so;" <<<"$out" ||
-	{ echo "demo: python3 did not run on libuks-malloc.so" >&2; exit 1; }
-echo "(the preload's kmalloc classes go in 16-byte steps to 128 bytes: lib/slab/kmalloc.c)"
 # One byte written just past a 32-byte object: slub_debug's red zone
 # catches it on free, with the kernel's report.
 overflow='
@@ -57,11 +50,29 @@ p = libc.malloc(32)
 ctypes.memset(p + 32, 0x41, 1)
 libc.free(p)
 '
-err=$(UKS_SLUB_DEBUG=FZPU LD_PRELOAD=$malloc_so python3 -c "$overflow" 2>&1)
-grep -v '^uks: ' <<<"$err"
-grep -E '^uks: error: (BUG|0x.*First byte|FIX)' <<<"$err" | sed 's/^uks: error: /  /'
-grep -q 'BUG kmalloc-32 .*: Right Redzone overwritten' <<<"$err" ||
-	{ echo "demo: slub_debug did not catch the overflow" >&2; exit 1; }
+preload_demo() {
+	local out err
+
+	echo "without the preload:"
+	python3 -c "$whose_malloc"
+	echo "LD_PRELOAD=$malloc_so:"
+	out=$(LD_PRELOAD=$malloc_so python3 -c "$whose_malloc")
+	echo "$out"
+	grep -qF "malloc() is in $malloc_so;" <<<"$out" ||
+		{ echo "demo: python3 did not run on libuks-malloc.so" >&2; exit 1; }
+	echo "(the preload's kmalloc classes go in 16-byte steps to 128 bytes: lib/slab/kmalloc.c)"
+	err=$(UKS_SLUB_DEBUG=FZPU LD_PRELOAD=$malloc_so python3 -c "$overflow" 2>&1)
+	grep -v '^uks: ' <<<"$err"
+	grep -E '^uks: error: (BUG|0x.*First byte|FIX)' <<<"$err" | sed 's/^uks: error: /  /'
+	grep -q 'BUG kmalloc-32 .*: Right Redzone overwritten' <<<"$err" ||
+		{ echo "demo: slub_debug did not catch the overflow" >&2; exit 1; }
+}
+if ldd "$malloc_so" | grep -qE 'libasan|libubsan'; then
+	# a sanitizer runtime must be loaded first: it cannot come in by LD_PRELOAD
+	echo "(not here: this build's libuks-malloc.so links a sanitizer runtime)"
+else
+	preload_demo
+fi
 echo
 echo "== event tracing: an event, an eprobe following a pointer, kmem:kmalloc, trace_marker"
 "$O/examples/trace-events"

@@ -27,10 +27,12 @@ include mk/flags.mk
 include mk/config.mk
 
 # ---------------------------------------------------------------- sources
+# The core files that serve uksd and the CLI, not the allocator.
+CORE_SERVICE_SRCS := lib/core/ptrace_access.c lib/core/mem_avail.c lib/core/runtime_dir.c
 CORE_SRCS := lib/core/bitmap.c lib/core/cpumask.c lib/core/log.c \
 	     lib/core/clock.c lib/core/percpu.c lib/core/local_lock.c \
 	     lib/core/version.c lib/core/tracepoint.c lib/core/vsprintf.c \
-	     lib/core/ptrace_access.c lib/core/mem_avail.c
+	     $(CORE_SERVICE_SRCS)
 SLAB_SRCS := lib/slab/page_alloc.c lib/slab/page_purge.c lib/slab/huge_map.c lib/slab/huge_cache.c lib/slab/geometry.c lib/slab/cpu_lock.c \
 	     lib/slab/alloc.c lib/slab/free.c lib/slab/partial.c lib/slab/sheaf.c lib/slab/object.c \
 	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
@@ -46,7 +48,7 @@ LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS) $(TRACEE_SRCS) $(DAMON_SRCS)
 	    $(VDUSE_SRCS) $(SCHED_SRCS) $(FS_SRCS)
 # libuks-malloc.so: the allocator alone, built again with 16-byte kmalloc
 # alignment and nothing but the malloc API exported.
-MALLOC_SRCS := $(filter-out lib/core/ptrace_access.c lib/core/mem_avail.c,$(CORE_SRCS)) $(SLAB_SRCS) lib/slab/malloc_check.c
+MALLOC_SRCS := $(filter-out $(CORE_SERVICE_SRCS),$(CORE_SRCS)) $(SLAB_SRCS) lib/slab/malloc_check.c
 MALLOC_OBJS := $(MALLOC_SRCS:%.c=$(O)/mpic/%.o) $(O)/mpic/lib/malloc/preload.o
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(O)/pic/%.o)

@@ -57,8 +57,13 @@ int cli_abi_check(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "denywrite")) {
 		argc--;
 		argv++;
-	} else if (argc >= 2 && strcmp(argv[1], "-h")) {
-		fprintf(stderr, "uks abi-check: unknown check '%s' (known: denywrite)\n", argv[1]);
+	} else if (argc < 2 || strcmp(argv[1], "-h")) {
+		if (argc < 2)
+			fputs("uks abi-check: which check? (known: denywrite)\n", stderr);
+		else
+			fprintf(stderr, "uks abi-check: unknown check '%s' (known: denywrite)\n",
+				argv[1]);
+		abi_usage(stderr);
 		return 2;
 	}
 	optind = 1;

@@ -4,9 +4,9 @@
 #define UKS_CLI_H
 
 const char *cli_socket_path(const char *opt);
-int cli_cat(const char *sock, int argc, char **argv);
-int cli_write(const char *sock, int argc, char **argv);
-int cli_ls(const char *sock, int argc, char **argv);
+int cli_cat(const char *sock_opt, int argc, char **argv);
+int cli_write(const char *sock_opt, int argc, char **argv);
+int cli_ls(const char *sock_opt, int argc, char **argv);
 int cli_daemon(int argc, char **argv);
 int cli_mount(int argc, char **argv);
 int cli_umount(int argc, char **argv);

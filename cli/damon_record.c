@@ -265,7 +265,7 @@ static void *reader_fn(void *arg)
 
 static const char *agent_path(char *buf, size_t len)
 {
-	const char *env = getenv("UKS_DAMON_AGENT");
+	const char *env = secure_getenv("UKS_DAMON_AGENT");
 	char exe[PATH_MAX];
 	ssize_t n;
 
@@ -322,7 +322,7 @@ static int record_self(struct rec_args *a, struct uks_damon_rec_writer *w)
 	if (wfd < 0)
 		return 1;
 	snprintf(fdtext, sizeof(fdtext), "%d", wfd);
-	old = getenv("LD_PRELOAD");
+	old = secure_getenv("LD_PRELOAD");
 	if (asprintf(&preload, "%s%s%s", agent, old && *old ? ":" : "", old ? old : "") < 0)
 		return 1;
 	setenv("LD_PRELOAD", preload, 1);

@@ -13,29 +13,48 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <uks/core.h>
 #include <uks/fs.h>
 
 #include "cli.h"
 
-/* The socket: -S, $UKS_SOCKET, or the daemon's default. */
+/*
+ * The socket: -S, $UKS_SOCKET, or the daemon's default in uks_runtime_dir().
+ * NULL (after saying why) when that directory is not safe to use.
+ */
 const char *cli_socket_path(const char *opt)
 {
 	static char buf[PATH_MAX];
-	const char *rt = getenv("XDG_RUNTIME_DIR");
+	const char *env = secure_getenv("UKS_SOCKET");
+	char dir[PATH_MAX - 16], why[256];
+	int ret;
 
 	if (opt)
 		return opt;
-	if (getenv("UKS_SOCKET") && *getenv("UKS_SOCKET"))
-		return getenv("UKS_SOCKET");
-	if (!rt || !*rt || getuid() == 0)
-		rt = getuid() == 0 ? "/run" : "/tmp";
-	snprintf(buf, sizeof(buf), "%s/uks.sock", rt);
+	if (env && *env)
+		return env;
+	ret = uks_runtime_dir(dir, sizeof(dir), 0, why, sizeof(why));
+	if (ret && ret != -ENOENT) {	/* missing: no uksd there, said later */
+		fprintf(stderr, "uks: %s: %s: not using it for the uksd socket (remove it, "
+				"or pass -S SOCKET)\n", dir, why);
+		return NULL;
+	}
+	snprintf(buf, sizeof(buf), "%s/uks.sock", dir);
 	return buf;
 }
 
-/* Map a request's error to a message and an exit status. */
+/*
+ * Map a request's error to a message and an exit status: 3 when the
+ * socket cannot be reached, 1 when the daemon answered with an error.
+ */
 static int fail(const char *cmd, const char *path, const char *sock, int err)
 {
+	/* connect() needs write access to the socket (and search on its directories) */
+	if ((err == -EACCES || err == -EPERM) && access(sock, W_OK)) {
+		fprintf(stderr, "uks %s: cannot connect to %s: %s (pass -S SOCKET for a "
+				"uksd of yours)\n", cmd, sock, strerror(errno));
+		return 3;
+	}
 	if (err == -ECONNREFUSED || err == -ENOENT) {
 		/* -ENOENT is also "no such file": ask the daemon which. */
 		if (err == -ENOENT && !access(sock, F_OK)) {
@@ -50,14 +69,20 @@ static int fail(const char *cmd, const char *path, const char *sock, int err)
 	return 1;
 }
 
+#define CAT_USAGE	"Usage: uks cat [-n] PATH...\n"
+#define WRITE_USAGE	"Usage: uks write [-a] [-n] PATH TEXT...\n"
+#define LS_USAGE	"Usage: uks ls [-l] [PATH]\n"
+#define MOUNT_USAGE	"Usage: uks mount DIR [UKSD-OPTIONS]\n"
+
 static int to_stdout(const void *buf, size_t len, void *arg)
 {
 	(void)arg;
 	return fwrite(buf, 1, len, stdout) != len;
 }
 
-int cli_cat(const char *sock, int argc, char **argv)
+int cli_cat(const char *sock_opt, int argc, char **argv)
 {
+	const char *sock;
 	int flags = 0, c, status = 0;
 
 	optind = 1;
@@ -67,18 +92,22 @@ int cli_cat(const char *sock, int argc, char **argv)
 			flags |= O_NONBLOCK;	/* trace_pipe: what is there, then stop */
 			break;
 		case 'h':
-			puts("Usage: uks cat [-n] PATH...\n"
+			puts(CAT_USAGE
 			     "Print files of the uksfs tree (e.g. sys/kernel/tracing/trace).\n"
 			     "  -n   do not wait on an empty trace_pipe");
 			return 0;
 		default:
+			fputs(CAT_USAGE, stderr);
 			return 2;
 		}
 	}
 	if (optind >= argc) {
-		fputs("uks cat: which file? (uks cat --help)\n", stderr);
+		fputs("uks cat: which file?\n" CAT_USAGE, stderr);
 		return 2;
 	}
+	sock = cli_socket_path(sock_opt);
+	if (!sock)
+		return 3;
 	setvbuf(stdout, NULL, _IONBF, 0);	/* trace_pipe lines as they come */
 	for (int i = optind; i < argc; i++) {
 		int ret = uks_sock_request(sock, UKS_SOCK_READ, argv[i], flags, NULL, 0, to_stdout,
@@ -92,8 +121,9 @@ int cli_cat(const char *sock, int argc, char **argv)
 	return status;
 }
 
-int cli_write(const char *sock, int argc, char **argv)
+int cli_write(const char *sock_opt, int argc, char **argv)
 {
+	const char *sock;
 	int flags = O_TRUNC, c, ret;
 	bool newline = true;
 	size_t len = 0;
@@ -109,20 +139,25 @@ int cli_write(const char *sock, int argc, char **argv)
 			newline = false;
 			break;
 		case 'h':
-			puts("Usage: uks write [-a] [-n] PATH TEXT...\n"
+			puts(WRITE_USAGE
 			     "Write TEXT (the words joined by spaces) to a uksfs file in one write,\n"
 			     "as 'echo TEXT > PATH' does.\n"
 			     "  -a   append, as 'echo TEXT >> PATH' (set_event, dynamic_events)\n"
 			     "  -n   no trailing newline");
 			return 0;
 		default:
+			fputs(WRITE_USAGE, stderr);
 			return 2;
 		}
 	}
-	if (optind + 1 > argc) {
-		fputs("uks write: which file? (uks write --help)\n", stderr);
+	if (optind + 2 > argc) {	/* echo with no words still writes a line: not us */
+		fprintf(stderr, "uks write: %s\n" WRITE_USAGE,
+			optind < argc ? "what text?" : "which file?");
 		return 2;
 	}
+	sock = cli_socket_path(sock_opt);
+	if (!sock)
+		return 3;
 	for (int i = optind + 1; i < argc; i++)
 		len += strlen(argv[i]) + 1;
 	text = malloc(len + 2);
@@ -164,8 +199,9 @@ static int print_names(const void *buf, size_t len, void *arg)
 	return 0;
 }
 
-int cli_ls(const char *sock, int argc, char **argv)
+int cli_ls(const char *sock_opt, int argc, char **argv)
 {
+	const char *sock;
 	bool mode = false;
 	int c, ret;
 
@@ -176,13 +212,21 @@ int cli_ls(const char *sock, int argc, char **argv)
 			mode = true;
 			break;
 		case 'h':
-			puts("Usage: uks ls [-l] [PATH]\n"
+			puts(LS_USAGE
 			     "List a uksfs directory (default: the root); -l shows types and modes.");
 			return 0;
 		default:
+			fputs(LS_USAGE, stderr);
 			return 2;
 		}
 	}
+	if (optind + 1 < argc) {
+		fputs("uks ls: one directory at a time\n" LS_USAGE, stderr);
+		return 2;
+	}
+	sock = cli_socket_path(sock_opt);
+	if (!sock)
+		return 3;
 	ret = uks_sock_request(sock, UKS_SOCK_LIST, optind < argc ? argv[optind] : "", 0, NULL,
 			       0, print_names, &mode);
 	return ret ? fail("ls", optind < argc ? argv[optind] : "/", sock, ret) : 0;
@@ -232,11 +276,16 @@ int cli_mount(int argc, char **argv)
 	char **args;
 	int n = 0;
 
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		puts("Usage: uks mount DIR [UKSD-OPTIONS]\n"
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		puts(MOUNT_USAGE
 		     "Start a uksd that mounts uksfs at DIR and detaches (uksd --daemon --mount DIR).\n"
 		     "Unmount with 'uks umount DIR'.");
-		return argc < 2 ? 2 : 0;
+		return 0;
+	}
+	if (argc < 2 || argv[1][0] == '-') {	/* a DIR named -x is ./-x */
+		fprintf(stderr, "uks mount: %s\n" MOUNT_USAGE,
+			argc < 2 ? "which directory?" : "the directory comes first");
+		return 2;
 	}
 	args = calloc((size_t)argc + 4, sizeof(*args));
 	if (!args)
@@ -254,12 +303,16 @@ int cli_mount(int argc, char **argv)
 
 int cli_umount(int argc, char **argv)
 {
-	bool help = argc == 2 && !strcmp(argv[1], "-h");
-
-	if (argc != 2 || help) {
+	if (argc >= 2 && !strcmp(argv[1], "-h")) {
 		puts("Usage: uks umount DIR\n"
 		     "Unmount a uksfs mount (fusermount3 -u DIR); its uksd then exits.");
-		return help ? 0 : 2;
+		return 0;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr, "uks umount: %s\nUsage: uks umount DIR\n",
+			argc < 2 ? "which directory?" : argc > 2 ? "one directory at a time" :
+			"unknown option");
+		return 2;
 	}
 	execlp("fusermount3", "fusermount3", "-u", argv[1], (char *)NULL);
 	fprintf(stderr, "uks umount: cannot run fusermount3: %s\n", strerror(errno));

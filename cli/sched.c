@@ -150,7 +150,7 @@ static int do_exec(const struct a32_opts *o, struct uks_a32_task *t, struct uks_
 		const char *p = argv[0];
 
 		if (!strchr(p, '/')) {
-			const char *env_path = getenv("PATH");
+			const char *env_path = secure_getenv("PATH");
 			char *dirs = strdup(env_path ? env_path : "/usr/bin:/bin"), *save = NULL;
 
 			for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
@@ -260,7 +260,8 @@ int cli_exec32(int argc, char **argv)
 		return 2;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "uks exec32: no program\n");
+		fprintf(stderr, "uks exec32: no program\n"
+				"Usage: uks exec32 [OPTIONS] -- PROG [ARGS] (see --help)\n");
 		return 2;
 	}
 	if (load(&o, 0, &t, &env))
@@ -295,7 +296,8 @@ int cli_taskset(int argc, char **argv)
 		return 2;
 	}
 	if (optind + 1 >= argc) {
-		fprintf(stderr, "uks taskset: need CPULIST and PID or -- PROG\n");
+		fprintf(stderr, "uks taskset: need CPULIST and PID or -- PROG\n"
+				"Usage: uks taskset [OPTIONS] CPULIST (PID | -- PROG [ARGS])\n");
 		return 2;
 	}
 	ret = uks_cpumask_parse_list(&req, argv[optind], 0);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,30 +39,88 @@ static void usage(FILE *out)
 	      "  cpulist LIST [NR]      normalise a kernel cpulist (\"0-3,8\", \"0-15:2/4\", \"N\")\n"
 	      "                         against NR CPUs (default: the possible CPUs)\n"
 	      "\n"
-	      "-S SOCKET (or $UKS_SOCKET): the uksd socket; default $XDG_RUNTIME_DIR/uks.sock\n"
-	      "(/run/uks.sock for root).  'uks COMMAND --help' describes each command.\n"
-	      "Exit status: 0 ok, 1 the command failed, 2 usage, 3 no uksd answered.\n"
+	      "-S SOCKET (or $UKS_SOCKET): the uksd socket; default $XDG_RUNTIME_DIR/uks.sock,\n"
+	      "else /tmp/uks-UID/uks.sock (/run/uks.sock for root).  'uks COMMAND --help'\n"
+	      "describes each command.\n"
+	      "Exit status: 0 ok, 1 the command failed, 2 usage, 3 no uksd could be reached\n"
+	      "(none answers, the socket is not yours, or its directory is unsafe).\n"
 	      "See uks(1).\n", out);
 }
 
-static int cmd_cpu(void)
+/*
+ * The commands without options of their own: -1 to run them, else the exit
+ * status after their help (0) or a usage error (2).
+ */
+static int plain_args(int argc, char **argv, int min, int max, const char *usage,
+		      const char *help)
 {
+	if (argc > 1 && !strcmp(argv[1], "-h")) {
+		printf("%s%s", usage, help);
+		return 0;
+	}
+	if (argc - 1 < min || argc - 1 > max || (argc > 1 && argv[1][0] == '-' && argv[1][1])) {
+		fprintf(stderr, "uks %s: %s\n%s", argv[0],
+			argc > 1 && argv[1][0] == '-' ? "unknown option" :
+			argc - 1 < min ? "missing argument" : "too many arguments", usage);
+		return 2;
+	}
+	return -1;
+}
+
+static int cmd_cpu(int argc, char **argv)
+{
+	int ret = plain_args(argc, argv, 0, 0, "Usage: uks cpu\n",
+			     "Print the current CPU, the number of possible CPU ids and where the\n"
+			     "CPU id comes from (rseq, or sched_getcpu without it).\n");
+
+	if (ret >= 0)
+		return ret;
 	printf("cpu: %d\nnr_cpu_ids: %u\nsource: %s\n", uks_cpu_current(),
 	       uks_nr_cpu_ids(), uks_rseq_active() ? "rseq" : "sched_getcpu");
 	return 0;
 }
 
-static int cmd_cpulist(const char *text, const char *nr_text)
+static int cmd_version(int argc, char **argv)
 {
-	unsigned int nr = nr_text ? (unsigned int)strtoul(nr_text, NULL, 0) : uks_nr_cpu_ids();
-	struct uks_cpumask mask;
-	char buf[8192];
-	int ret = uks_cpumask_parse_list(&mask, text, nr);
+	int ret = plain_args(argc, argv, 0, 0, "Usage: uks version\n",
+			     "Print the uks library version.\n");
 
+	if (ret >= 0)
+		return ret;
+	printf("uks %s\n", uks_version());
+	return 0;
+}
+
+static int cmd_cpulist(int argc, char **argv)
+{
+	static const char usage[] = "Usage: uks cpulist LIST [NR]\n";
+	int ret = plain_args(argc, argv, 1, 2, usage,
+			     "Parse a kernel cpulist (\"0-3,8\", \"0-15:2/4\", \"N\" for the last CPU)\n"
+			     "against NR CPUs (default: the possible CPUs) and print it normalised.\n"
+			     "Exit status 1 with the kernel's error for a list it would refuse.\n");
+	unsigned int nr = uks_nr_cpu_ids();
+	struct uks_cpumask mask;
+	char buf[8192], *end;
+
+	if (ret >= 0)
+		return ret;
+	if (argc > 2) {
+		unsigned long n;
+
+		errno = 0;
+		n = strtoul(argv[2], &end, 0);
+		if (errno || end == argv[2] || *end || !n || n > UINT_MAX) {
+			fprintf(stderr, "uks cpulist: NR must be a positive number: %s\n%s",
+				argv[2], usage);
+			return 2;
+		}
+		nr = (unsigned int)n;
+	}
+	ret = uks_cpumask_parse_list(&mask, argv[1], nr);
 	if (ret == 0)
 		ret = uks_cpumask_print_list(&mask, buf, sizeof(buf));
 	if (ret < 0) {
-		fprintf(stderr, "uks: cpulist '%s': %s\n", text, strerror(-ret));
+		fprintf(stderr, "uks: cpulist '%s': %s\n", argv[1], strerror(-ret));
 		return 1;
 	}
 	puts(buf);
@@ -107,20 +166,22 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--help"))
 			argv[i] = short_help;
 
-	if (!strcmp(cmd, "version")) {
-		printf("uks %s\n", uks_version());
-		return 0;
-	}
+	if (!strcmp(cmd, "version"))
+		return cmd_version(argc - optind, argv + optind);
 	if (!strcmp(cmd, "cpu"))
-		return cmd_cpu();
+		return cmd_cpu(argc - optind, argv + optind);
 	if (!strcmp(cmd, "cat"))
-		return cli_cat(cli_socket_path(sock_opt), argc - optind, argv + optind);
+		return cli_cat(sock_opt, argc - optind, argv + optind);
 	if (!strcmp(cmd, "write"))
-		return cli_write(cli_socket_path(sock_opt), argc - optind, argv + optind);
+		return cli_write(sock_opt, argc - optind, argv + optind);
 	if (!strcmp(cmd, "ls"))
-		return cli_ls(cli_socket_path(sock_opt), argc - optind, argv + optind);
-	if (!strcmp(cmd, "trace"))
-		return cli_trace(cli_socket_path(sock_opt), argc - optind, argv + optind);
+		return cli_ls(sock_opt, argc - optind, argv + optind);
+	if (!strcmp(cmd, "trace")) {
+		/* an unsafe default socket directory: trace in-process instead */
+		const char *sock = cli_socket_path(sock_opt);
+
+		return cli_trace(sock ? sock : "", argc - optind, argv + optind);
+	}
 	if (!strcmp(cmd, "damon"))
 		return cli_damon(argc - optind, argv + optind);
 	if (!strcmp(cmd, "vduse-blk"))
@@ -137,9 +198,9 @@ int main(int argc, char **argv)
 		return cli_mount(argc - optind, argv + optind);
 	if (!strcmp(cmd, "umount"))
 		return cli_umount(argc - optind, argv + optind);
-	if (!strcmp(cmd, "cpulist") && optind + 1 < argc)
-		return cmd_cpulist(argv[optind + 1], optind + 2 < argc ? argv[optind + 2] : NULL);
-	fprintf(stderr, "uks: unknown command or missing argument: %s\n", cmd);
+	if (!strcmp(cmd, "cpulist"))
+		return cmd_cpulist(argc - optind, argv + optind);
+	fprintf(stderr, "uks: unknown command: %s\n", cmd);
 	usage(stderr);
 	return 2;
 }

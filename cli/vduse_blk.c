@@ -373,27 +373,53 @@ static int netlink_cmd(const char *cmd, const char *name)
 	return 0;
 }
 
+/* -1: run the subcommand; else the exit status after its help or a usage error */
+static int sub_args(int argc, char **argv, int want, const char *args, const char *help)
+{
+	if (argc > 2 && !strcmp(argv[2], "-h")) {
+		printf("Usage: uks vduse-blk %s %s\n%s", argv[1], args, help);
+		return 0;
+	}
+	if (argc != want || argv[2][0] == '-') {
+		fprintf(stderr, "uks vduse-blk %s: %s\nUsage: uks vduse-blk %s %s\n", argv[1],
+			argc < want ? "missing argument" : argc > want ? "too many arguments"
+								 : "unknown option",
+			argv[1], args);
+		return 2;
+	}
+	return -1;
+}
+
 int cli_vduse_blk(int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : NULL;
+	int ret;
 
-	if (sub && (!strcmp(sub, "attach") || !strcmp(sub, "detach") || !strcmp(sub, "stats"))) {
-		if (argc != 3) {
-			fprintf(stderr, "uks vduse-blk: usage: uks vduse-blk %s NAME\n", sub);
-			return 2;
-		}
-		return !strcmp(sub, "stats") ? ctl_request(argv[2], "stats\n") : netlink_cmd(sub, argv[2]);
+	if (sub && (!strcmp(sub, "attach") || !strcmp(sub, "detach"))) {
+		ret = sub_args(argc, argv, 3, "NAME", !strcmp(sub, "attach") ?
+			       "Add the vDPA device of the running vduse-blk NAME to the vdpa bus\n"
+			       "(the kernel's netlink; needs the vdpa module).\n" :
+			       "Remove the vDPA device NAME from the vdpa bus.\n");
+		return ret >= 0 ? ret : netlink_cmd(sub, argv[2]);
+	}
+	if (sub && !strcmp(sub, "stats")) {
+		ret = sub_args(argc, argv, 3, "NAME",
+			       "Print the request counts of the running vduse-blk NAME.\n"
+			       "Exit status 3 when no vduse-blk NAME is running.\n");
+		return ret >= 0 ? ret : ctl_request(argv[2], "stats\n");
 	}
 	if (sub && !strcmp(sub, "resize")) {
 		char req[128];
 		uint64_t size;
 
-		if (argc != 4) {
-			fprintf(stderr, "uks vduse-blk: usage: uks vduse-blk resize NAME SIZE\n");
-			return 2;
-		}
+		ret = sub_args(argc, argv, 4, "NAME SIZE",
+			       "Change the capacity of the running vduse-blk NAME (SIZE with K, M, G,\n"
+			       "T suffixes) and tell the driver with a config interrupt.\n");
+		if (ret >= 0)
+			return ret;
 		if (uks_vduse_parse_size(argv[3], &size)) {
-			fprintf(stderr, "uks vduse-blk: resize: not a size: '%s'\n", argv[3]);
+			fprintf(stderr, "uks vduse-blk resize: not a size: '%s'\n"
+					"Usage: uks vduse-blk resize NAME SIZE\n", argv[3]);
 			return 2;
 		}
 		snprintf(req, sizeof(req), "resize %llu\n", (unsigned long long)size);

@@ -76,10 +76,10 @@ static void usage(FILE *out)
 	      "Serve the uks file tree (sys/kernel/tracing, sys/kernel/debug/tracing,\n"
 	      "sys/kernel/slab) through FUSE and a Unix socket.\n"
 	      "\n"
-	      "  -m, --mount DIR       FUSE mount point (default $XDG_RUNTIME_DIR/uks,\n"
-	      "                        /run/uks for root)\n"
-	      "  -s, --socket PATH     socket (default $XDG_RUNTIME_DIR/uks.sock,\n"
-	      "                        /run/uks.sock for root)\n"
+	      "  -m, --mount DIR       FUSE mount point (default $XDG_RUNTIME_DIR/uks, else\n"
+	      "                        /tmp/uks-UID/uks; /run/uks for root)\n"
+	      "  -s, --socket PATH     socket (default $XDG_RUNTIME_DIR/uks.sock, else\n"
+	      "                        /tmp/uks-UID/uks.sock; /run/uks.sock for root)\n"
 	      "      --no-fuse         serve the socket only\n"
 	      "      --no-socket       serve the FUSE mount only\n"
 	      "      --fsname NAME     the mount's source name (default uksfs; \"tracefs\"\n"
@@ -96,16 +96,26 @@ static void usage(FILE *out)
 	      out);
 }
 
-static void default_paths(struct options *o)
+/* The paths not given: in uks_runtime_dir(), which must be safe to use. */
+static int default_paths(struct options *o)
 {
-	const char *rt = getenv("XDG_RUNTIME_DIR");
+	bool need = (o->fuse && !o->mount[0]) || (o->socket && !o->sock[0]);
+	char rt[PATH_MAX - 16], why[256];
+	int ret;
 
-	if (!rt || !*rt || getuid() == 0)
-		rt = getuid() == 0 ? "/run" : "/tmp";
+	if (!need)
+		return 0;
+	ret = uks_runtime_dir(rt, sizeof(rt), UKS_RUNTIME_DIR_CREATE, why, sizeof(why));
+	if (ret) {
+		fprintf(stderr, "uksd: %s: %s: not serving from it (remove it, or pass "
+				"--socket and --mount)\n", rt, why);
+		return 1;
+	}
 	if (!o->mount[0])
 		snprintf(o->mount, sizeof(o->mount), "%s/uks", rt);
 	if (!o->sock[0])
 		snprintf(o->sock, sizeof(o->sock), "%s/uks.sock", rt);
+	return 0;
 }
 
 static int parse(int argc, char **argv, struct options *o)
@@ -167,8 +177,7 @@ static int parse(int argc, char **argv, struct options *o)
 		fputs("uksd: --no-fuse and --no-socket leave nothing to serve\n", stderr);
 		return 2;
 	}
-	default_paths(o);
-	return 0;
+	return default_paths(o);
 }
 
 /* mkdir -p for the directory part of @path, private to the owner. */
@@ -198,6 +207,22 @@ static void on_unmounted(void *arg)
 	(void)arg;
 	say(LOG_INFO, "the mount went away");
 	kill(getpid(), SIGTERM);
+}
+
+/* Why uks_fuse_serve() found no FUSE: no libfuse3, or /dev/fuse's state. */
+static const char *fuse_missing(int ret)
+{
+	static char why[96];
+
+	if (ret == -ENOTSUP)
+		return "built without libfuse3";
+	if (access("/dev/fuse", F_OK))
+		return "no /dev/fuse";
+	if (access("/dev/fuse", R_OK | W_OK)) {
+		snprintf(why, sizeof(why), "/dev/fuse: %s", strerror(errno));
+		return why;
+	}
+	return "/dev/fuse refused the mount";
 }
 
 static int start(const struct options *o, struct daemon_state *d)
@@ -250,8 +275,7 @@ static int start(const struct options *o, struct daemon_state *d)
 				     "'fusermount3 -u %s' removes a dead one)", o->mount, o->mount);
 		else if (ret == -ENOTSUP || ret == -ENODEV)
 			say(LOG_ERR, "%s: FUSE is not available (%s); use --no-fuse and the "
-				     "socket", o->mount, ret == -ENOTSUP ? "built without libfuse3"
-									: "no /dev/fuse");
+				     "socket", o->mount, fuse_missing(ret));
 		else if (ret)
 			say(LOG_ERR, "%s: cannot mount: %s", o->mount, strerror(-ret));
 		if (ret)
@@ -364,8 +388,9 @@ int main(int argc, char **argv)
 			say(LOG_WARNING, "%s: cannot write the pid file", o.pid_file);
 	}
 	say(LOG_INFO, "serving%s%s%s%s (uks %s, %u possible CPUs, cpu ids via %s)",
-	    o.fuse ? " at " : "", o.fuse ? o.mount : "", o.socket ? " and on " : "",
-	    o.socket ? o.sock : "", uks_version(), uks_nr_cpu_ids(),
+	    o.fuse ? " at " : "", o.fuse ? o.mount : "",
+	    !o.socket ? "" : o.fuse ? " and on " : " on ", o.socket ? o.sock : "",
+	    uks_version(), uks_nr_cpu_ids(),
 	    uks_rseq_active() ? "rseq" : "sched_getcpu");
 	report_ready(ready_fd, 0);
 	if (!o.once) {

@@ -20,8 +20,59 @@ echo "== SLUB: a kmem cache, its sysfs text, and a slub_debug report"
 "$O/examples/slab-cache" 2>&1 | sed -n '1,60p'
 echo
 echo "== libuks-malloc.so under python3, plain and with UKS_SLUB_DEBUG=FZPU"
-LD_PRELOAD="$O/libuks-malloc.so" python3 -c 'import sys; print("python", sys.version.split()[0], "runs on uks kmalloc")'
-UKS_SLUB_DEBUG=FZPU LD_PRELOAD="$O/libuks-malloc.so" python3 -c 'print(sum(len(str(i)) for i in range(10**5)), "digits, every object red-zoned and poisoned")'
+# By absolute path: python3 may be a wrapper script (pyenv) that runs the
+# real one from elsewhere, where the loader cannot find a relative path: it
+# warns and runs on without it.  So python asks the loader which library
+# its malloc() is in, and the demo stops if it is not ours.
+malloc_so=$(realpath "$O/libuks-malloc.so")
+whose_malloc='
+import ctypes, sys
+class DlInfo(ctypes.Structure):
+    _fields_ = [("fname", ctypes.c_char_p), ("fbase", ctypes.c_void_p),
+                ("sname", ctypes.c_char_p), ("saddr", ctypes.c_void_p)]
+libc, info = ctypes.CDLL(None), DlInfo()
+libc.dladdr(ctypes.cast(libc.malloc, ctypes.c_void_p), ctypes.byref(info))
+libc.malloc.restype = ctypes.c_void_p
+libc.malloc_usable_size.argtypes = [ctypes.c_void_p]
+print("python", sys.version.split()[0] + ": malloc() is in", info.fname.decode() + ";",
+      "malloc(100) gives", libc.malloc_usable_size(libc.malloc(100)), "usable bytes")
+'
+# One byte written just past a 32-byte object: slub_debug's red zone
+# catches it on free, with the kernel's report.
+overflow='
+import ctypes
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+print(sum(len(str(i)) for i in range(10**5)), "digits, every object red-zoned and poisoned;")
+print("then one byte written past a 32-byte malloc(), and free():")
+p = libc.malloc(32)
+ctypes.memset(p + 32, 0x41, 1)
+libc.free(p)
+'
+preload_demo() {
+	local out err
+
+	echo "without the preload:"
+	python3 -c "$whose_malloc"
+	echo "LD_PRELOAD=$malloc_so:"
+	out=$(LD_PRELOAD=$malloc_so python3 -c "$whose_malloc")
+	echo "$out"
+	grep -qF "malloc() is in $malloc_so;" <<<"$out" ||
+		{ echo "demo: python3 did not run on libuks-malloc.so" >&2; exit 1; }
+	echo "(the preload's kmalloc classes go in 16-byte steps to 128 bytes: lib/slab/kmalloc.c)"
+	err=$(UKS_SLUB_DEBUG=FZPU LD_PRELOAD=$malloc_so python3 -c "$overflow" 2>&1)
+	grep -v '^uks: ' <<<"$err"
+	grep -E '^uks: error: (BUG|0x.*First byte|FIX)' <<<"$err" | sed 's/^uks: error: /  /'
+	grep -q 'BUG kmalloc-32 .*: Right Redzone overwritten' <<<"$err" ||
+		{ echo "demo: slub_debug did not catch the overflow" >&2; exit 1; }
+}
+if ldd "$malloc_so" | grep -qE 'libasan|libubsan'; then
+	# a sanitizer runtime must be loaded first: it cannot come in by LD_PRELOAD
+	echo "(not here: this build's libuks-malloc.so links a sanitizer runtime)"
+else
+	preload_demo
+fi
 echo
 echo "== event tracing: an event, an eprobe following a pointer, kmem:kmalloc, trace_marker"
 "$O/examples/trace-events"
@@ -61,4 +112,15 @@ echo "\$ uks damon report wss"
 	echo "(the same heat map as a picture: $O/damon-heatmap.png)"
 rm -rf "$rec"
 echo
-echo "Not yet here: VDUSE lands in its own issue; this demo grows with it."
+echo "== VDUSE: virtio-blk requests through uks's device (lib/vduse)"
+if [ -e /dev/vduse/control ]; then
+	echo "(/dev/vduse/control is here: 'uks vduse-blk --name disk0 --backend ram:1G --attach'"
+	echo " serves a real /dev/vdX, see docs/VDUSE.md; below, the same data path with"
+	echo " the kernel's side emulated, which needs no module)"
+else
+	echo "(no /dev/vduse/control on this machine, kernel $(uname -r): the kernel's"
+	echo " side -- guest memory, the split ring, kick and interrupt eventfds, virtio_blk's"
+	echo " requests -- is emulated; the device is the code 'uks vduse-blk' runs."
+	echo " tests/vm/run.sh boots a kernel with VDUSE under QEMU for the real one: docs/VM.md)"
+fi
+"$O/examples/vduse-emul"

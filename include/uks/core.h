@@ -9,6 +9,7 @@
 #define UKS_CORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -41,6 +42,13 @@ uint64_t uks_clock_real_ns(void);
 unsigned int uks_nr_cpu_ids(void);
 int uks_cpu_current(void);
 bool uks_rseq_active(void);
+
+/*
+ * Where uksd puts its socket and mount point by default: /run for root,
+ * else $XDG_RUNTIME_DIR, else a private /tmp/uks-UID.
+ */
+#define UKS_RUNTIME_DIR_CREATE	0x1u	/* make a missing /tmp/uks-UID, mode 0700 */
+int uks_runtime_dir(char *buf, size_t size, unsigned int flags, char *why, size_t why_size);
 
 #ifdef __cplusplus
 }

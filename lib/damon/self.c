@@ -339,7 +339,7 @@ static void self_hslots(struct self_state *st)
 	struct self_pm_scan_arg a = { .size = sizeof(a), .start = (unsigned long)st,
 				      .end = (unsigned long)st + PG };
 	unsigned int nr = self_nr_hslots(st);
-	const char *huge = getenv("UKS_DAMON_SELF_HUGE");
+	const char *huge = secure_getenv("UKS_DAMON_SELF_HUGE");
 	size_t len = (size_t)nr * HPG;
 	char *start = (char *)DAMON_ALIGN((unsigned long)st->slots + st->slots_len, HPG);
 

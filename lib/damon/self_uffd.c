@@ -57,6 +57,7 @@ int __uks_damon_self_uffd_open(uint64_t want, uint64_t *got)
 uint64_t __uks_damon_self_features(bool *move)
 {
 	static int probed;	/* 0 unknown, 1 move, 2 copy */
+	const char *mode = secure_getenv("UKS_DAMON_SELF_MODE");
 	uint64_t f = 0;
 	int fd;
 
@@ -67,7 +68,7 @@ uint64_t __uks_damon_self_features(bool *move)
 		probed = (f & UFFD_FEATURE_MOVE) ? 1 : 2;
 	}
 	*move = probed == 1;
-	if (getenv("UKS_DAMON_SELF_MODE") && !strcmp(getenv("UKS_DAMON_SELF_MODE"), "copy"))
+	if (mode && !strcmp(mode, "copy"))
 		*move = false;
 	/* UNMAP: see take_move(), the move mode's guard against munmap + mmap */
 	return *move ? (UFFD_FEATURE_MOVE | UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_REMAP |

@@ -59,7 +59,7 @@ UKS_EXPORT int uks_a32_capable_read(struct uks_cpumask *m, const char *list, con
 {
 	static const char sysfs[] = "/sys/devices/system/cpu/aarch32_el0";
 	char buf[8192], line[8192] = "";
-	const char *cfg = config ? config : getenv("UKS_A32_CONFIG");
+	const char *cfg = config ? config : secure_getenv("UKS_A32_CONFIG");
 	int ret;
 
 	if (!access(sysfs, R_OK)) {
@@ -251,7 +251,7 @@ static unsigned long long now_ticks(void)
 
 UKS_EXPORT const char *uks_a32_state_dir(char *buf, size_t size)
 {
-	const char *e = getenv("UKS_A32_STATE"), *x = getenv("XDG_RUNTIME_DIR");
+	const char *e = secure_getenv("UKS_A32_STATE"), *x = secure_getenv("XDG_RUNTIME_DIR");
 
 	if (e && *e)
 		snprintf(buf, size, "%s", e);
@@ -338,7 +338,7 @@ static int env_of(pid_t pid, const char *name, char *out, size_t size)
 	int n;
 
 	if (!pid) {
-		const char *v = getenv(name);
+		const char *v = secure_getenv(name);
 
 		if (!v)
 			return -ENOENT;

@@ -534,7 +534,7 @@ static void cleanup_dir(const char *dir)
 UKS_EXPORT int uks_denywrite_check(const struct uks_denywrite_opts *opts, uks_abi_report_fn report, void *arg)
 {
 	static const struct uks_denywrite_opts none;
-	const char *tmp = opts && opts->tmpdir ? opts->tmpdir : getenv("TMPDIR");
+	const char *tmp = opts && opts->tmpdir ? opts->tmpdir : secure_getenv("TMPDIR");
 	struct dw d = { .report = report, .arg = arg, .opts = opts ? opts : &none };
 	int e;
 

@@ -50,7 +50,7 @@ static int membarrier(int cmd, unsigned int flags, int cpu)
  */
 int __uks_slab_fastpath_init(void)
 {
-	const char *env = getenv("UKS_SLUB_FASTPATH");
+	const char *env = secure_getenv("UKS_SLUB_FASTPATH");
 
 	rseq_locking = false;
 #if UKS_HAVE_RSEQ_ASM

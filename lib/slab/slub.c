@@ -142,7 +142,7 @@ void __uks_meta_free(void *p, size_t size)
 
 static unsigned int env_uint(const char *name, unsigned int dflt, unsigned int max)
 {
-	const char *v = getenv(name);
+	const char *v = secure_getenv(name);
 	char *end;
 	unsigned long n;
 
@@ -162,7 +162,7 @@ static void atfork_child(void);
 
 static void slab_init_once(void)
 {
-	const char *debug = getenv("UKS_SLUB_DEBUG");
+	const char *debug = secure_getenv("UKS_SLUB_DEBUG");
 
 	__uks_percpu_detect_rseq();
 	__uks_page_alloc_init();

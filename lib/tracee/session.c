@@ -203,7 +203,7 @@ UKS_EXPORT void uks_tracee_session_destroy(struct uks_tracee_session *s)
 /* The file execv() would run, resolved before fork (execvp allocates). */
 static char *resolve_path(const char *file)
 {
-	const char *path = getenv("PATH");
+	const char *path = secure_getenv("PATH");
 	size_t flen = strlen(file);
 	char *buf;
 

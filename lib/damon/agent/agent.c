@@ -15,8 +15,10 @@
  *				 damo's 5000 100000 1000000 10 1000)
  *	UKS_DAMON_AGENT_VERBOSE=1 print the self primitive's counts at exit
  *
- * Without FD or OUT it does nothing.  The process that first loads the
- * agent records its pid in UKS_DAMON_AGENT_PID: the programs it executes
+ * Without FD or OUT it does nothing, as in a setuid or setgid program
+ * started by another user: the settings are read with secure_getenv().
+ * The process that first loads the agent records its pid in
+ * UKS_DAMON_AGENT_PID: the programs it executes
  * (same pid: `env`, `timeout`, `sh -c 'exec ...'` chains) are monitored in
  * turn, on the same fd, while processes it forks or spawns (another pid)
  * are not; a fork child also closes its copy of the output at once.  (A
@@ -243,8 +245,9 @@ static void agent_fork_child(void)
 
 __attribute__((constructor)) static void agent_start(void)
 {
-	const char *fdv = getenv("UKS_DAMON_AGENT_FD"), *out = getenv("UKS_DAMON_AGENT_OUT");
-	const char *at = getenv("UKS_DAMON_AGENT_ATTRS");
+	const char *fdv = secure_getenv("UKS_DAMON_AGENT_FD");
+	const char *out = secure_getenv("UKS_DAMON_AGENT_OUT");
+	const char *at = secure_getenv("UKS_DAMON_AGENT_ATTRS");
 	unsigned long v[5] = { 5000, 100000, 1000000, 10, 1000 };
 	struct uks_damon_callback cb = { .priv = &agent,
 					 .after_aggregation = after_aggregation };
@@ -255,8 +258,8 @@ __attribute__((constructor)) static void agent_start(void)
 
 	if ((!fdv || !*fdv) && (!out || !*out))
 		return;
-	agent.verbose = getenv("UKS_DAMON_AGENT_VERBOSE") != NULL;
-	const char *pidv = getenv("UKS_DAMON_AGENT_PID");
+	agent.verbose = secure_getenv("UKS_DAMON_AGENT_VERBOSE") != NULL;
+	const char *pidv = secure_getenv("UKS_DAMON_AGENT_PID");
 	char pidtext[24];
 
 	if (pidv && atol(pidv) != (long)getpid())

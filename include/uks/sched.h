@@ -256,7 +256,10 @@ int uks_a32_saved_set(const struct uks_a32_task *t);
 /** uks_a32_invalidate() - leave the tombstone that drops @pid's saved mask. */
 int uks_a32_invalidate(pid_t pid);
 
-/** uks_a32_state_dir() - $UKS_A32_STATE, /run/uks/a32 (root), $XDG_RUNTIME_DIR/uks-a32 or /tmp/uks-a32-UID. */
+/**
+ * uks_a32_state_dir() - $UKS_A32_STATE, /run/uks/a32 (root), $XDG_RUNTIME_DIR/uks-a32 or
+ * a32 in the private /tmp/uks-UID; "" when that directory is refused (uks_runtime_dir()).
+ */
 const char *uks_a32_state_dir(char *buf, size_t size);
 
 #ifdef __cplusplus

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "core/compiler.h"
+#include <uks/core.h>
 #include <uks/sched.h>
 
 #ifndef SCHED_DEADLINE
@@ -252,6 +253,7 @@ static unsigned long long now_ticks(void)
 UKS_EXPORT const char *uks_a32_state_dir(char *buf, size_t size)
 {
 	const char *e = secure_getenv("UKS_A32_STATE"), *x = secure_getenv("XDG_RUNTIME_DIR");
+	char rt[PATH_MAX];
 
 	if (e && *e)
 		snprintf(buf, size, "%s", e);
@@ -259,8 +261,10 @@ UKS_EXPORT const char *uks_a32_state_dir(char *buf, size_t size)
 		snprintf(buf, size, "/run/uks/a32");
 	else if (x && *x)
 		snprintf(buf, size, "%s/uks-a32", x);
+	else if (!uks_runtime_dir(rt, sizeof(rt), UKS_RUNTIME_DIR_CREATE, NULL, 0))
+		snprintf(buf, size, "%s/a32", rt);	/* the private /tmp/uks-UID */
 	else
-		snprintf(buf, size, "/tmp/uks-a32-%u", (unsigned int)geteuid());
+		buf[0] = '\0';		/* another user's or open to others: none */
 	return buf;
 }
 
@@ -269,7 +273,8 @@ static unsigned long long tombstone(pid_t pid, unsigned long long st)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64], buf[64];
 
-	uks_a32_state_dir(dir, sizeof(dir));
+	if (!*uks_a32_state_dir(dir, sizeof(dir)))
+		return 0;
 	snprintf(path, sizeof(path), "%s/%d-%llu", dir, (int)pid, st);
 	if (read_text(path, buf, sizeof(buf)) <= 0)
 		return 0;
@@ -284,7 +289,8 @@ UKS_EXPORT int uks_a32_invalidate(pid_t pid)
 
 	if (!st)
 		return -ESRCH;
-	uks_a32_state_dir(dir, sizeof(dir));
+	if (!*uks_a32_state_dir(dir, sizeof(dir)))
+		return -EPERM;
 	for (char *p = dir + 1; *p; p++)
 		if (*p == '/') {
 			*p = '\0';

@@ -4,8 +4,13 @@
  * process, detach, and the wait loop around loop.c's stop handling.
  *
  * Spawn: fork; the child waits on a pipe until the parent has
- * PTRACE_SEIZEd it (options with EXITKILL: a spawned command dies with its
- * tracer), installs the seccomp filter (seccomp.c) and execs.  SEIZE, not
+ * PTRACE_SEIZEd it, installs the seccomp filter (seccomp.c) and execs.
+ * Without a keeper, the options have EXITKILL: once its tracer is gone a
+ * filtered command's traced calls fail with ENOSYS, so it dies with the
+ * tracer rather than run on broken.  With UKS_TRACEE_KEEPER a keeper
+ * process (keeper.c) forks and holds the command, without EXITKILL, and
+ * relays its stops here: the command then runs on correctly whatever
+ * happens to this process.  SEIZE, not
  * TRACEME, so that group-stops are reported as PTRACE_EVENT_STOP and can
  * be left to the real parent with PTRACE_LISTEN.  Everything the child
  * does between fork and exec is async-signal-safe (the path is resolved
@@ -33,7 +38,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,9 +52,8 @@
 #include "tracee/events.h"
 #include "tracee/internal.h"
 
-#define TRACE_OPTS	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
-			 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | \
-			 PTRACE_O_TRACESECCOMP)
+#define TRACE_OPTS	TRACEE_PTRACE_OPTS
+#define OPTS_FLAGS	(UKS_TRACEE_NO_SECCOMP | UKS_TRACEE_KEEPER | UKS_TRACEE_RELAY)
 
 extern char **environ;
 
@@ -175,7 +182,11 @@ UKS_EXPORT int uks_tracee_session_create(const struct uks_tracee_opts *opts,
 	*out = NULL;
 	if (opts && opts->sz < offsetof(struct uks_tracee_opts, flags) + sizeof(opts->flags))
 		return -EINVAL;
-	if (opts && (opts->flags & ~UKS_TRACEE_NO_SECCOMP))
+	if (opts && (opts->flags & ~OPTS_FLAGS))
+		return -EINVAL;
+	if (opts && (opts->flags & UKS_TRACEE_RELAY) &&
+	    (opts->sz < offsetof(struct uks_tracee_opts, relay_fd) + sizeof(opts->relay_fd) ||
+	     opts->relay_fd < 0 || (opts->flags & UKS_TRACEE_KEEPER)))
 		return -EINVAL;
 	ret = uks_tracee_register_events();
 	if (ret)
@@ -184,6 +195,11 @@ UKS_EXPORT int uks_tracee_session_create(const struct uks_tracee_opts *opts,
 	if (!s)
 		return -ENOMEM;
 	s->flags = opts ? opts->flags : 0;
+	s->relay_fd = -1;
+	if (s->flags & UKS_TRACEE_RELAY) {
+		s->relayed = true;
+		s->relay_fd = opts->relay_fd;
+	}
 	*out = s;
 	return 0;
 }
@@ -197,6 +213,9 @@ UKS_EXPORT void uks_tracee_session_destroy(struct uks_tracee_session *s)
 	if (!s)
 		return;
 	uks_tracee_detach(s);
+	/* A keeper still passing a command's stops through is not waited for. */
+	if (s->keeper > 0)
+		waitpid(s->keeper, NULL, WNOHANG);
 	uks_kfree(s);
 }
 
@@ -234,6 +253,100 @@ static char *resolve_path(const char *file)
 	return buf;
 }
 
+static int read_int(int fd, int *v)
+{
+	size_t got = 0;
+
+	while (got < sizeof(*v)) {
+		ssize_t n = read(fd, (char *)v + got, sizeof(*v) - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -errno : -EPIPE;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Fork a keeper; @start runs in it (and never returns) with the keeper's
+ * end of the socket and @arg, and sends a pid or -errno first.  The keeper
+ * is allocated here, before the fork: the child of a threaded caller
+ * should not allocate.
+ */
+static int start_keeper(struct uks_tracee_session *s,
+			void (*start)(int fd, struct uks_tracee_keeper *k, void *arg), void *arg,
+			unsigned int kflags, pid_t *first)
+{
+	struct uks_tracee_keeper *k = tracee_keeper_alloc(kflags);
+	int sv[2], msg, ret;
+	pid_t kp;
+
+	if (!k)
+		return -ENOMEM;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		ret = -errno;
+		tracee_keeper_free(k);
+		return ret;
+	}
+	kp = fork();
+	if (kp < 0) {
+		ret = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		tracee_keeper_free(k);
+		return ret;
+	}
+	if (kp == 0) {
+		close(sv[0]);
+		start(sv[1], k, arg);
+		_exit(1);
+	}
+	close(sv[1]);
+	tracee_keeper_free(k);
+	ret = read_int(sv[0], &msg);
+	if (!ret && msg <= 0)
+		ret = msg ? msg : -EPROTO;
+	if (ret) {
+		close(sv[0]);
+		while (waitpid(kp, NULL, 0) < 0 && errno == EINTR)
+			;
+		return ret;
+	}
+	s->relayed = true;
+	s->relay_fd = sv[0];
+	s->keeper = kp;
+	*first = (pid_t)msg;
+	return 0;
+}
+
+struct spawn_args {
+	const char *path;
+	char *const *argv;
+	const struct sock_fprog *prog;
+	bool step;
+};
+
+static void keeper_spawn(int fd, struct uks_tracee_keeper *k, void *arg)
+{
+	struct spawn_args *a = arg;
+
+	tracee_keeper_spawn(k, fd, a->path, a->argv, a->prog, a->step);
+}
+
+static void keeper_attach(int fd, struct uks_tracee_keeper *k, void *arg)
+{
+	pid_t pid = *(pid_t *)arg;
+	int ret = tracee_keeper_seize(k, pid);
+	int msg = ret ? ret : pid;
+
+	if (write(fd, &msg, sizeof(msg)) != sizeof(msg) || ret)
+		_exit(1);
+	uks_tracee_keeper_run(k, fd, -1);
+	_exit(0);
+}
+
 /**
  * uks_tracee_spawn - run a command under the session
  * @s:		session
@@ -260,7 +373,7 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 
 	if (s->spawned)
 		return -EBUSY;
-	if (!argv || !argv[0])
+	if (!argv || !argv[0] || (s->flags & UKS_TRACEE_RELAY))
 		return -EINVAL;
 	path = resolve_path(argv[0]);
 	if (!path)
@@ -268,6 +381,24 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 	if (!step && (ret = tracee_seccomp_build(&prog))) {
 		uks_kfree(path);
 		return ret;
+	}
+	if (s->flags & UKS_TRACEE_KEEPER) {
+		struct spawn_args sa = { path, argv, prog.filter ? &prog : NULL, step };
+
+		ret = start_keeper(s, keeper_spawn, &sa, step ? 0 : UKS_TRACEE_KEEP_FILTERED,
+				   &child);
+		if (ret)
+			goto out;
+		t = tracee_add(s, child, child, step ? TT_STEP : TT_SEEN);
+		if (!t) {
+			kill(child, SIGKILL);
+			ret = -ENOMEM;
+			goto out;
+		}
+		s->spawned = child;
+		if (pid)
+			*pid = child;
+		goto out;
 	}
 	if (pipe2(p, O_CLOEXEC)) {
 		ret = -errno;
@@ -372,6 +503,22 @@ static int attach(struct uks_tracee_session *s, pid_t pid, unsigned int how)
 
 	if (pid <= 0)
 		return -EINVAL;
+	if (s->flags & UKS_TRACEE_RELAY) {
+		/* the keeper has seized them: threads are added at their first stop */
+		if (kill(pid, 0) && errno == ESRCH)
+			return -ESRCH;
+		s->relay_step = how & TT_STEP;
+		return 0;
+	}
+	if (s->flags & UKS_TRACEE_KEEPER) {
+		pid_t first;
+
+		if (s->relayed)
+			return -EBUSY;	/* one keeper per session */
+		s->relay_step = how & TT_STEP;
+		return start_keeper(s, keeper_attach, &pid,
+				    how & TT_STEP ? 0 : UKS_TRACEE_KEEP_FILTERED, &first);
+	}
 	while (seize_threads(s, pid, how, &err) > 0 && !err && ++rounds < 100)
 		;
 	if (err && !tracee_find(s, pid))
@@ -463,6 +610,25 @@ UKS_EXPORT int uks_tracee_detach(struct uks_tracee_session *s)
 {
 	int n = 0;
 
+	if (s->relayed) {
+		/* The keeper lets them go (or passes a filtered one through). */
+		struct relay_cmd c = { RELAY_RELEASE, 0, 0, 0 };
+
+		if (s->relay_fd >= 0) {
+			if (send(s->relay_fd, &c, sizeof(c), MSG_NOSIGNAL) < 0)
+				n = 0;
+			close(s->relay_fd);
+			s->relay_fd = -1;
+		}
+		for (unsigned int h = 0; h < TRACEE_HASH; h++) {
+			while (s->hash[h]) {
+				tracee_remove(s, s->hash[h]);
+				n++;
+			}
+		}
+		return n;
+	}
+
 	for (unsigned int h = 0; h < TRACEE_HASH; h++) {
 		while (s->hash[h]) {
 			detach_one(s, s->hash[h]);
@@ -470,6 +636,96 @@ UKS_EXPORT int uks_tracee_detach(struct uks_tracee_session *s)
 		}
 	}
 	return n;
+}
+
+/*
+ * The next stop from the keeper.  EOF: the keeper exited, every tracee is
+ * gone (-ECHILD).  A signal before a message starts gives -EINTR.
+ */
+static int relay_wait(struct uks_tracee_session *s, int flags)
+{
+	struct relay_stop *m = &s->cur;
+	size_t got = 0;
+
+	if (s->relay_fd < 0)
+		return -ECHILD;
+	if (flags & UKS_TRACEE_NOHANG) {
+		struct pollfd p = { s->relay_fd, POLLIN, 0 };
+
+		if (poll(&p, 1, 0) == 0)
+			return 0;
+	}
+	while (got < sizeof(*m)) {
+		ssize_t n = read(s->relay_fd, (char *)m + got, sizeof(*m) - got);
+
+		if (n < 0 && errno == EINTR && !got)
+			return -EINTR;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(s->relay_fd);
+			s->relay_fd = -1;
+			m->tid = 0;
+			return -ECHILD;
+		}
+		got += (size_t)n;
+	}
+	if (m->type != RELAY_STOP || m->tid <= 0)
+		return -EPROTO;
+	return tracee_handle(s, m->tid, m->status);
+}
+
+/* ptrace() for a stop the keeper sent: its answers, or its resume. */
+static long relay_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data)
+{
+	const struct relay_stop *m = &s->cur;
+	struct relay_cmd c = { RELAY_RESUME, tid, req, (int)(long)data };
+	int err = ESRCH;
+
+	switch (req) {
+	case PTRACE_GET_SYSCALL_INFO:
+		if (tid != m->tid || m->info_ret <= 0)
+			break;
+		memcpy(data, &m->info, (size_t)addr < (size_t)m->info_ret ? (size_t)addr
+									     : (size_t)m->info_ret);
+		return m->info_ret;
+	case PTRACE_GETEVENTMSG:
+		if (tid != m->tid || m->eventmsg_ret)
+			break;
+		*(unsigned long *)data = (unsigned long)m->eventmsg;
+		return 0;
+	case PTRACE_GETREGS: {
+		/* only what the clone flags are read from */
+		struct user_regs_struct *regs = data;
+
+		if (tid != m->tid || m->regs_ret)
+			break;
+		memset(regs, 0, sizeof(*regs));
+		regs->orig_rax = m->orig_rax;
+		regs->rdi = m->rdi;
+		return 0;
+	}
+	case PTRACE_CONT:
+	case PTRACE_SYSCALL:
+	case PTRACE_LISTEN:
+	case PTRACE_DETACH:
+		if (s->relay_fd >= 0 && send(s->relay_fd, &c, sizeof(c), MSG_NOSIGNAL) == sizeof(c))
+			return 0;
+		break;
+	default:
+		err = EIO;
+		break;
+	}
+	errno = err;
+	return -1;
+}
+
+/** tracee_ptrace - ptrace() of the session's tracees: direct or through the keeper */
+long tracee_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data)
+{
+	if (s->relayed)
+		return relay_ptrace(s, req, tid, addr, data);
+	return ptrace((enum __ptrace_request)req, tid, addr, data);
 }
 
 /**
@@ -486,6 +742,8 @@ UKS_EXPORT int uks_tracee_step(struct uks_tracee_session *s, int flags)
 	int status;
 	pid_t pid;
 
+	if (s->relayed)
+		return relay_wait(s, flags);
 	if (!s->nr_threads)
 		return -ECHILD;
 	pid = waitpid(-1, &status, __WALL | (flags & UKS_TRACEE_NOHANG ? WNOHANG : 0));

@@ -431,6 +431,7 @@ UKS_EXPORT int uks_tracee_keeper_create(pid_t pid, unsigned int flags,
 UKS_EXPORT int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_fd, int front_fd)
 {
 	sigset_t chld;
+	unsigned int busy = 0;
 	int sigfd;
 
 	k->consumer = consumer_fd;
@@ -452,15 +453,17 @@ UKS_EXPORT int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_f
 
 		if (pid > 0) {
 			on_wait(k, pid, status);
+			/* a tracee that stops all the time must not hide the fds */
+			if (++busy % 16)
+				continue;
+		} else if (pid < 0 && errno == EINTR) {
 			continue;
-		}
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0)
+		} else if (pid < 0) {
 			break;		/* ECHILD: every tracee is gone */
+		}
 		if (sigfd < 0)
 			p[0].fd = -1;
-		if (poll(p, 3, sigfd < 0 ? 100 : -1) < 0)
+		if (poll(p, 3, pid > 0 ? 0 : sigfd < 0 ? 100 : -1) < 0)
 			continue;
 		while (sigfd >= 0 && read(sigfd, &si, sizeof(si)) == sizeof(si))
 			;
@@ -469,7 +472,8 @@ UKS_EXPORT int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_f
 		if (k->front >= 0 && p[2].revents) {
 			close(k->front);
 			k->front = -1;
-			release(k);
+			if (!k->filtered)
+				lose(k);	/* uks trace -p ended: let them go */
 		}
 	}
 	if (sigfd >= 0)

@@ -94,7 +94,7 @@ pid_t tracee_read_tgid(pid_t tid);
 pid_t tracee_read_ppid(pid_t tid);
 void tracee_rekey(struct uks_tracee_session *s, struct tracee_thread *t, pid_t tid);
 
-/* ptrace() of the session: direct, or answered and relayed for a keeper (session.c) */
+/* ptrace() of the session: direct, or answered and relayed for a keeper (relay.c) */
 long tracee_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data);
 
 /* loop.c */
@@ -106,6 +106,12 @@ struct sock_fprog;
 int tracee_seccomp_build(struct sock_fprog *prog);
 void tracee_seccomp_free(struct sock_fprog *prog);
 int tracee_seccomp_install(const struct sock_fprog *prog);
+
+/* relay.c */
+int tracee_start_kept(struct uks_tracee_session *s, const char *path, char *const argv[],
+		      const struct sock_fprog *prog, bool step, pid_t *child);
+int tracee_attach_kept(struct uks_tracee_session *s, pid_t pid, bool step);
+int tracee_relay_wait(struct uks_tracee_session *s, int flags);
 
 /* keeper.c */
 struct uks_tracee_keeper *tracee_keeper_alloc(unsigned int flags);

@@ -38,10 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
-#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -253,100 +251,6 @@ static char *resolve_path(const char *file)
 	return buf;
 }
 
-static int read_int(int fd, int *v)
-{
-	size_t got = 0;
-
-	while (got < sizeof(*v)) {
-		ssize_t n = read(fd, (char *)v + got, sizeof(*v) - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n ? -errno : -EPIPE;
-		got += (size_t)n;
-	}
-	return 0;
-}
-
-/*
- * Fork a keeper; @start runs in it (and never returns) with the keeper's
- * end of the socket and @arg, and sends a pid or -errno first.  The keeper
- * is allocated here, before the fork: the child of a threaded caller
- * should not allocate.
- */
-static int start_keeper(struct uks_tracee_session *s,
-			void (*start)(int fd, struct uks_tracee_keeper *k, void *arg), void *arg,
-			unsigned int kflags, pid_t *first)
-{
-	struct uks_tracee_keeper *k = tracee_keeper_alloc(kflags);
-	int sv[2], msg, ret;
-	pid_t kp;
-
-	if (!k)
-		return -ENOMEM;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		ret = -errno;
-		tracee_keeper_free(k);
-		return ret;
-	}
-	kp = fork();
-	if (kp < 0) {
-		ret = -errno;
-		close(sv[0]);
-		close(sv[1]);
-		tracee_keeper_free(k);
-		return ret;
-	}
-	if (kp == 0) {
-		close(sv[0]);
-		start(sv[1], k, arg);
-		_exit(1);
-	}
-	close(sv[1]);
-	tracee_keeper_free(k);
-	ret = read_int(sv[0], &msg);
-	if (!ret && msg <= 0)
-		ret = msg ? msg : -EPROTO;
-	if (ret) {
-		close(sv[0]);
-		while (waitpid(kp, NULL, 0) < 0 && errno == EINTR)
-			;
-		return ret;
-	}
-	s->relayed = true;
-	s->relay_fd = sv[0];
-	s->keeper = kp;
-	*first = (pid_t)msg;
-	return 0;
-}
-
-struct spawn_args {
-	const char *path;
-	char *const *argv;
-	const struct sock_fprog *prog;
-	bool step;
-};
-
-static void keeper_spawn(int fd, struct uks_tracee_keeper *k, void *arg)
-{
-	struct spawn_args *a = arg;
-
-	tracee_keeper_spawn(k, fd, a->path, a->argv, a->prog, a->step);
-}
-
-static void keeper_attach(int fd, struct uks_tracee_keeper *k, void *arg)
-{
-	pid_t pid = *(pid_t *)arg;
-	int ret = tracee_keeper_seize(k, pid);
-	int msg = ret ? ret : pid;
-
-	if (write(fd, &msg, sizeof(msg)) != sizeof(msg) || ret)
-		_exit(1);
-	uks_tracee_keeper_run(k, fd, -1);
-	_exit(0);
-}
-
 /**
  * uks_tracee_spawn - run a command under the session
  * @s:		session
@@ -357,10 +261,14 @@ static void keeper_attach(int fd, struct uks_tracee_keeper *k, void *arg)
  * mask and dispositions.  Its system calls stop only for the events that
  * are enabled now.  If it cannot be executed it exits with 127, as from a
  * shell; 126 when the filter cannot be installed.  One spawned command per
- * session (its status is what uks_tracee_run() returns).
+ * session (its status is what uks_tracee_run() returns).  Without a
+ * keeper it is the caller's child and dies with the caller
+ * (PTRACE_O_EXITKILL); with UKS_TRACEE_KEEPER it is the keeper's child,
+ * in the caller's process group, and runs on if the caller dies.
  *
- * Returns 0, -EBUSY (already spawned), -ENOMEM, or the -errno of fork or
- * PTRACE_SEIZE (-EPERM where ptrace is not allowed).
+ * Returns 0, -EBUSY (already spawned), -EINVAL (a UKS_TRACEE_RELAY
+ * session), -ENOMEM, or the -errno of fork or PTRACE_SEIZE (-EPERM where
+ * ptrace is not allowed).
  */
 UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[], pid_t *pid)
 {
@@ -383,10 +291,7 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 		return ret;
 	}
 	if (s->flags & UKS_TRACEE_KEEPER) {
-		struct spawn_args sa = { path, argv, prog.filter ? &prog : NULL, step };
-
-		ret = start_keeper(s, keeper_spawn, &sa, step ? 0 : UKS_TRACEE_KEEP_FILTERED,
-				   &child);
+		ret = tracee_start_kept(s, path, argv, prog.filter ? &prog : NULL, step, &child);
 		if (ret)
 			goto out;
 		t = tracee_add(s, child, child, step ? TT_STEP : TT_SEEN);
@@ -511,13 +416,10 @@ static int attach(struct uks_tracee_session *s, pid_t pid, unsigned int how)
 		return 0;
 	}
 	if (s->flags & UKS_TRACEE_KEEPER) {
-		pid_t first;
-
 		if (s->relayed)
 			return -EBUSY;	/* one keeper per session */
 		s->relay_step = how & TT_STEP;
-		return start_keeper(s, keeper_attach, &pid,
-				    how & TT_STEP ? 0 : UKS_TRACEE_KEEP_FILTERED, &first);
+		return tracee_attach_kept(s, pid, how & TT_STEP);
 	}
 	while (seize_threads(s, pid, how, &err) > 0 && !err && ++rounds < 100)
 		;
@@ -533,8 +435,11 @@ static int attach(struct uks_tracee_session *s, pid_t pid, unsigned int how)
  *
  * Attached processes are not killed when the tracer goes away, and are
  * stepped through every system call (no seccomp filter can be installed
- * from outside).  Returns 0, -ESRCH, -EPERM (ptrace not allowed, or it is
- * traced already) or -ENOMEM.
+ * from outside).  With UKS_TRACEE_KEEPER a keeper seizes them (its
+ * threads join the session at their first stop); with UKS_TRACEE_RELAY
+ * the keeper behind the session has.  Returns 0, -ESRCH, -EPERM (ptrace
+ * not allowed, or it is traced already), -EBUSY (a keeper already) or
+ * -ENOMEM.
  */
 UKS_EXPORT int uks_tracee_attach(struct uks_tracee_session *s, pid_t pid)
 {
@@ -638,96 +543,6 @@ UKS_EXPORT int uks_tracee_detach(struct uks_tracee_session *s)
 	return n;
 }
 
-/*
- * The next stop from the keeper.  EOF: the keeper exited, every tracee is
- * gone (-ECHILD).  A signal before a message starts gives -EINTR.
- */
-static int relay_wait(struct uks_tracee_session *s, int flags)
-{
-	struct relay_stop *m = &s->cur;
-	size_t got = 0;
-
-	if (s->relay_fd < 0)
-		return -ECHILD;
-	if (flags & UKS_TRACEE_NOHANG) {
-		struct pollfd p = { s->relay_fd, POLLIN, 0 };
-
-		if (poll(&p, 1, 0) == 0)
-			return 0;
-	}
-	while (got < sizeof(*m)) {
-		ssize_t n = read(s->relay_fd, (char *)m + got, sizeof(*m) - got);
-
-		if (n < 0 && errno == EINTR && !got)
-			return -EINTR;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			close(s->relay_fd);
-			s->relay_fd = -1;
-			m->tid = 0;
-			return -ECHILD;
-		}
-		got += (size_t)n;
-	}
-	if (m->type != RELAY_STOP || m->tid <= 0)
-		return -EPROTO;
-	return tracee_handle(s, m->tid, m->status);
-}
-
-/* ptrace() for a stop the keeper sent: its answers, or its resume. */
-static long relay_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data)
-{
-	const struct relay_stop *m = &s->cur;
-	struct relay_cmd c = { RELAY_RESUME, tid, req, (int)(long)data };
-	int err = ESRCH;
-
-	switch (req) {
-	case PTRACE_GET_SYSCALL_INFO:
-		if (tid != m->tid || m->info_ret <= 0)
-			break;
-		memcpy(data, &m->info, (size_t)addr < (size_t)m->info_ret ? (size_t)addr
-									     : (size_t)m->info_ret);
-		return m->info_ret;
-	case PTRACE_GETEVENTMSG:
-		if (tid != m->tid || m->eventmsg_ret)
-			break;
-		*(unsigned long *)data = (unsigned long)m->eventmsg;
-		return 0;
-	case PTRACE_GETREGS: {
-		/* only what the clone flags are read from */
-		struct user_regs_struct *regs = data;
-
-		if (tid != m->tid || m->regs_ret)
-			break;
-		memset(regs, 0, sizeof(*regs));
-		regs->orig_rax = m->orig_rax;
-		regs->rdi = m->rdi;
-		return 0;
-	}
-	case PTRACE_CONT:
-	case PTRACE_SYSCALL:
-	case PTRACE_LISTEN:
-	case PTRACE_DETACH:
-		if (s->relay_fd >= 0 && send(s->relay_fd, &c, sizeof(c), MSG_NOSIGNAL) == sizeof(c))
-			return 0;
-		break;
-	default:
-		err = EIO;
-		break;
-	}
-	errno = err;
-	return -1;
-}
-
-/** tracee_ptrace - ptrace() of the session's tracees: direct or through the keeper */
-long tracee_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data)
-{
-	if (s->relayed)
-		return relay_ptrace(s, req, tid, addr, data);
-	return ptrace((enum __ptrace_request)req, tid, addr, data);
-}
-
 /**
  * uks_tracee_step - wait for one stop or exit of a tracee and handle it
  * @s:		session
@@ -743,7 +558,7 @@ UKS_EXPORT int uks_tracee_step(struct uks_tracee_session *s, int flags)
 	pid_t pid;
 
 	if (s->relayed)
-		return relay_wait(s, flags);
+		return tracee_relay_wait(s, flags);
 	if (!s->nr_threads)
 		return -ECHILD;
 	pid = waitpid(-1, &status, __WALL | (flags & UKS_TRACEE_NOHANG ? WNOHANG : 0));

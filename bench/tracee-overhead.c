@@ -10,13 +10,17 @@
  *   plain                                  no tracer
  *   uks                                    a uks session, syscalls:sys_enter_openat
  *                                          and sys_exit_openat enabled (seccomp)
+ *   uks-keeper                             the same, held by a keeper process that
+ *                                          relays each stop (UKS_TRACEE_KEEPER: what
+ *                                          uks trace does)
  *   uks-step                               the same with UKS_TRACEE_NO_SECCOMP
  *   strace -f -e trace=openat -o /dev/null
  *   strace -f --seccomp-bpf -e trace=openat -o /dev/null   (if supported)
  *   strace -f -o /dev/null
  * and prints, per configuration, ns per getpid() and per open+close pair,
  * the overhead over plain per untraced call (getpid) and per traced call
- * (the openat of a pair; close is untraced under uks), and uks/peer ratios.
+ * (the openat of a pair; close is untraced under uks), and uks/peer ratios
+ * (uks direct and through the keeper).
  *
  * Usage: tracee-overhead [N_GETPID [N_OPEN]]   (defaults 200000 20000)
  */
@@ -190,10 +194,10 @@ int main(int argc, char **argv)
 	static char *strace_bpf[] = { (char *)"strace", (char *)"-f", (char *)"--seccomp-bpf", (char *)"-e", (char *)"trace=openat",
 				      (char *)"-o", (char *)"/dev/null", NULL };
 	static char *strace_all[] = { (char *)"strace", (char *)"-f", (char *)"-o", (char *)"/dev/null", NULL };
-	struct result res[6] = {
-		{ .name = "plain" }, { .name = "uks (seccomp)" }, { .name = "uks (step)" },
-		{ .name = "strace -e trace=openat" }, { .name = "strace --seccomp-bpf -e openat" },
-		{ .name = "strace (all)" },
+	struct result res[7] = {
+		{ .name = "plain" }, { .name = "uks (seccomp)" }, { .name = "uks (seccomp, keeper)" },
+		{ .name = "uks (step)" }, { .name = "strace -e trace=openat" },
+		{ .name = "strace --seccomp-bpf -e openat" }, { .name = "strace (all)" },
 	};
 	ssize_t len = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
 	struct result plain2 = { .name = "plain" };
@@ -203,11 +207,12 @@ int main(int argc, char **argv)
 	self_exe[len] = '\0';
 	run_exec(&res[0], NULL, n, m);
 	run_uks(&res[1], 0, n, m);
-	run_uks(&res[2], UKS_TRACEE_NO_SECCOMP, n, m);
-	run_exec(&res[3], strace_open, n, m);
+	run_uks(&res[2], UKS_TRACEE_KEEPER, n, m);
+	run_uks(&res[3], UKS_TRACEE_NO_SECCOMP, n, m);
+	run_exec(&res[4], strace_open, n, m);
 	if (strace_has_seccomp_bpf())
-		run_exec(&res[4], strace_bpf, n, m);
-	run_exec(&res[5], strace_all, n, m);
+		run_exec(&res[5], strace_bpf, n, m);
+	run_exec(&res[6], strace_all, n, m);
 	/* plain again: the best of two is the baseline */
 	run_exec(&plain2, NULL, n, m);
 	if (plain2.ok && (!res[0].ok || plain2.getpid_ns + plain2.open_ns <
@@ -221,7 +226,7 @@ int main(int argc, char **argv)
 	       n, m);
 	printf("%-32s %12s %14s %16s %16s\n", "config", "getpid ns", "open+close ns",
 	       "+ns/untraced", "+ns/traced");
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 7; i++) {
 		struct result *r = &res[i];
 
 		if (!r->ok) {
@@ -234,19 +239,22 @@ int main(int argc, char **argv)
 		       (r->open_ns - res[0].open_ns) - (r->getpid_ns - res[0].getpid_ns));
 	}
 	printf("ratios of overhead (lower is better for uks):\n");
-	for (int i = 3; i < 6; i++) {
-		struct result *p = &res[i], *u = &res[1];
-		double pu, uu, pt, ut;
+	for (int k = 1; k <= 2; k++) {
+		for (int i = k == 2 ? 1 : 4; i < 7; i++) {
+			struct result *p = &res[i], *u = &res[k];
+			double pu, uu, pt, ut;
 
-		if (!p->ok || !u->ok)
-			continue;
-		uu = u->getpid_ns - res[0].getpid_ns;
-		pu = p->getpid_ns - res[0].getpid_ns;
-		ut = u->open_ns - res[0].open_ns;
-		pt = p->open_ns - res[0].open_ns;
-		printf("  uks/%-28s untraced-call %.3f  traced pair %.3f  (whole run %.3f)\n", p->name,
-		       pu > 1 ? uu / pu : 0.0, pt > 1 ? ut / pt : 0.0,
-		       (u->getpid_ns * n + u->open_ns * m) / (p->getpid_ns * n + p->open_ns * m));
+			if (!p->ok || !u->ok || i == 2 || i == 3)
+				continue;
+			uu = u->getpid_ns - res[0].getpid_ns;
+			pu = p->getpid_ns - res[0].getpid_ns;
+			ut = u->open_ns - res[0].open_ns;
+			pt = p->open_ns - res[0].open_ns;
+			printf("  %s/%-28s untraced-call %.3f  traced pair %.3f  (whole run %.3f)\n",
+			       k == 1 ? "uks" : "uks-keeper", p->name, pu > 1 ? uu / pu : 0.0,
+			       pt > 1 ? ut / pt : 0.0,
+			       (u->getpid_ns * n + u->open_ns * m) / (p->getpid_ns * n + p->open_ns * m));
+		}
 	}
 	return 0;
 }

@@ -1,32 +1,44 @@
 // SPDX-License-Identifier: MIT
 /*
- * uksd: tracing processes for "uks trace".  The CLI starts the command
- * itself (so it stays in the terminal's process group: job control, ^C
- * and exit codes are untouched), stops it before exec, and asks uksd to
- * attach; the child then installs the seccomp filter uksd built for the
- * events enabled in it (UKSD_OP_TRACE_FILTER), so only those calls stop; uksd's socket thread for that request becomes the tracer
- * (ptrace belongs to a thread) until the tracee is gone or the client
- * hangs up.  The events go into the daemon's trace instance, where the
- * user enabled them.
+ * uksd: tracing processes for "uks trace".  The ptrace attachment is not
+ * ours: uks trace forks a keeper (lib/tracee/keeper.c) with the caller's
+ * own credentials, which seizes the command (or the -p process) and asks
+ * us to be its session (UKSD_OP_TRACE_ATTACH).  Its connection then
+ * carries one message per stop up and the resume back; this request's
+ * thread runs the session (uks_tracee_run) and writes the events into the
+ * daemon's trace instance.  If uksd stops or dies, the keeper goes on
+ * alone and the traced program runs on as if untraced.  The command is
+ * uks trace's child, in the terminal's process group, and installs the
+ * seccomp filter uksd built for the events enabled in it
+ * (UKSD_OP_TRACE_FILTER), so only those calls stop.
  *
- * One tracing session at a time: a session waits with waitpid(-1), which
- * would steal another session's stops.  A watcher thread notices the
- * client hanging up and wakes the tracer with SIGURG (unblocked only in the
- * tracer thread, handled without SA_RESTART so waitpid returns EINTR).
+ * Who may: the kernel's rule on behalf of the peer (SO_PEERCRED): it must
+ * be allowed to ptrace the pid itself (__uks_ptrace_may_access()), and it
+ * must be the pid's tracer already (TracerPid), as its keeper is; else
+ * EPERM, and nothing is traced.
+ *
+ * One session at a time (tracing.busy); uksd_stop_tracing() makes it
+ * release its keeper: SIGURG, unblocked only in the session's thread and
+ * handled without SA_RESTART, interrupts its read.
  *
  * Lock order: tracing.lock is a leaf.
  */
 #include <errno.h>
-#include <poll.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <uks/tracee.h>
 
+#include "core/proc_status.h"
+#include "core/ptrace_access.h"
 #include "uksd.h"
 
 static struct {
@@ -34,14 +46,15 @@ static struct {
 	bool busy;
 	pthread_t thread;
 	struct uks_tracee_session *session;
+	const char *mount;
 } tracing = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void on_wake(int sig)
 {
-	(void)sig;	/* only to make waitpid() return EINTR */
+	(void)sig;	/* only to make the session's read() return EINTR */
 }
 
-/* Ask the tracer thread to detach; the wake may race waitpid, so repeat. */
+/* Ask the session to release its keeper; the wake may race read, so repeat. */
 static void wake_tracer_locked(void)
 {
 	if (tracing.session) {
@@ -50,40 +63,44 @@ static void wake_tracer_locked(void)
 	}
 }
 
-struct watch {
-	int fd;
-	volatile int done;
-};
-
-static void *watch_client(void *arg)
+void uksd_tracing_set_mount(const char *mount)
 {
-	struct watch *w = arg;
+	tracing.mount = mount;
+}
 
-	while (!w->done) {
-		struct pollfd p = { w->fd, POLLRDHUP, 0 };
+/* The peer may trace @pid: the kernel's rule, and it is @pid's tracer now. */
+static int may_trace(int fd, pid_t pid)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+	struct uks_peer peer;
+	int ret;
 
-		if (poll(&p, 1, 100) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
-			pthread_mutex_lock(&tracing.lock);
-			wake_tracer_locked();
-			pthread_mutex_unlock(&tracing.lock);
-		}
-	}
-	return NULL;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len))
+		return -errno;
+	peer = (struct uks_peer){ uc.pid, uc.uid, uc.gid };
+	ret = __uks_ptrace_may_access(&peer, pid);
+	if (ret)
+		return ret;
+	return proc_status_pid(pid, "TracerPid", 0) == uc.pid && uc.pid > 0 ? 0 : -EPERM;
 }
 
 static int trace_attach(const char *arg, const char *how, int fd)
 {
 	struct sigaction sa = { .sa_handler = on_wake };	/* no SA_RESTART */
+	struct uks_tracee_opts o = { .sz = sizeof(o), .flags = UKS_TRACEE_RELAY };
 	struct uks_tracee_session *s;
-	struct watch w = { fd, 0 };
-	pthread_t watcher;
+	char line[4200];
 	sigset_t wake;
 	char *end;
 	long pid = strtol(arg, &end, 10);
 	int ret;
 
-	if (*end || pid <= 0)
+	if (*end || pid <= 0 || pid > INT_MAX)
 		return -EINVAL;
+	ret = may_trace(fd, (pid_t)pid);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&tracing.lock);
 	if (tracing.busy) {
 		pthread_mutex_unlock(&tracing.lock);
@@ -97,7 +114,10 @@ static int trace_attach(const char *arg, const char *how, int fd)
 	sigemptyset(&wake);
 	sigaddset(&wake, SIGURG);
 	pthread_sigmask(SIG_UNBLOCK, &wake, NULL);
-	ret = uks_tracee_session_create(NULL, &s);
+	o.relay_fd = dup(fd);	/* the session's own; the server closes @fd */
+	ret = o.relay_fd < 0 ? -errno : uks_tracee_session_create(&o, &s);
+	if (ret && o.relay_fd >= 0)
+		close(o.relay_fd);
 	if (!ret) {
 		/* "filtered": the process installs our seccomp filter itself. */
 		ret = !strcmp(how, "filtered") ? uks_tracee_attach_filtered(s, (pid_t)pid)
@@ -109,16 +129,14 @@ static int trace_attach(const char *arg, const char *how, int fd)
 		pthread_mutex_lock(&tracing.lock);
 		tracing.session = s;
 		pthread_mutex_unlock(&tracing.lock);
-		ret = uks_sock_send(fd, "attached\n", 9);
-		if (!ret && pthread_create(&watcher, NULL, watch_client, &w) == 0) {
+		/* "attached [MOUNT]": where the user reads the trace, if mounted */
+		snprintf(line, sizeof(line), "attached%s%s\n", tracing.mount ? " " : "",
+			 tracing.mount ? tracing.mount : "");
+		ret = uks_sock_send(fd, line, strlen(line));
+		if (!ret)
 			ret = uks_tracee_run(s, NULL);
-			w.done = 1;
-			pthread_join(watcher, NULL);
-		} else if (!ret) {
-			ret = uks_tracee_run(s, NULL);
-		}
-		if (ret == -ECHILD)
-			ret = 0;	/* everything exited */
+		if (ret == -ECHILD || ret == -EINTR)
+			ret = 0;	/* everything exited, or we let the keeper go */
 		pthread_mutex_lock(&tracing.lock);
 		tracing.session = NULL;
 		pthread_mutex_unlock(&tracing.lock);

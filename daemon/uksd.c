@@ -280,6 +280,7 @@ static int start(const struct options *o, struct daemon_state *d)
 			say(LOG_ERR, "%s: cannot mount: %s", o->mount, strerror(-ret));
 		if (ret)
 			return ret;
+		uksd_tracing_set_mount(o->mount);
 	}
 	return 0;
 }

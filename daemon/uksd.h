@@ -9,7 +9,11 @@
 
 /* Socket requests of uksd beyond files (the uks CLI sends them). */
 enum uksd_op {
-	/* arg: pid, data: "" or "filtered"; frames: "attached\n", then the end */
+	/*
+	 * From a keeper that has seized the pid (uks_tracee_keeper_create);
+	 * arg: pid, data: "" or "filtered"; frame "attached [MOUNT]\n", then
+	 * the connection carries the keeper's relay (lib/tracee/relay.h).
+	 */
 	UKSD_OP_TRACE_ATTACH = UKS_SOCK_EXT + 1,
 	/* -> the seccomp program for the events enabled now (uks_tracee_filter) */
 	UKSD_OP_TRACE_FILTER = UKS_SOCK_EXT + 2,
@@ -17,7 +21,9 @@ enum uksd_op {
 
 int uksd_handle_request(int op, const char *arg, const void *data, size_t len, int fd,
 			void *ctx);
-/* Detach from whatever is being traced and let its request end. */
+/* The FUSE mount, told to uks trace so that it can say where the trace is. */
+void uksd_tracing_set_mount(const char *mount);
+/* Release whatever is being traced (its keeper runs on) and let its request end. */
 void uksd_stop_tracing(void);
 
 #endif

@@ -196,6 +196,25 @@ int uks_sock_request(const char *sock, enum uks_sock_op op, const char *path, in
 		     const void *data, size_t len,
 		     int (*out)(const void *buf, size_t len, void *arg), void *arg);
 
+/**
+ * uks_sock_open - start a long-lived request (op >= UKS_SOCK_EXT) and keep
+ * the connection
+ * @sock:	the socket path
+ * @op:		the request (the server's handler must send a data frame first)
+ * @arg:	its argument (the path field)
+ * @data:	its payload
+ * @len:	bytes at @data
+ * @first:	set to the handler's first data frame, NUL-terminated, cut to
+ *		@first_size - 1 bytes
+ * @first_size:	bytes at @first (at least 1)
+ * @fdp:	set to the connection, now the caller's to speak the
+ *		handler's own protocol on (close it when done)
+ *
+ * Returns 0, the handler's -errno (its error frame), or a socket error.
+ */
+int uks_sock_open(const char *sock, int op, const char *arg, const void *data, size_t len,
+		  char *first, size_t first_size, int *fdp);
+
 #ifdef __cplusplus
 }
 #endif

@@ -49,14 +49,29 @@ struct uks_tracee_session;
  * struct uks_tracee_opts - session options
  * @sz:		sizeof(struct uks_tracee_opts)
  * @flags:	UKS_TRACEE_* flags
+ * @relay_fd:	UKS_TRACEE_RELAY: the connection of the keeper that holds
+ *		the tracees (the session owns it from then on)
  */
 struct uks_tracee_opts {
 	size_t sz;
 	unsigned int flags;
+	int relay_fd;
 };
 
 /* Step every system call of spawned commands too (no seccomp filter). */
 #define UKS_TRACEE_NO_SECCOMP	1u
+/*
+ * Spawn and attach through a keeper process that holds the ptrace
+ * attachment and relays the stops: the tracees run on correctly if this
+ * process dies (uks_tracee_keeper_run()).
+ */
+#define UKS_TRACEE_KEEPER	2u
+/*
+ * A keeper started elsewhere (uks_tracee_keeper_create()) holds the
+ * tracees and relays on @relay_fd; attach and attach_filtered name the pid
+ * it seized; no spawn.
+ */
+#define UKS_TRACEE_RELAY	4u
 
 /**
  * struct uks_tracee_stats - what the session has seen
@@ -95,6 +110,20 @@ int uks_tracee_detach(struct uks_tracee_session *s);
 int uks_tracee_nr_threads(const struct uks_tracee_session *s);
 void uks_tracee_get_stats(const struct uks_tracee_session *s, struct uks_tracee_stats *st);
 int uks_tracee_register_events(void);
+
+/*
+ * The keeper: a process of its own that holds the ptrace attachment for a
+ * session in another process and passes every stop through once that
+ * session is gone (docs/TRACEE.md).
+ */
+struct uks_tracee_keeper;
+/* The process runs (or is about to install) a filter from uks_tracee_filter(). */
+#define UKS_TRACEE_KEEP_FILTERED	1u
+/* Bytes written to the front: the session went away / the first pid exited. */
+#define UKS_TRACEE_KEEPER_LOST	'L'
+#define UKS_TRACEE_KEEPER_DONE	'D'
+int uks_tracee_keeper_create(pid_t pid, unsigned int flags, struct uks_tracee_keeper **out);
+int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_fd, int front_fd);
 
 #ifdef __cplusplus
 }

@@ -488,3 +488,56 @@ out:
 	close(fd);
 	return ret;
 }
+
+/** uks_sock_open - see <uks/fs.h> */
+UKS_EXPORT int uks_sock_open(const char *sock, int op, const char *arg, const void *data,
+			     size_t len, char *first, size_t first_size, int *fdp)
+{
+	struct sock_req rq = { SOCK_MAGIC, (uint32_t)op, 0, 0, len };
+	struct sockaddr_un sa;
+	struct sock_frame fr;
+	int fd, ret = sock_addr(sock, &sa);
+
+	*fdp = -1;
+	if (ret)
+		return ret;
+	if (op < UKS_SOCK_EXT || first_size == 0)
+		return -EINVAL;
+	if (strlen(arg) >= VFS_PATH_MAX)
+		return -ENAMETOOLONG;
+	rq.path_len = (uint32_t)strlen(arg);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	ret = full_write(fd, &rq, sizeof(rq));
+	if (!ret)
+		ret = full_write(fd, arg, rq.path_len);
+	if (!ret && len)
+		ret = full_write(fd, data, len);
+	if (!ret)
+		ret = full_read(fd, &fr, sizeof(fr));
+	if (!ret && (fr.status < 0 || !fr.len || fr.len > SOCK_CHUNK))
+		ret = fr.status < 0 ? fr.status : -EPROTO;
+	/* The first data frame, cut to @first_size - 1 bytes and terminated. */
+	for (uint32_t got = 0; !ret && got < fr.len; ) {
+		char c[256];
+		uint32_t n = fr.len - got < sizeof(c) ? fr.len - got : (uint32_t)sizeof(c);
+
+		ret = full_read(fd, c, n);
+		if (!ret && got < first_size - 1)
+			memcpy(first + got, c, got + n < first_size - 1 ? n : first_size - 1 - got);
+		got += n;
+		first[got < first_size - 1 ? got : first_size - 1] = '\0';
+	}
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	*fdp = fd;
+	return 0;
+}

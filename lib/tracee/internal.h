@@ -13,7 +13,17 @@
 #include <uks/trace.h>
 #include <uks/tracee.h>
 
+#include <sys/ptrace.h>
+
+#include "tracee/relay.h"
+
 #define TRACEE_HASH	64
+
+/* Every tracee's options: no PTRACE_O_EXITKILL here (see session.c). */
+#define TRACEE_PTRACE_OPTS	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | \
+				 PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | \
+				 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | \
+				 PTRACE_O_TRACESECCOMP)
 
 /* struct tracee_thread.flags */
 #define TT_SEEN		0x01	/* had its first stop (attach or auto-attach) */
@@ -53,6 +63,11 @@ struct tracee_thread {
  * @spawned_done: @spawned_status is valid
  * @stop:	set by uks_tracee_stop() (async-signal-safe)
  * @stats:	counters
+ * @relayed:	a keeper holds ptrace: stops come from it (@relay_fd)
+ * @relay_fd:	the keeper's socket, or -1 once released
+ * @keeper:	the keeper process this session started (reaped at the end), or 0
+ * @relay_step:	threads first heard of through the keeper are stepped
+ * @cur:	the stop being handled (relayed): what ptrace() would answer
  */
 struct uks_tracee_session {
 	unsigned int flags;
@@ -63,6 +78,11 @@ struct uks_tracee_session {
 	bool spawned_done;
 	volatile int stop;
 	struct uks_tracee_stats stats;
+	bool relayed;
+	int relay_fd;
+	pid_t keeper;
+	bool relay_step;
+	struct relay_stop cur;
 };
 
 struct tracee_thread *tracee_find(struct uks_tracee_session *s, pid_t tid);
@@ -74,6 +94,9 @@ pid_t tracee_read_tgid(pid_t tid);
 pid_t tracee_read_ppid(pid_t tid);
 void tracee_rekey(struct uks_tracee_session *s, struct tracee_thread *t, pid_t tid);
 
+/* ptrace() of the session: direct, or answered and relayed for a keeper (relay.c) */
+long tracee_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data);
+
 /* loop.c */
 int tracee_handle(struct uks_tracee_session *s, pid_t tid, int status);
 void tracee_resume(struct uks_tracee_session *s, struct tracee_thread *t, int sig);
@@ -83,5 +106,19 @@ struct sock_fprog;
 int tracee_seccomp_build(struct sock_fprog *prog);
 void tracee_seccomp_free(struct sock_fprog *prog);
 int tracee_seccomp_install(const struct sock_fprog *prog);
+
+/* relay.c */
+int tracee_start_kept(struct uks_tracee_session *s, const char *path, char *const argv[],
+		      const struct sock_fprog *prog, bool step, pid_t *child);
+int tracee_attach_kept(struct uks_tracee_session *s, pid_t pid, bool step);
+int tracee_relay_wait(struct uks_tracee_session *s, int flags);
+
+/* keeper.c */
+struct uks_tracee_keeper *tracee_keeper_alloc(unsigned int flags);
+void tracee_keeper_free(struct uks_tracee_keeper *k);
+int tracee_keeper_seize(struct uks_tracee_keeper *k, pid_t pid);
+__attribute__((noreturn))
+void tracee_keeper_spawn(struct uks_tracee_keeper *k, int fd, const char *path,
+			 char *const argv[], const struct sock_fprog *prog, bool step);
 
 #endif

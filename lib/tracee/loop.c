@@ -72,7 +72,7 @@ void tracee_resume(struct uks_tracee_session *s, struct tracee_thread *t, int si
 {
 	int req = t->flags & (TT_STEP | TT_WANT_EXIT) ? PTRACE_SYSCALL : PTRACE_CONT;
 
-	ptrace(req, t->task.pid, 0, sig);
+	tracee_ptrace(s, req, t->task.pid, 0, (void *)(long)sig);
 }
 
 static int read_small(const char *path, char *buf, size_t len)
@@ -232,7 +232,7 @@ static void syscall_stop(struct uks_tracee_session *s, struct tracee_thread *t, 
 	struct __ptrace_syscall_info info;
 
 	memset(&info, 0, sizeof(info));
-	if (ptrace(PTRACE_GET_SYSCALL_INFO, t->task.pid, sizeof(info), &info) <= 0)
+	if (tracee_ptrace(s, PTRACE_GET_SYSCALL_INFO, t->task.pid, (void *)sizeof(info), &info) <= 0)
 		return;
 	switch (info.op) {
 	case PTRACE_SYSCALL_INFO_SECCOMP:
@@ -256,12 +256,12 @@ static void syscall_stop(struct uks_tracee_session *s, struct tracee_thread *t, 
 }
 
 /* copy_process()'s clone_flags for the call @t is in (task_newtask). */
-static unsigned long clone_flags_of(pid_t tid)
+static unsigned long clone_flags_of(struct uks_tracee_session *s, pid_t tid)
 {
 	struct user_regs_struct regs;
 	unsigned long flags = 0;
 
-	if (ptrace(PTRACE_GETREGS, tid, 0, &regs))
+	if (tracee_ptrace(s, PTRACE_GETREGS, tid, 0, &regs))
 		return 0;
 	switch (regs.orig_rax) {
 	case SYS_vfork:
@@ -283,11 +283,11 @@ static unsigned long clone_flags_of(pid_t tid)
 
 static void fork_event(struct uks_tracee_session *s, struct tracee_thread *t)
 {
-	unsigned long msg, flags = clone_flags_of(t->task.pid);
+	unsigned long msg, flags = clone_flags_of(s, t->task.pid);
 	struct tracee_thread *c;
 	pid_t child, tgid;
 
-	if (ptrace(PTRACE_GETEVENTMSG, t->task.pid, 0, &msg))
+	if (tracee_ptrace(s, PTRACE_GETEVENTMSG, t->task.pid, 0, &msg))
 		return;
 	child = (pid_t)msg;
 	tgid = flags & CLONE_THREAD ? t->task.tgid : child;
@@ -345,7 +345,7 @@ static struct tracee_thread *exec_event(struct uks_tracee_session *s, struct tra
 	char newcomm[16], exe[EXEC_PATH_MAX];
 	const char *file;
 
-	old = ptrace(PTRACE_GETEVENTMSG, t->task.pid, 0, &msg) ? t->task.pid : (pid_t)msg;
+	old = tracee_ptrace(s, PTRACE_GETEVENTMSG, t->task.pid, 0, &msg) ? t->task.pid : (pid_t)msg;
 	t = exec_takeover(s, t, old);
 	tracee_read_comm(t->task.pid, newcomm);
 	if (uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME)) {
@@ -389,6 +389,8 @@ static unsigned int new_thread_flags(struct uks_tracee_session *s, pid_t tid, pi
 		rel = tracee_find(s, tracee_read_ppid(tid));
 	if (rel)
 		return rel->flags & TT_STEP;
+	if (s->relayed && !s->spawned)
+		return s->relay_step ? TT_STEP : 0;
 	return s->spawned && !(s->flags & UKS_TRACEE_NO_SECCOMP) ? 0 : TT_STEP;
 }
 
@@ -435,7 +437,7 @@ int tracee_handle(struct uks_tracee_session *s, pid_t tid, int status)
 
 		t = tracee_add(s, tid, tgid, new_thread_flags(s, tid, tgid));
 		if (!t) {
-			ptrace(PTRACE_CONT, tid, 0, 0);
+			tracee_ptrace(s, PTRACE_CONT, tid, 0, 0);
 			return -ENOMEM;
 		}
 	}
@@ -457,7 +459,7 @@ int tracee_handle(struct uks_tracee_session *s, pid_t tid, int status)
 			/* group-stop: stay stopped, let the real parent see it */
 			s->stats.group_stops++;
 			t->flags |= TT_LISTEN;
-			ptrace(PTRACE_LISTEN, tid, 0, 0);
+			tracee_ptrace(s, PTRACE_LISTEN, tid, 0, 0);
 			return 1;
 		}
 		t->flags &= ~TT_LISTEN;

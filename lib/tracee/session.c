@@ -4,8 +4,13 @@
  * process, detach, and the wait loop around loop.c's stop handling.
  *
  * Spawn: fork; the child waits on a pipe until the parent has
- * PTRACE_SEIZEd it (options with EXITKILL: a spawned command dies with its
- * tracer), installs the seccomp filter (seccomp.c) and execs.  SEIZE, not
+ * PTRACE_SEIZEd it, installs the seccomp filter (seccomp.c) and execs.
+ * Without a keeper, the options have EXITKILL: once its tracer is gone a
+ * filtered command's traced calls fail with ENOSYS, so it dies with the
+ * tracer rather than run on broken.  With UKS_TRACEE_KEEPER a keeper
+ * process (keeper.c) forks and holds the command, without EXITKILL, and
+ * relays its stops here: the command then runs on correctly whatever
+ * happens to this process.  SEIZE, not
  * TRACEME, so that group-stops are reported as PTRACE_EVENT_STOP and can
  * be left to the real parent with PTRACE_LISTEN.  Everything the child
  * does between fork and exec is async-signal-safe (the path is resolved
@@ -34,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,9 +50,8 @@
 #include "tracee/events.h"
 #include "tracee/internal.h"
 
-#define TRACE_OPTS	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
-			 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT | \
-			 PTRACE_O_TRACESECCOMP)
+#define TRACE_OPTS	TRACEE_PTRACE_OPTS
+#define OPTS_FLAGS	(UKS_TRACEE_NO_SECCOMP | UKS_TRACEE_KEEPER | UKS_TRACEE_RELAY)
 
 extern char **environ;
 
@@ -175,7 +180,11 @@ UKS_EXPORT int uks_tracee_session_create(const struct uks_tracee_opts *opts,
 	*out = NULL;
 	if (opts && opts->sz < offsetof(struct uks_tracee_opts, flags) + sizeof(opts->flags))
 		return -EINVAL;
-	if (opts && (opts->flags & ~UKS_TRACEE_NO_SECCOMP))
+	if (opts && (opts->flags & ~OPTS_FLAGS))
+		return -EINVAL;
+	if (opts && (opts->flags & UKS_TRACEE_RELAY) &&
+	    (opts->sz < offsetof(struct uks_tracee_opts, relay_fd) + sizeof(opts->relay_fd) ||
+	     opts->relay_fd < 0 || (opts->flags & UKS_TRACEE_KEEPER)))
 		return -EINVAL;
 	ret = uks_tracee_register_events();
 	if (ret)
@@ -184,6 +193,11 @@ UKS_EXPORT int uks_tracee_session_create(const struct uks_tracee_opts *opts,
 	if (!s)
 		return -ENOMEM;
 	s->flags = opts ? opts->flags : 0;
+	s->relay_fd = -1;
+	if (s->flags & UKS_TRACEE_RELAY) {
+		s->relayed = true;
+		s->relay_fd = opts->relay_fd;
+	}
 	*out = s;
 	return 0;
 }
@@ -197,6 +211,9 @@ UKS_EXPORT void uks_tracee_session_destroy(struct uks_tracee_session *s)
 	if (!s)
 		return;
 	uks_tracee_detach(s);
+	/* A keeper still passing a command's stops through is not waited for. */
+	if (s->keeper > 0)
+		waitpid(s->keeper, NULL, WNOHANG);
 	uks_kfree(s);
 }
 
@@ -244,10 +261,14 @@ static char *resolve_path(const char *file)
  * mask and dispositions.  Its system calls stop only for the events that
  * are enabled now.  If it cannot be executed it exits with 127, as from a
  * shell; 126 when the filter cannot be installed.  One spawned command per
- * session (its status is what uks_tracee_run() returns).
+ * session (its status is what uks_tracee_run() returns).  Without a
+ * keeper it is the caller's child and dies with the caller
+ * (PTRACE_O_EXITKILL); with UKS_TRACEE_KEEPER it is the keeper's child,
+ * in the caller's process group, and runs on if the caller dies.
  *
- * Returns 0, -EBUSY (already spawned), -ENOMEM, or the -errno of fork or
- * PTRACE_SEIZE (-EPERM where ptrace is not allowed).
+ * Returns 0, -EBUSY (already spawned), -EINVAL (a UKS_TRACEE_RELAY
+ * session), -ENOMEM, or the -errno of fork or PTRACE_SEIZE (-EPERM where
+ * ptrace is not allowed).
  */
 UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[], pid_t *pid)
 {
@@ -260,7 +281,7 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 
 	if (s->spawned)
 		return -EBUSY;
-	if (!argv || !argv[0])
+	if (!argv || !argv[0] || (s->flags & UKS_TRACEE_RELAY))
 		return -EINVAL;
 	path = resolve_path(argv[0]);
 	if (!path)
@@ -268,6 +289,21 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 	if (!step && (ret = tracee_seccomp_build(&prog))) {
 		uks_kfree(path);
 		return ret;
+	}
+	if (s->flags & UKS_TRACEE_KEEPER) {
+		ret = tracee_start_kept(s, path, argv, prog.filter ? &prog : NULL, step, &child);
+		if (ret)
+			goto out;
+		t = tracee_add(s, child, child, step ? TT_STEP : TT_SEEN);
+		if (!t) {
+			kill(child, SIGKILL);
+			ret = -ENOMEM;
+			goto out;
+		}
+		s->spawned = child;
+		if (pid)
+			*pid = child;
+		goto out;
 	}
 	if (pipe2(p, O_CLOEXEC)) {
 		ret = -errno;
@@ -372,6 +408,19 @@ static int attach(struct uks_tracee_session *s, pid_t pid, unsigned int how)
 
 	if (pid <= 0)
 		return -EINVAL;
+	if (s->flags & UKS_TRACEE_RELAY) {
+		/* the keeper has seized them: threads are added at their first stop */
+		if (kill(pid, 0) && errno == ESRCH)
+			return -ESRCH;
+		s->relay_step = how & TT_STEP;
+		return 0;
+	}
+	if (s->flags & UKS_TRACEE_KEEPER) {
+		if (s->relayed)
+			return -EBUSY;	/* one keeper per session */
+		s->relay_step = how & TT_STEP;
+		return tracee_attach_kept(s, pid, how & TT_STEP);
+	}
 	while (seize_threads(s, pid, how, &err) > 0 && !err && ++rounds < 100)
 		;
 	if (err && !tracee_find(s, pid))
@@ -386,8 +435,11 @@ static int attach(struct uks_tracee_session *s, pid_t pid, unsigned int how)
  *
  * Attached processes are not killed when the tracer goes away, and are
  * stepped through every system call (no seccomp filter can be installed
- * from outside).  Returns 0, -ESRCH, -EPERM (ptrace not allowed, or it is
- * traced already) or -ENOMEM.
+ * from outside).  With UKS_TRACEE_KEEPER a keeper seizes them (its
+ * threads join the session at their first stop); with UKS_TRACEE_RELAY
+ * the keeper behind the session has.  Returns 0, -ESRCH, -EPERM (ptrace
+ * not allowed, or it is traced already), -EBUSY (a keeper already) or
+ * -ENOMEM.
  */
 UKS_EXPORT int uks_tracee_attach(struct uks_tracee_session *s, pid_t pid)
 {
@@ -463,6 +515,25 @@ UKS_EXPORT int uks_tracee_detach(struct uks_tracee_session *s)
 {
 	int n = 0;
 
+	if (s->relayed) {
+		/* The keeper lets them go (or passes a filtered one through). */
+		struct relay_cmd c = { RELAY_RELEASE, 0, 0, 0 };
+
+		if (s->relay_fd >= 0) {
+			if (send(s->relay_fd, &c, sizeof(c), MSG_NOSIGNAL) < 0)
+				n = 0;
+			close(s->relay_fd);
+			s->relay_fd = -1;
+		}
+		for (unsigned int h = 0; h < TRACEE_HASH; h++) {
+			while (s->hash[h]) {
+				tracee_remove(s, s->hash[h]);
+				n++;
+			}
+		}
+		return n;
+	}
+
 	for (unsigned int h = 0; h < TRACEE_HASH; h++) {
 		while (s->hash[h]) {
 			detach_one(s, s->hash[h]);
@@ -486,6 +557,8 @@ UKS_EXPORT int uks_tracee_step(struct uks_tracee_session *s, int flags)
 	int status;
 	pid_t pid;
 
+	if (s->relayed)
+		return tracee_relay_wait(s, flags);
 	if (!s->nr_threads)
 		return -ECHILD;
 	pid = waitpid(-1, &status, __WALL | (flags & UKS_TRACEE_NOHANG ? WNOHANG : 0));

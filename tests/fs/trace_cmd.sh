@@ -59,6 +59,26 @@ ok "a tracee killed in the middle of a traced system call: status 137, uksd unha
 	sleep 0.3; kill -KILL \$p; wait
 	[ \"\$(cat '$tmp/rc')\" = 137 ] && kill -0 \$(cat '$pidf') &&
 	'$uks' -S '$sock' trace -- true && '$uks' -S '$sock' cat sys/kernel/tracing/trace | grep -q 'sleep-[0-9]* .*sys_clock_nanosleep('"
+KOPEN='e:ktest/kopen syscalls/sys_enter_openat file=+0($filename):ustring'
+ok "with uksd: what -e/-E enabled is disabled at the end; an identical run again succeeds" -- bash -c "
+	'$uks' -S '$sock' write sys/kernel/tracing/trace '' &&
+	for i in 1 2; do
+		'$uks' -S '$sock' trace -e syscalls:sys_enter_close -E '$KOPEN' -- cat /etc/hostname > /dev/null || exit 1
+	done
+	[ \"\$('$uks' -S '$sock' cat sys/kernel/tracing/events/ktest/kopen/enable)\" = 0 ] &&
+	[ \"\$('$uks' -S '$sock' cat sys/kernel/tracing/events/syscalls/sys_enter_close/enable)\" = 0 ] &&
+	! '$uks' -S '$sock' cat sys/kernel/tracing/set_event | grep -qx -e ktest:kopen -e syscalls:sys_enter_close &&
+	'$uks' -S '$sock' cat sys/kernel/tracing/trace > '$tmp/kt' &&
+	[ \$(grep -c 'kopen: (syscalls.sys_enter_openat) file=\"/etc/hostname\"' '$tmp/kt') = 2 ] &&
+	grep -q 'cat-[0-9]* .*sys_close(' '$tmp/kt'"
+ok "with uksd: --keep leaves them enabled" -- bash -c "
+	'$uks' -S '$sock' trace --keep -e syscalls:sys_enter_close -E '$KOPEN' -- true &&
+	[ \"\$('$uks' -S '$sock' cat sys/kernel/tracing/events/ktest/kopen/enable)\" = 1 ] &&
+	[ \"\$('$uks' -S '$sock' cat sys/kernel/tracing/events/syscalls/sys_enter_close/enable)\" = 1 ] &&
+	'$uks' -S '$sock' write -a sys/kernel/tracing/set_event '!syscalls:sys_enter_close' '!ktest:kopen'"
+ok "with uksd: uks trace says what it traces and where to read the trace" -- bash -c "
+	'$uks' -S '$sock' trace -- cat /etc/hostname 2> '$tmp/where' > /dev/null; cat '$tmp/where'
+	grep -Eqx 'uks trace: tracing [0-9]+ \(cat\) in uksd at $sock; read $mnt/sys/kernel/tracing/trace' '$tmp/where'"
 ok "attach to a running process with -p, ^C detaches and it runs on" -- bash -c "
 	sh -c 'while :; do cat /etc/hostname >/dev/null; sleep 0.05; done' & p=\$!
 	'$uks' -S '$sock' trace -p \$p & t=\$!

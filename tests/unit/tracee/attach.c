@@ -130,6 +130,60 @@ TEST_F(att, attach_trace_detach_leaves_it_running)
 	close(ack[0]);
 }
 
+/* Through a keeper: the keeper detaches on release, the session does not wait. */
+TEST_F(att, keeper_attach_trace_release_leaves_it_running)
+{
+	struct uks_tracee_opts o = { .sz = sizeof(o), .flags = UKS_TRACEE_KEEPER };
+	struct uks_tracee_session *ks;
+	int cmd[2], ack[2], status, waited = 0;
+	struct pollfd pfd;
+	char c = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, uks_tracee_session_create(&o, &ks));
+	ASSERT_EQ(0, pipe(cmd));
+	ASSERT_EQ(0, pipe(ack));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(cmd[1]);
+		close(ack[0]);
+		target(cmd[0], ack[1]);
+	}
+	close(cmd[0]);
+	close(ack[1]);
+	ASSERT_EQ(0, uks_tracee_attach(ks, pid));
+	EXPECT_FALSE(tracer_pid_is_zero(pid));
+	ASSERT_EQ(1, write(cmd[1], "a", 1));
+	pfd = (struct pollfd){ .fd = ack[0], .events = POLLIN };
+	for (;;) {
+		while (uks_tracee_step(ks, UKS_TRACEE_NOHANG) > 0)
+			;
+		if (poll(&pfd, 1, 10) == 1)
+			break;
+		ASSERT_LT(waited++, 2000);
+	}
+	ASSERT_EQ(1, read(ack[0], &c, 1));
+	EXPECT_EQ(1, uks_tracee_detach(ks));
+	uks_tracee_session_destroy(ks);
+	/* the keeper detaches at the target's next stop, then exits */
+	for (waited = 0; !tracer_pid_is_zero(pid); waited++) {
+		ASSERT_LT(waited, 2000);
+		usleep(10000);
+	}
+	ASSERT_EQ(1, write(cmd[1], "b", 1));
+	ASSERT_EQ(1, poll(&pfd, 1, 20000));
+	ASSERT_EQ(1, read(ack[0], &c, 1));
+	EXPECT_EQ('b', c);
+	close(cmd[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 5);
+	rd(self->tr, "trace");
+	EXPECT_NE(NULL, strstr(out, "file=\"/uks-tracee/attached-a\""));
+	EXPECT_EQ(NULL, strstr(out, "attached-b"));
+	close(ack[0]);
+}
+
 TEST_F(att, attach_to_nothing_fails)
 {
 	EXPECT_EQ(-ESRCH, uks_tracee_attach(self->s, 0x3ffffff0));

@@ -4,7 +4,8 @@
  * reach run(), caught signals are delivered, job control works through a
  * traced parent (group-stop left to it with PTRACE_LISTEN), forks, execs
  * and threads are followed and their sched:/task: events carry the right
- * pids.
+ * pids.  Every test runs twice: with the session as the tracer, and with
+ * a keeper process holding the tracees and relaying their stops.
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,13 +23,21 @@ FIXTURE(proc) {
 	struct uks_tracee_session *s;
 };
 
+FIXTURE_VARIANT(proc) {
+	unsigned int flags;
+};
+
+FIXTURE_VARIANT_ADD(proc, direct) { .flags = 0 };
+FIXTURE_VARIANT_ADD(proc, keeper) { .flags = UKS_TRACEE_KEEPER };
+
 FIXTURE_SETUP(proc)
 {
+	struct uks_tracee_opts o = { .sz = sizeof(o), .flags = variant->flags };
 	const char *why = tracee_unsupported();
 
 	if (why)
 		SKIP(return, "%s", why);
-	ASSERT_EQ(0, uks_tracee_session_create(NULL, &self->s));
+	ASSERT_EQ(0, uks_tracee_session_create(&o, &self->s));
 	ASSERT_EQ(0, uks_trace_create(NULL, &self->tr));
 }
 

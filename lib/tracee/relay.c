@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The session's side of a keeper (keeper.c, relay.h): starting one for a
+ * spawn or an attach (UKS_TRACEE_KEEPER), taking its stops instead of
+ * waitpid(), and answering loop.c's ptrace() calls from them.
+ *
+ * Lock order: none (one thread owns the session).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <uks/tracee.h>
+
+#include "tracee/internal.h"
+
+static int read_int(int fd, int *v)
+{
+	size_t got = 0;
+
+	while (got < sizeof(*v)) {
+		ssize_t n = read(fd, (char *)v + got, sizeof(*v) - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -errno : -EPIPE;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Fork a keeper; @start runs in it (and never returns) with the keeper's
+ * end of the socket and @arg, and sends a pid or -errno first.  The keeper
+ * is allocated here, before the fork: the child of a threaded caller
+ * should not allocate.
+ */
+static int start_keeper(struct uks_tracee_session *s,
+			void (*start)(int fd, struct uks_tracee_keeper *k, void *arg), void *arg,
+			unsigned int kflags, pid_t *first)
+{
+	struct uks_tracee_keeper *k = tracee_keeper_alloc(kflags);
+	int sv[2], msg, ret;
+	pid_t kp;
+
+	if (!k)
+		return -ENOMEM;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		ret = -errno;
+		tracee_keeper_free(k);
+		return ret;
+	}
+	kp = fork();
+	if (kp < 0) {
+		ret = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		tracee_keeper_free(k);
+		return ret;
+	}
+	if (kp == 0) {
+		close(sv[0]);
+		start(sv[1], k, arg);
+		_exit(1);
+	}
+	close(sv[1]);
+	tracee_keeper_free(k);
+	ret = read_int(sv[0], &msg);
+	if (!ret && msg <= 0)
+		ret = msg ? msg : -EPROTO;
+	if (ret) {
+		close(sv[0]);
+		while (waitpid(kp, NULL, 0) < 0 && errno == EINTR)
+			;
+		return ret;
+	}
+	s->relayed = true;
+	s->relay_fd = sv[0];
+	s->keeper = kp;
+	*first = (pid_t)msg;
+	return 0;
+}
+
+struct spawn_args {
+	const char *path;
+	char *const *argv;
+	const struct sock_fprog *prog;
+	bool step;
+};
+
+static void keeper_spawn(int fd, struct uks_tracee_keeper *k, void *arg)
+{
+	struct spawn_args *a = arg;
+
+	tracee_keeper_spawn(k, fd, a->path, a->argv, a->prog, a->step);
+}
+
+static void keeper_attach(int fd, struct uks_tracee_keeper *k, void *arg)
+{
+	pid_t pid = *(pid_t *)arg;
+	int ret = tracee_keeper_seize(k, pid);
+	int msg = ret ? ret : pid;
+
+	if (write(fd, &msg, sizeof(msg)) != sizeof(msg) || ret)
+		_exit(1);
+	uks_tracee_keeper_run(k, fd, -1);
+	_exit(0);
+}
+
+/* Spawn @path through a keeper; @child is set to the command's pid. */
+int tracee_start_kept(struct uks_tracee_session *s, const char *path, char *const argv[],
+		      const struct sock_fprog *prog, bool step, pid_t *child)
+{
+	struct spawn_args sa = { path, argv, prog, step };
+
+	return start_keeper(s, keeper_spawn, &sa, step ? 0 : UKS_TRACEE_KEEP_FILTERED, child);
+}
+
+/* Attach to @pid through a keeper (stepped unless it installs our filter). */
+int tracee_attach_kept(struct uks_tracee_session *s, pid_t pid, bool step)
+{
+	pid_t first;
+
+	return start_keeper(s, keeper_attach, &pid, step ? 0 : UKS_TRACEE_KEEP_FILTERED, &first);
+}
+
+/*
+ * The next stop from the keeper.  EOF: the keeper exited, every tracee is
+ * gone (-ECHILD).  A signal before a message starts gives -EINTR.
+ */
+int tracee_relay_wait(struct uks_tracee_session *s, int flags)
+{
+	struct relay_stop *m = &s->cur;
+	size_t got = 0;
+
+	if (s->relay_fd < 0)
+		return -ECHILD;
+	if (flags & UKS_TRACEE_NOHANG) {
+		struct pollfd p = { s->relay_fd, POLLIN, 0 };
+
+		if (poll(&p, 1, 0) == 0)
+			return 0;
+	}
+	while (got < sizeof(*m)) {
+		ssize_t n = read(s->relay_fd, (char *)m + got, sizeof(*m) - got);
+
+		if (n < 0 && errno == EINTR && !got)
+			return -EINTR;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(s->relay_fd);
+			s->relay_fd = -1;
+			m->tid = 0;
+			return -ECHILD;
+		}
+		got += (size_t)n;
+	}
+	if (m->type != RELAY_STOP || m->tid <= 0)
+		return -EPROTO;
+	return tracee_handle(s, m->tid, m->status);
+}
+
+/* ptrace() for a stop the keeper sent: its answers, or its resume. */
+static long relay_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data)
+{
+	const struct relay_stop *m = &s->cur;
+	struct relay_cmd c = { RELAY_RESUME, tid, req, (int)(long)data };
+	int err = ESRCH;
+
+	switch (req) {
+	case PTRACE_GET_SYSCALL_INFO:
+		if (tid != m->tid || m->info_ret <= 0)
+			break;
+		memcpy(data, &m->info, (size_t)addr < (size_t)m->info_ret ? (size_t)addr
+									     : (size_t)m->info_ret);
+		return m->info_ret;
+	case PTRACE_GETEVENTMSG:
+		if (tid != m->tid || m->eventmsg_ret)
+			break;
+		*(unsigned long *)data = (unsigned long)m->eventmsg;
+		return 0;
+	case PTRACE_GETREGS: {
+		/* only what the clone flags are read from */
+		struct user_regs_struct *regs = data;
+
+		if (tid != m->tid || m->regs_ret)
+			break;
+		memset(regs, 0, sizeof(*regs));
+		regs->orig_rax = m->orig_rax;
+		regs->rdi = m->rdi;
+		return 0;
+	}
+	case PTRACE_CONT:
+	case PTRACE_SYSCALL:
+	case PTRACE_LISTEN:
+	case PTRACE_DETACH:
+		if (s->relay_fd >= 0 && send(s->relay_fd, &c, sizeof(c), MSG_NOSIGNAL) == sizeof(c))
+			return 0;
+		break;
+	default:
+		err = EIO;
+		break;
+	}
+	errno = err;
+	return -1;
+}
+
+/** tracee_ptrace - ptrace() of the session's tracees: direct or through the keeper */
+long tracee_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data)
+{
+	if (s->relayed)
+		return relay_ptrace(s, req, tid, addr, data);
+	return ptrace((enum __ptrace_request)req, tid, addr, data);
+}
+

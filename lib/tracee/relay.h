@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The keeper's relay protocol: what a keeper process (keeper.c), which
+ * holds the ptrace attachment, and the session that writes the events
+ * (session.c, loop.c; in uksd or in uks trace) say to each other over a
+ * stream socket.  Both ends are on the same host: native layout.
+ *
+ *   keeper -> session	struct relay_stop per waitpid() result: an exit
+ *			needs no answer, a stop exactly one RELAY_RESUME
+ *			for its tid (the session's only ptrace request)
+ *   session -> keeper	RELAY_RESUME {tid, request, data}: the keeper makes
+ *			the ptrace() call; RELAY_RELEASE: stop relaying
+ *
+ * Everything the session asks of a stopped thread besides its resume is
+ * sent up with the stop, so a traced call costs one message each way.
+ */
+#ifndef UKS_TRACEE_RELAY_H
+#define UKS_TRACEE_RELAY_H
+
+#include <sys/ptrace.h>
+#include <stdint.h>
+
+#define RELAY_STOP	1
+#define RELAY_RESUME	2
+#define RELAY_RELEASE	3
+
+/**
+ * struct relay_stop - one waitpid() result of a tracee
+ * @type:	RELAY_STOP
+ * @tid:	the thread
+ * @status:	its wait status
+ * @info_ret:	PTRACE_GET_SYSCALL_INFO's return at a syscall or seccomp stop
+ *		(bytes of @info), else -errno
+ * @eventmsg_ret: 0 when @eventmsg is PTRACE_GETEVENTMSG's (fork, vfork,
+ *		clone and exec events), else -errno
+ * @regs_ret:	0 when @orig_rax and @rdi are the thread's (fork events:
+ *		the clone flags are read from them), else -errno
+ * @info:	the system call
+ * @eventmsg:	the event's message
+ * @orig_rax:	the system call number register
+ * @rdi:	its first argument
+ */
+struct relay_stop {
+	uint32_t type;
+	int32_t tid;
+	int32_t status;
+	int32_t info_ret;
+	int32_t eventmsg_ret;
+	int32_t regs_ret;
+	struct __ptrace_syscall_info info;
+	uint64_t eventmsg;
+	uint64_t orig_rax;
+	uint64_t rdi;
+};
+
+/**
+ * struct relay_cmd - a request of the session
+ * @type:	RELAY_RESUME or RELAY_RELEASE
+ * @tid:	the thread
+ * @req:	PTRACE_CONT, PTRACE_SYSCALL, PTRACE_LISTEN or PTRACE_DETACH
+ * @data:	the signal to deliver
+ */
+struct relay_cmd {
+	uint32_t type;
+	int32_t tid;
+	int32_t req;
+	int32_t data;
+};
+
+#endif

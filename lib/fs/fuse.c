@@ -52,7 +52,7 @@
 #include <fuse_lowlevel.h>
 #include <linux/fuse.h>	/* struct fuse_dirent: the readdir reply layout */
 
-#define NODE_BUCKETS	1024
+#define NODE_BUCKETS	1024	/* to start with; doubles as nodes come */
 #define ATTR_TIMEOUT	1.0	/* tracefs trees change: event dirs come and go */
 
 struct fs_node {
@@ -84,7 +84,8 @@ struct fuse_fs {
 	struct timespec start;
 
 	pthread_mutex_t nodes_lock;
-	struct fs_node *buckets[NODE_BUCKETS];
+	struct fs_node **buckets;
+	size_t nr_buckets;		/* a power of two */
 	struct fs_node **by_ino;	/* index = ino - 1 */
 	size_t nr_nodes, cap_nodes;
 
@@ -103,17 +104,36 @@ static size_t hash_path(const char *s)
 
 	while (*s)
 		h = h * 33 + (unsigned char)*s++;
-	return h % NODE_BUCKETS;
+	return h;
+}
+
+/* More buckets, so a lookup stays O(1) with tens of thousands of event files. */
+static void nodes_rehash(struct fuse_fs *fs, size_t nr_buckets)
+{
+	struct fs_node **fresh = uks_kcalloc(nr_buckets, sizeof(*fresh));
+
+	if (!fresh)
+		return;		/* longer chains, still correct */
+	for (size_t i = 0; i < fs->nr_nodes; i++) {
+		struct fs_node *n = fs->by_ino[i];
+		size_t b = hash_path(n->path) & (nr_buckets - 1);
+
+		n->hash_next = fresh[b];
+		fresh[b] = n;
+	}
+	uks_kfree(fs->buckets);
+	fs->buckets = fresh;
+	fs->nr_buckets = nr_buckets;
 }
 
 /* The node of @path, created on first use.  NULL on allocation failure. */
 static struct fs_node *node_get(struct fuse_fs *fs, const char *path)
 {
-	size_t b = hash_path(path), len = strlen(path);
+	size_t h = hash_path(path), len = strlen(path);
 	struct fs_node *n;
 
 	pthread_mutex_lock(&fs->nodes_lock);
-	for (n = fs->buckets[b]; n; n = n->hash_next)
+	for (n = fs->buckets[h & (fs->nr_buckets - 1)]; n; n = n->hash_next)
 		if (!strcmp(n->path, path))
 			goto out;
 	if (fs->nr_nodes == fs->cap_nodes) {
@@ -131,8 +151,12 @@ static struct fs_node *node_get(struct fuse_fs *fs, const char *path)
 	memcpy(n->path, path, len + 1);
 	n->ino = fs->nr_nodes + 1;
 	fs->by_ino[fs->nr_nodes++] = n;
-	n->hash_next = fs->buckets[b];
-	fs->buckets[b] = n;
+	if (fs->nr_nodes > 2 * fs->nr_buckets)
+		nodes_rehash(fs, 2 * fs->nr_buckets);
+	else {
+		n->hash_next = fs->buckets[h & (fs->nr_buckets - 1)];
+		fs->buckets[h & (fs->nr_buckets - 1)] = n;
+	}
 out:
 	pthread_mutex_unlock(&fs->nodes_lock);
 	return n;
@@ -571,6 +595,7 @@ static void fs_free(struct fuse_fs *fs)
 	for (size_t i = 0; i < fs->nr_nodes; i++)
 		uks_kfree(fs->by_ino[i]);
 	uks_kfree(fs->by_ino);
+	uks_kfree(fs->buckets);
 	while (fs->polls) {
 		struct fs_poll *p = fs->polls;
 
@@ -637,8 +662,10 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 	fs->arg = opts ? opts->arg : NULL;
 	clock_gettime(CLOCK_REALTIME, &fs->start);
 	fs->mountpoint = realpath(mountpoint, NULL);
-	if (!fs->mountpoint || !node_get(fs, "")) {
-		ret = fs->mountpoint ? -ENOMEM : -errno;
+	ret = fs->mountpoint ? -ENOMEM : -errno;
+	fs->buckets = uks_kcalloc(NODE_BUCKETS, sizeof(*fs->buckets));
+	fs->nr_buckets = NODE_BUCKETS;
+	if (!fs->mountpoint || !fs->buckets || !node_get(fs, "")) {
 		fs_free(fs);
 		return ret;
 	}

@@ -58,7 +58,10 @@ int uks_trace_marker_init(void)
 	call->flags = UKS_CALL_IGNORE_ENABLE;
 	call->print = print_print;
 	call->print_fmt = print_print_fmt;
-	uks_call_add(call);
+	if (uks_call_add(call)) {
+		uks_call_free(call);
+		return -ENOMEM;
+	}
 	uks_ftrace_print_call = call;
 	return 0;
 }

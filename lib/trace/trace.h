@@ -265,7 +265,8 @@ int uks_trace_system_enable(struct uks_trace *tr, const char *system, int enable
 void uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struct uks_seq *s);
 
 /* marker.c */
-int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len);
+int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
+			   const struct uks_trace_task *writer);
 extern struct uks_event_call *uks_ftrace_print_call;
 int uks_trace_marker_init(void);
 

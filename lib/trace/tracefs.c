@@ -336,6 +336,12 @@ UKS_EXPORT ssize_t uks_tracefs_read(struct uks_tracefs_file *f, void *buf, size_
 
 UKS_EXPORT ssize_t uks_tracefs_write(struct uks_tracefs_file *f, const void *buf, size_t len)
 {
+	return uks_tracefs_write_as(f, buf, len, NULL);
+}
+
+UKS_EXPORT ssize_t uks_tracefs_write_as(struct uks_tracefs_file *f, const void *buf, size_t len,
+					const struct uks_trace_task *task)
+{
 	char *text;
 	ssize_t ret;
 
@@ -351,9 +357,19 @@ UKS_EXPORT ssize_t uks_tracefs_write(struct uks_tracefs_file *f, const void *buf
 		return -ENOMEM;
 	memcpy(text, buf, len);
 	text[len] = '\0';
+	f->writer = task;
 	ret = f->loc.node->write(f, text, len);
+	f->writer = NULL;
 	uks_kfree(text);
 	return ret < 0 ? ret : (ssize_t)len;
+}
+
+UKS_EXPORT void uks_tracefs_set_nonblock(struct uks_tracefs_file *f, bool nonblock)
+{
+	if (nonblock)
+		f->flags |= O_NONBLOCK;
+	else
+		f->flags &= ~O_NONBLOCK;
 }
 
 UKS_EXPORT int uks_tracefs_poll(struct uks_tracefs_file *f)

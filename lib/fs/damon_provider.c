@@ -192,12 +192,14 @@ static int dp_list(void *ctx, const char *path,
 	return ret;
 }
 
-static int dp_open(void *ctx, const char *path, int flags, void **file)
+static int dp_open(void *ctx, const char *path, int flags, const struct uks_peer *peer,
+		   void **file)
 {
 	struct damon_fs *fs = ctx;
 	struct dbgfs_file *f;
 	int ci, kind, ret;
 
+	(void)peer;
 	f = uks_kzalloc(sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -463,12 +465,14 @@ static int command(struct dbgfs_file *f, const char *kbuf, size_t count)
 	return ret;
 }
 
-static ssize_t dp_write(void *file, const void *buf, size_t len, off_t off)
+static ssize_t dp_write(void *file, const void *buf, size_t len, off_t off,
+			const struct uks_peer *peer)
 {
 	struct dbgfs_file *f = file;
 	char *kbuf;
 	int ret;
 
+	(void)peer;
 	/*
 	 * user_input_str: *ppos != 0 is -EINVAL, and the file position is
 	 * shared, so a write after a read (O_RDWR) fails too; so does a

@@ -22,7 +22,12 @@
  *
  * Permissions: the files belong to the serving user with the kernel's
  * modes, the kernel checks them (default_permissions), and without
- * allow_other no other user gets in at all.
+ * allow_other no other user gets in at all.  Opens and writes reach the
+ * files with the requesting task (fuse_req_ctx(): its thread id, uid and
+ * gid), which trace_marker credits and target_ids checks.
+ *
+ * Worker threads come and go with the load; they stay out of
+ * saved_cmdlines, whose slots belong to the traced programs.
  *
  * Lock order: fs->nodes_lock and fs->poll_lock are leaves; VFS calls are
  * made without either.
@@ -40,6 +45,7 @@
 
 #include <uks/fs.h>
 #include <uks/slab.h>
+#include <uks/trace.h>
 
 #include "config.h"
 #include "core/compiler.h"
@@ -95,7 +101,18 @@ struct fuse_fs {
 
 static struct fuse_fs *fs_of(fuse_req_t req)
 {
+	uks_trace_set_thread_cmdline(false);
 	return fuse_req_userdata(req);
+}
+
+/* Who sent @req: the calling thread's id and its fs uid and gid. */
+static void req_peer(fuse_req_t req, struct uks_peer *peer)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	peer->pid = ctx->pid;
+	peer->uid = ctx->uid;
+	peer->gid = ctx->gid;
 }
 
 static size_t hash_path(const char *s)
@@ -285,7 +302,10 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 			fuse_reply_err(req, EINVAL);
 			return;
 		}
-		ret = uks_vfs_open(fs->vfs, n->path, O_WRONLY | O_TRUNC, &f);
+		struct uks_peer peer;
+
+		req_peer(req, &peer);
+		ret = __uks_vfs_open_as(fs->vfs, n->path, O_WRONLY | O_TRUNC, &peer, &f);
 		if (ret) {
 			fuse_reply_err(req, -ret);
 			return;
@@ -420,13 +440,15 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct fuse_fs *fs = fs_of(req);
 	struct fs_node *n = node_by_ino(fs, ino);
 	struct uks_vfs_file *f;
+	struct uks_peer peer;
 	int ret;
 
 	if (!n) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	ret = uks_vfs_open(fs->vfs, n->path, fi->flags, &f);
+	req_peer(req, &peer);
+	ret = __uks_vfs_open_as(fs->vfs, n->path, fi->flags, &peer, &f);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
@@ -452,14 +474,19 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	ssize_t n;
 
 	(void)ino;
+	uks_trace_set_thread_cmdline(false);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	/* O_NONBLOCK can change after open (fcntl): take it from this request. */
 	if (uks_vfs_file_stat(f)->stream)
 		fuse_req_interrupt_func(req, on_interrupt, f);
-	n = uks_vfs_read(f, buf, size, off);
+	/*
+	 * A read request carries the file's flags as they are now (the
+	 * kernel copies f_flags into fuse_read_in, libfuse into fi->flags),
+	 * so O_NONBLOCK set or cleared by fcntl() after open counts.
+	 */
+	n = __uks_vfs_read_nb(f, buf, size, off, fi->flags & O_NONBLOCK);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
@@ -471,9 +498,13 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		     struct fuse_file_info *fi)
 {
 	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
-	ssize_t n = uks_vfs_pwrite(f, buf, size, off);
+	struct uks_peer peer;
+	ssize_t n;
 
 	(void)ino;
+	uks_trace_set_thread_cmdline(false);
+	req_peer(req, &peer);
+	n = __uks_vfs_pwrite_as(f, buf, size, off, &peer);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else

@@ -29,6 +29,14 @@
  * Worker threads come and go with the load; they stay out of
  * saved_cmdlines, whose slots belong to the traced programs.
  *
+ * Stopping.  Unmounting ends the kernel's side and the workers' reads.
+ * When that cannot be done (the mount point was detached while a bind
+ * mount elsewhere keeps the connection), stopping must not wait for the
+ * kernel: the workers wait on the device and on a stop eventfd together
+ * (libfuse's custom I/O), leave when it fires, and closing the device
+ * then aborts the connection, so what is left of the mount answers
+ * ENOTCONN, as after a crash.
+ *
  * Lock order: fs->nodes_lock and fs->poll_lock are leaves; VFS calls are
  * made without either.
  */
@@ -39,7 +47,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,6 +95,7 @@ struct fuse_fs {
 	unsigned int threads;
 	void (*on_unmounted)(void *arg);
 	void *arg;
+	int stop_fd;			/* eventfd: readable once stopping; -1 without */
 	uid_t uid;
 	gid_t gid;
 	struct timespec start;
@@ -604,6 +615,61 @@ static const struct fuse_lowlevel_ops fs_ops = {
 	.poll = op_poll,
 };
 
+#if FUSE_VERSION >= FUSE_MAKE_VERSION(3, 14)
+/*
+ * A worker's wait for the next request: the device is non-blocking, so a
+ * worker woken with others for one request goes back to poll() instead of
+ * sleeping in read(), where only the kernel could wake it.
+ */
+static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
+{
+	struct fuse_fs *fs = userdata;
+
+	for (;;) {
+		struct pollfd p[2] = { { fd, POLLIN, 0 }, { fs->stop_fd, POLLIN, 0 } };
+		ssize_t n = read(fd, buf, len);
+
+		if (n >= 0 || errno != EAGAIN)
+			return n;
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return -1;
+		if (p[1].revents) {
+			errno = ENODEV;		/* libfuse's "connection gone": the worker ends */
+			return -1;
+		}
+	}
+}
+
+static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
+{
+	(void)userdata;
+	return writev(fd, iov, count);
+}
+
+static void stoppable_io(struct fuse_fs *fs)
+{
+	static const struct fuse_custom_io io = { .writev = io_writev, .read = io_read };
+	int fd = fuse_session_fd(fs->se);
+	int fl = fcntl(fd, F_GETFL);
+
+	fs->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (fs->stop_fd < 0)
+		return;
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) ||
+	    fuse_session_custom_io(fs->se, &io, fd)) {
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl);
+		close(fs->stop_fd);
+		fs->stop_fd = -1;
+	}
+}
+#else
+static void stoppable_io(struct fuse_fs *fs)
+{
+	(void)fs;	/* libfuse < 3.14: stopping relies on the unmount */
+}
+#endif
+
 static void *loop_main(void *arg)
 {
 	struct fuse_fs *fs = arg;
@@ -636,6 +702,8 @@ static void fs_free(struct fuse_fs *fs)
 	}
 	pthread_mutex_destroy(&fs->nodes_lock);
 	pthread_mutex_destroy(&fs->poll_lock);
+	if (fs->stop_fd >= 0)
+		close(fs->stop_fd);
 	free(fs->mountpoint);
 	uks_kfree(fs);
 }
@@ -648,6 +716,13 @@ static void fuse_stop(struct uks_server *srv)
 	fuse_session_exit(fs->se);
 	/* Unmounting ends the kernel's side; the workers' reads then fail. */
 	fuse_session_unmount(fs->se);
+	/* If it could not (a bind mount keeps it), the workers leave anyway. */
+	if (fs->stop_fd >= 0) {
+		uint64_t one = 1;
+
+		while (write(fs->stop_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+			;
+	}
 	pthread_join(fs->loop_thread, NULL);
 	if (fs->poll_thread_started)
 		pthread_join(fs->poll_thread, NULL);
@@ -685,6 +760,7 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 		return -ENOMEM;
 	pthread_mutex_init(&fs->nodes_lock, NULL);
 	pthread_mutex_init(&fs->poll_lock, NULL);
+	fs->stop_fd = -1;
 	fs->vfs = vfs;
 	fs->uid = getuid();
 	fs->gid = getgid();
@@ -719,6 +795,7 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 		fs_free(fs);
 		return -EPERM;
 	}
+	stoppable_io(fs);
 	ret = -pthread_create(&fs->loop_thread, NULL, loop_main, fs);
 	if (ret) {
 		fuse_session_unmount(fs->se);

@@ -11,9 +11,8 @@
  * truncate(2) to size 0 does what opening with O_TRUNC does.
  *
  * Inodes.  The tree has no inode numbers of its own; a node is created for
- * each path the kernel looks up and kept for the life of the mount (the
- * trees are small and bounded), so the same path always has the same
- * number.  Lookup counts are tracked for FORGET but nodes are never freed
+ * each path the kernel looks up and kept for the life of the mount
+ * (fuse_nodes.c), so the same path always has the same number.  Lookup counts are tracked for FORGET but nodes are never freed
  * before unmount, which keeps the lookup lock-free of use-after-free.
  *
  * Poll.  A blocked poll(2) on trace_pipe registers its poll handle; a
@@ -37,7 +36,7 @@
  * then aborts the connection, so what is left of the mount answers
  * ENOTCONN, as after a crash.
  *
- * Lock order: fs->nodes_lock and fs->poll_lock are leaves; VFS calls are
+ * Lock order: the node table's lock and fs->poll_lock are leaves; VFS calls are
  * made without either.
  */
 #include <errno.h>
@@ -59,6 +58,7 @@
 
 #include "config.h"
 #include "core/compiler.h"
+#include "fs/fuse_nodes.h"
 #include "fs/server.h"
 #include "fs/vfs.h"
 
@@ -68,15 +68,7 @@
 #include <fuse_lowlevel.h>
 #include <linux/fuse.h>	/* struct fuse_dirent: the readdir reply layout */
 
-#define NODE_BUCKETS	1024	/* to start with; doubles as nodes come */
 #define ATTR_TIMEOUT	1.0	/* tracefs trees change: event dirs come and go */
-
-struct fs_node {
-	uint64_t ino;
-	uint64_t nlookup;
-	struct fs_node *hash_next;
-	char path[];
-};
 
 struct fs_poll {
 	struct fuse_pollhandle *ph;
@@ -100,11 +92,7 @@ struct fuse_fs {
 	gid_t gid;
 	struct timespec start;
 
-	pthread_mutex_t nodes_lock;
-	struct fs_node **buckets;
-	size_t nr_buckets;		/* a power of two */
-	struct fs_node **by_ino;	/* index = ino - 1 */
-	size_t nr_nodes, cap_nodes;
+	struct fs_nodes nodes;
 
 	pthread_mutex_t poll_lock;
 	struct fs_poll *polls;
@@ -124,81 +112,6 @@ static void req_peer(fuse_req_t req, struct uks_peer *peer)
 	peer->pid = ctx->pid;
 	peer->uid = ctx->uid;
 	peer->gid = ctx->gid;
-}
-
-static size_t hash_path(const char *s)
-{
-	size_t h = 5381;
-
-	while (*s)
-		h = h * 33 + (unsigned char)*s++;
-	return h;
-}
-
-/* More buckets, so a lookup stays O(1) with tens of thousands of event files. */
-static void nodes_rehash(struct fuse_fs *fs, size_t nr_buckets)
-{
-	struct fs_node **fresh = uks_kcalloc(nr_buckets, sizeof(*fresh));
-
-	if (!fresh)
-		return;		/* longer chains, still correct */
-	for (size_t i = 0; i < fs->nr_nodes; i++) {
-		struct fs_node *n = fs->by_ino[i];
-		size_t b = hash_path(n->path) & (nr_buckets - 1);
-
-		n->hash_next = fresh[b];
-		fresh[b] = n;
-	}
-	uks_kfree(fs->buckets);
-	fs->buckets = fresh;
-	fs->nr_buckets = nr_buckets;
-}
-
-/* The node of @path, created on first use.  NULL on allocation failure. */
-static struct fs_node *node_get(struct fuse_fs *fs, const char *path)
-{
-	size_t h = hash_path(path), len = strlen(path);
-	struct fs_node *n;
-
-	pthread_mutex_lock(&fs->nodes_lock);
-	for (n = fs->buckets[h & (fs->nr_buckets - 1)]; n; n = n->hash_next)
-		if (!strcmp(n->path, path))
-			goto out;
-	if (fs->nr_nodes == fs->cap_nodes) {
-		size_t cap = fs->cap_nodes ? 2 * fs->cap_nodes : 256;
-		void *p = uks_krealloc(fs->by_ino, cap * sizeof(*fs->by_ino));
-
-		if (!p)
-			goto out;
-		fs->by_ino = p;
-		fs->cap_nodes = cap;
-	}
-	n = uks_kzalloc(sizeof(*n) + len + 1);
-	if (!n)
-		goto out;
-	memcpy(n->path, path, len + 1);
-	n->ino = fs->nr_nodes + 1;
-	fs->by_ino[fs->nr_nodes++] = n;
-	if (fs->nr_nodes > 2 * fs->nr_buckets)
-		nodes_rehash(fs, 2 * fs->nr_buckets);
-	else {
-		n->hash_next = fs->buckets[h & (fs->nr_buckets - 1)];
-		fs->buckets[h & (fs->nr_buckets - 1)] = n;
-	}
-out:
-	pthread_mutex_unlock(&fs->nodes_lock);
-	return n;
-}
-
-static struct fs_node *node_by_ino(struct fuse_fs *fs, fuse_ino_t ino)
-{
-	struct fs_node *n = NULL;
-
-	pthread_mutex_lock(&fs->nodes_lock);
-	if (ino >= 1 && ino <= fs->nr_nodes)
-		n = fs->by_ino[ino - 1];
-	pthread_mutex_unlock(&fs->nodes_lock);
-	return n;
 }
 
 static void fill_stat(struct fuse_fs *fs, fuse_ino_t ino, const struct uks_vfs_stat *vs,
@@ -226,7 +139,7 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_fs *fs = fs_of(req);
-	struct fs_node *dir = node_by_ino(fs, parent), *n;
+	struct fs_node *dir = __uks_fs_node_by_ino(&fs->nodes, parent), *n;
 	struct fuse_entry_param e;
 	struct uks_vfs_stat vs;
 	char path[VFS_PATH_MAX];
@@ -246,7 +159,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	n = node_get(fs, path);
+	n = __uks_fs_node_get(&fs->nodes, path);
 	if (!n) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -261,7 +174,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-	struct fs_node *n = node_by_ino(fs_of(req), ino);
+	struct fs_node *n = __uks_fs_node_by_ino(&fs_of(req)->nodes, ino);
 
 	if (n)
 		__atomic_sub_fetch(&n->nlookup, nlookup, __ATOMIC_RELAXED);
@@ -271,7 +184,7 @@ static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fuse_fs *fs = fs_of(req);
-	struct fs_node *n = node_by_ino(fs, ino);
+	struct fs_node *n = __uks_fs_node_by_ino(&fs->nodes, ino);
 	struct uks_vfs_stat vs;
 	struct stat st;
 	int ret;
@@ -295,7 +208,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		       struct fuse_file_info *fi)
 {
 	struct fuse_fs *fs = fs_of(req);
-	struct fs_node *n = node_by_ino(fs, ino);
+	struct fs_node *n = __uks_fs_node_by_ino(&fs->nodes, ino);
 	struct uks_vfs_file *f;
 	int ret;
 
@@ -366,7 +279,7 @@ static int dir_fill(const char *name, const struct uks_vfs_stat *st, void *arg)
 	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", db->dir, *db->dir ? "/" : "", name) >=
 	    sizeof(path))
 		return 0;	/* unreachable by lookup anyway */
-	n = node_get(db->fs, path);
+	n = __uks_fs_node_get(&db->fs->nodes, path);
 	if (!n)
 		return -ENOMEM;
 	return dir_add(db, name, n->ino, st->type == UKS_VFS_DIR ? S_IFDIR : S_IFREG);
@@ -376,7 +289,7 @@ static int dir_fill(const char *name, const struct uks_vfs_stat *st, void *arg)
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fuse_fs *fs = fs_of(req);
-	struct fs_node *n = node_by_ino(fs, ino);
+	struct fs_node *n = __uks_fs_node_by_ino(&fs->nodes, ino);
 	struct dir_buf *db;
 	int ret;
 
@@ -449,7 +362,7 @@ static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fuse_fs *fs = fs_of(req);
-	struct fs_node *n = node_by_ino(fs, ino);
+	struct fs_node *n = __uks_fs_node_by_ino(&fs->nodes, ino);
 	struct uks_vfs_file *f;
 	struct uks_peer peer;
 	int ret;
@@ -689,10 +602,7 @@ static void *loop_main(void *arg)
 
 static void fs_free(struct fuse_fs *fs)
 {
-	for (size_t i = 0; i < fs->nr_nodes; i++)
-		uks_kfree(fs->by_ino[i]);
-	uks_kfree(fs->by_ino);
-	uks_kfree(fs->buckets);
+	__uks_fs_nodes_free(&fs->nodes);
 	while (fs->polls) {
 		struct fs_poll *p = fs->polls;
 
@@ -700,7 +610,6 @@ static void fs_free(struct fuse_fs *fs)
 		fuse_pollhandle_destroy(p->ph);
 		uks_kfree(p);
 	}
-	pthread_mutex_destroy(&fs->nodes_lock);
 	pthread_mutex_destroy(&fs->poll_lock);
 	if (fs->stop_fd >= 0)
 		close(fs->stop_fd);
@@ -758,7 +667,6 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 	fs = uks_kzalloc(sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;
-	pthread_mutex_init(&fs->nodes_lock, NULL);
 	pthread_mutex_init(&fs->poll_lock, NULL);
 	fs->stop_fd = -1;
 	fs->vfs = vfs;
@@ -770,9 +678,8 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 	clock_gettime(CLOCK_REALTIME, &fs->start);
 	fs->mountpoint = realpath(mountpoint, NULL);
 	ret = fs->mountpoint ? -ENOMEM : -errno;
-	fs->buckets = uks_kcalloc(NODE_BUCKETS, sizeof(*fs->buckets));
-	fs->nr_buckets = NODE_BUCKETS;
-	if (!fs->mountpoint || !fs->buckets || !node_get(fs, "")) {
+	if (!fs->mountpoint || __uks_fs_nodes_init(&fs->nodes) ||
+	    !__uks_fs_node_get(&fs->nodes, "")) {
 		fs_free(fs);
 		return ret;
 	}

@@ -691,8 +691,9 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 	argv[2] = debug;
 	argv[3] = NULL;
 	/* UKS_FUSE_DEBUG=1: libfuse logs every request to stderr. */
-	args = (struct fuse_args)FUSE_ARGS_INIT(getenv("UKS_FUSE_DEBUG") ? 3 : 2, argv);
+	args = (struct fuse_args)FUSE_ARGS_INIT(secure_getenv("UKS_FUSE_DEBUG") ? 3 : 2, argv);
 	fs->se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), fs);
+	fuse_opt_free_args(&args);	/* what libfuse added to them */
 	if (!fs->se) {
 		fs_free(fs);
 		return -EINVAL;

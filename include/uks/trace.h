@@ -26,6 +26,7 @@
 #ifndef UKS_TRACE_H
 #define UKS_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -86,6 +87,20 @@ int uks_tracefs_open(struct uks_trace *tr, const char *path, int flags,
 ssize_t uks_tracefs_read(struct uks_tracefs_file *f, void *buf, size_t len);
 /* One call is one command.  Returns @len or -errno. */
 ssize_t uks_tracefs_write(struct uks_tracefs_file *f, const void *buf, size_t len);
+struct uks_trace_task;
+/**
+ * uks_tracefs_write_as - uks_tracefs_write() on behalf of another task
+ * @task:	who writes (NULL: the calling thread)
+ *
+ * What the write records itself (a trace_marker line) carries @task's pid
+ * and comm, as the kernel credits the writing task; events the calling
+ * thread fires meanwhile stay its own.  For servers that write for a
+ * client, such as uksd for a FUSE request.
+ */
+ssize_t uks_tracefs_write_as(struct uks_tracefs_file *f, const void *buf, size_t len,
+			     const struct uks_trace_task *task);
+/* O_NONBLOCK of @f changed after open (fcntl): reads follow @nonblock. */
+void uks_tracefs_set_nonblock(struct uks_tracefs_file *f, bool nonblock);
 /* Non-zero when a read would not block (for poll). */
 int uks_tracefs_poll(struct uks_tracefs_file *f);
 /* Interrupt a blocked trace_pipe read on @f (it returns -EINTR). */
@@ -115,6 +130,16 @@ struct uks_trace_task {
  * until reset.
  */
 void uks_trace_set_task(const struct uks_trace_task *task);
+
+/**
+ * uks_trace_set_thread_cmdline - whether this thread's comm is saved
+ * @save:	false keeps the calling thread out of saved_cmdlines
+ *
+ * For a server's short-lived worker threads: each new thread id would
+ * take a slot of the small table and evict a traced program's comm (its
+ * lines then print as "<...>-PID").  Their events still carry their pid.
+ */
+void uks_trace_set_thread_cmdline(bool save);
 
 /* Convenience wrappers: one open, one read loop or one write, close. */
 #define UKS_TRACEFS_APPEND	1

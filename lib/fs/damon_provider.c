@@ -18,8 +18,9 @@
  *    pwrite are -ESPIPE);
  *  - target_ids: pids separated by spaces, "\n" when none; a write parses
  *    up to 32 numbers and stops at the first token that is not one;
- *    a pid that does not exist is -EINVAL (checked first), then -EBUSY
- *    while on; the targets are removed when monitoring ends, so the file
+ *    a pid that does not exist is -EINVAL (checked first), a pid the
+ *    writer could not ptrace itself -EPERM (the socket may be shared
+ *    with other users; debugfs is root's alone), then -EBUSY while on; the targets are removed when monitoring ends, so the file
  *    reads "\n" after "off" or after every target exited;
  *  - kdamond_pid: the monitor thread's id, or "none";
  *  - monitor_on: "on" if any context runs; "on" starts one monitor per
@@ -192,12 +193,14 @@ static int dp_list(void *ctx, const char *path,
 	return ret;
 }
 
-static int dp_open(void *ctx, const char *path, int flags, void **file)
+static int dp_open(void *ctx, const char *path, int flags, const struct uks_peer *peer,
+		   void **file)
 {
 	struct damon_fs *fs = ctx;
 	struct dbgfs_file *f;
 	int ci, kind, ret;
 
+	(void)peer;	/* target_ids checks its writer */
 	f = uks_kzalloc(sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -320,7 +323,13 @@ static bool pid_exists(unsigned long id)
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
-static int write_target_ids(struct damon_fs *fs, struct uks_damon_ctx *c, const char *kbuf)
+/*
+ * A writer names processes for uksd to read the memory of: it must be
+ * allowed to ptrace each itself (debugfs leaves this to root alone; the
+ * uksfs socket may be shared).  @peer NULL: the serving process's call.
+ */
+static int write_target_ids(struct damon_fs *fs, struct uks_damon_ctx *c, const char *kbuf,
+			    const struct uks_peer *peer)
 {
 	unsigned long ids[DBGFS_MAX_IDS];
 	int nr = uks_damon_parse_target_ids(kbuf, ids, DBGFS_MAX_IDS);
@@ -328,6 +337,12 @@ static int write_target_ids(struct damon_fs *fs, struct uks_damon_ctx *c, const 
 	for (int i = 0; i < nr; i++)
 		if (!pid_exists(ids[i]))
 			return -EINVAL;
+	for (int i = 0; peer && i < nr; i++) {
+		int ret = __uks_ptrace_may_access(peer, (pid_t)ids[i]);
+
+		if (ret)
+			return ret;	/* -EPERM, or -ESRCH if it just went */
+	}
 	for (int i = 0; i < nr; i++)
 		ids[i] = (unsigned long)(int)ids[i];	/* pid_vnr(find_get_pid((int)id)) */
 	return uks_damon_set_targets(c, ids, (unsigned int)nr);	/* -EBUSY while on */
@@ -422,7 +437,8 @@ static int monitor_on(struct damon_fs *fs, const char *word, size_t count)
 	return -EINVAL;
 }
 
-static int command(struct dbgfs_file *f, const char *kbuf, size_t count)
+static int command(struct dbgfs_file *f, const char *kbuf, size_t count,
+		   const struct uks_peer *peer)
 {
 	struct damon_fs *fs = f->fs;
 	struct uks_damon_ctx *c = file_ctx(f);
@@ -440,7 +456,7 @@ static int command(struct dbgfs_file *f, const char *kbuf, size_t count)
 				return -EINVAL;
 		return uks_damon_set_attrs(c, a[0], a[1], a[2], a[3], a[4]);
 	case F_TARGET_IDS:
-		return write_target_ids(fs, c, kbuf);
+		return write_target_ids(fs, c, kbuf, peer);
 	case F_KDAMOND_PID:
 		return -EINVAL;		/* read-only in 5.15 (no write op) */
 	default:
@@ -463,7 +479,8 @@ static int command(struct dbgfs_file *f, const char *kbuf, size_t count)
 	return ret;
 }
 
-static ssize_t dp_write(void *file, const void *buf, size_t len, off_t off)
+static ssize_t dp_write(void *file, const void *buf, size_t len, off_t off,
+			const struct uks_peer *peer)
 {
 	struct dbgfs_file *f = file;
 	char *kbuf;
@@ -482,7 +499,7 @@ static ssize_t dp_write(void *file, const void *buf, size_t len, off_t off)
 	memcpy(kbuf, buf, len);
 	kbuf[len] = '\0';
 	pthread_mutex_lock(&f->fs->lock);
-	ret = command(f, kbuf, len);
+	ret = command(f, kbuf, len, peer);
 	pthread_mutex_unlock(&f->fs->lock);
 	uks_kfree(kbuf);
 	if (ret)

@@ -11,9 +11,8 @@
  * truncate(2) to size 0 does what opening with O_TRUNC does.
  *
  * Inodes.  The tree has no inode numbers of its own; a node is created for
- * each path the kernel looks up and kept for the life of the mount (the
- * trees are small and bounded), so the same path always has the same
- * number.  Lookup counts are tracked for FORGET but nodes are never freed
+ * each path the kernel looks up and kept for the life of the mount
+ * (fuse_nodes.c), so the same path always has the same number.  Lookup counts are tracked for FORGET but nodes are never freed
  * before unmount, which keeps the lookup lock-free of use-after-free.
  *
  * Poll.  A blocked poll(2) on trace_pipe registers its poll handle; a
@@ -22,9 +21,22 @@
  *
  * Permissions: the files belong to the serving user with the kernel's
  * modes, the kernel checks them (default_permissions), and without
- * allow_other no other user gets in at all.
+ * allow_other no other user gets in at all.  Opens and writes reach the
+ * files with the requesting task (fuse_req_ctx(): its thread id, uid and
+ * gid), which trace_marker credits and target_ids checks.
  *
- * Lock order: fs->nodes_lock and fs->poll_lock are leaves; VFS calls are
+ * Worker threads come and go with the load; they stay out of
+ * saved_cmdlines, whose slots belong to the traced programs.
+ *
+ * Stopping.  Unmounting ends the kernel's side and the workers' reads.
+ * When that cannot be done (the mount point was detached while a bind
+ * mount elsewhere keeps the connection), stopping must not wait for the
+ * kernel: the workers wait on the device and on a stop eventfd together
+ * (libfuse's custom I/O), leave when it fires, and closing the device
+ * then aborts the connection, so what is left of the mount answers
+ * ENOTCONN, as after a crash.
+ *
+ * Lock order: the node table's lock and fs->poll_lock are leaves; VFS calls are
  * made without either.
  */
 #include <errno.h>
@@ -34,15 +46,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <uks/fs.h>
 #include <uks/slab.h>
+#include <uks/trace.h>
 
 #include "config.h"
 #include "core/compiler.h"
+#include "fs/fuse_nodes.h"
 #include "fs/server.h"
 #include "fs/vfs.h"
 
@@ -52,15 +68,7 @@
 #include <fuse_lowlevel.h>
 #include <linux/fuse.h>	/* struct fuse_dirent: the readdir reply layout */
 
-#define NODE_BUCKETS	1024
 #define ATTR_TIMEOUT	1.0	/* tracefs trees change: event dirs come and go */
-
-struct fs_node {
-	uint64_t ino;
-	uint64_t nlookup;
-	struct fs_node *hash_next;
-	char path[];
-};
 
 struct fs_poll {
 	struct fuse_pollhandle *ph;
@@ -79,14 +87,12 @@ struct fuse_fs {
 	unsigned int threads;
 	void (*on_unmounted)(void *arg);
 	void *arg;
+	int stop_fd;			/* eventfd: readable once stopping; -1 without */
 	uid_t uid;
 	gid_t gid;
 	struct timespec start;
 
-	pthread_mutex_t nodes_lock;
-	struct fs_node *buckets[NODE_BUCKETS];
-	struct fs_node **by_ino;	/* index = ino - 1 */
-	size_t nr_nodes, cap_nodes;
+	struct fs_nodes nodes;
 
 	pthread_mutex_t poll_lock;
 	struct fs_poll *polls;
@@ -94,59 +100,18 @@ struct fuse_fs {
 
 static struct fuse_fs *fs_of(fuse_req_t req)
 {
+	uks_trace_set_thread_cmdline(false);
 	return fuse_req_userdata(req);
 }
 
-static size_t hash_path(const char *s)
+/* Who sent @req: the calling thread's id and its fs uid and gid. */
+static void req_peer(fuse_req_t req, struct uks_peer *peer)
 {
-	size_t h = 5381;
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 
-	while (*s)
-		h = h * 33 + (unsigned char)*s++;
-	return h % NODE_BUCKETS;
-}
-
-/* The node of @path, created on first use.  NULL on allocation failure. */
-static struct fs_node *node_get(struct fuse_fs *fs, const char *path)
-{
-	size_t b = hash_path(path), len = strlen(path);
-	struct fs_node *n;
-
-	pthread_mutex_lock(&fs->nodes_lock);
-	for (n = fs->buckets[b]; n; n = n->hash_next)
-		if (!strcmp(n->path, path))
-			goto out;
-	if (fs->nr_nodes == fs->cap_nodes) {
-		size_t cap = fs->cap_nodes ? 2 * fs->cap_nodes : 256;
-		void *p = uks_krealloc(fs->by_ino, cap * sizeof(*fs->by_ino));
-
-		if (!p)
-			goto out;
-		fs->by_ino = p;
-		fs->cap_nodes = cap;
-	}
-	n = uks_kzalloc(sizeof(*n) + len + 1);
-	if (!n)
-		goto out;
-	memcpy(n->path, path, len + 1);
-	n->ino = fs->nr_nodes + 1;
-	fs->by_ino[fs->nr_nodes++] = n;
-	n->hash_next = fs->buckets[b];
-	fs->buckets[b] = n;
-out:
-	pthread_mutex_unlock(&fs->nodes_lock);
-	return n;
-}
-
-static struct fs_node *node_by_ino(struct fuse_fs *fs, fuse_ino_t ino)
-{
-	struct fs_node *n = NULL;
-
-	pthread_mutex_lock(&fs->nodes_lock);
-	if (ino >= 1 && ino <= fs->nr_nodes)
-		n = fs->by_ino[ino - 1];
-	pthread_mutex_unlock(&fs->nodes_lock);
-	return n;
+	peer->pid = ctx->pid;
+	peer->uid = ctx->uid;
+	peer->gid = ctx->gid;
 }
 
 static void fill_stat(struct fuse_fs *fs, fuse_ino_t ino, const struct uks_vfs_stat *vs,
@@ -174,7 +139,7 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_fs *fs = fs_of(req);
-	struct fs_node *dir = node_by_ino(fs, parent), *n;
+	struct fs_node *dir = __uks_fs_node_by_ino(&fs->nodes, parent), *n;
 	struct fuse_entry_param e;
 	struct uks_vfs_stat vs;
 	char path[VFS_PATH_MAX];
@@ -194,7 +159,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	n = node_get(fs, path);
+	n = __uks_fs_node_get(&fs->nodes, path);
 	if (!n) {
 		fuse_reply_err(req, ENOMEM);
 		return;
@@ -209,7 +174,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 {
-	struct fs_node *n = node_by_ino(fs_of(req), ino);
+	struct fs_node *n = __uks_fs_node_by_ino(&fs_of(req)->nodes, ino);
 
 	if (n)
 		__atomic_sub_fetch(&n->nlookup, nlookup, __ATOMIC_RELAXED);
@@ -219,7 +184,7 @@ static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fuse_fs *fs = fs_of(req);
-	struct fs_node *n = node_by_ino(fs, ino);
+	struct fs_node *n = __uks_fs_node_by_ino(&fs->nodes, ino);
 	struct uks_vfs_stat vs;
 	struct stat st;
 	int ret;
@@ -243,7 +208,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		       struct fuse_file_info *fi)
 {
 	struct fuse_fs *fs = fs_of(req);
-	struct fs_node *n = node_by_ino(fs, ino);
+	struct fs_node *n = __uks_fs_node_by_ino(&fs->nodes, ino);
 	struct uks_vfs_file *f;
 	int ret;
 
@@ -261,7 +226,10 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 			fuse_reply_err(req, EINVAL);
 			return;
 		}
-		ret = uks_vfs_open(fs->vfs, n->path, O_WRONLY | O_TRUNC, &f);
+		struct uks_peer peer;
+
+		req_peer(req, &peer);
+		ret = __uks_vfs_open_as(fs->vfs, n->path, O_WRONLY | O_TRUNC, &peer, &f);
 		if (ret) {
 			fuse_reply_err(req, -ret);
 			return;
@@ -311,7 +279,7 @@ static int dir_fill(const char *name, const struct uks_vfs_stat *st, void *arg)
 	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", db->dir, *db->dir ? "/" : "", name) >=
 	    sizeof(path))
 		return 0;	/* unreachable by lookup anyway */
-	n = node_get(db->fs, path);
+	n = __uks_fs_node_get(&db->fs->nodes, path);
 	if (!n)
 		return -ENOMEM;
 	return dir_add(db, name, n->ino, st->type == UKS_VFS_DIR ? S_IFDIR : S_IFREG);
@@ -321,7 +289,7 @@ static int dir_fill(const char *name, const struct uks_vfs_stat *st, void *arg)
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fuse_fs *fs = fs_of(req);
-	struct fs_node *n = node_by_ino(fs, ino);
+	struct fs_node *n = __uks_fs_node_by_ino(&fs->nodes, ino);
 	struct dir_buf *db;
 	int ret;
 
@@ -394,15 +362,17 @@ static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fuse_fs *fs = fs_of(req);
-	struct fs_node *n = node_by_ino(fs, ino);
+	struct fs_node *n = __uks_fs_node_by_ino(&fs->nodes, ino);
 	struct uks_vfs_file *f;
+	struct uks_peer peer;
 	int ret;
 
 	if (!n) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
-	ret = uks_vfs_open(fs->vfs, n->path, fi->flags, &f);
+	req_peer(req, &peer);
+	ret = __uks_vfs_open_as(fs->vfs, n->path, fi->flags, &peer, &f);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
@@ -428,14 +398,19 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	ssize_t n;
 
 	(void)ino;
+	uks_trace_set_thread_cmdline(false);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	/* O_NONBLOCK can change after open (fcntl): take it from this request. */
 	if (uks_vfs_file_stat(f)->stream)
 		fuse_req_interrupt_func(req, on_interrupt, f);
-	n = uks_vfs_read(f, buf, size, off);
+	/*
+	 * A read request carries the file's flags as they are now (the
+	 * kernel copies f_flags into fuse_read_in, libfuse into fi->flags),
+	 * so O_NONBLOCK set or cleared by fcntl() after open counts.
+	 */
+	n = __uks_vfs_read_nb(f, buf, size, off, fi->flags & O_NONBLOCK);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
@@ -447,9 +422,13 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		     struct fuse_file_info *fi)
 {
 	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
-	ssize_t n = uks_vfs_pwrite(f, buf, size, off);
+	struct uks_peer peer;
+	ssize_t n;
 
 	(void)ino;
+	uks_trace_set_thread_cmdline(false);
+	req_peer(req, &peer);
+	n = __uks_vfs_pwrite_as(f, buf, size, off, &peer);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
@@ -549,6 +528,61 @@ static const struct fuse_lowlevel_ops fs_ops = {
 	.poll = op_poll,
 };
 
+#if FUSE_VERSION >= FUSE_MAKE_VERSION(3, 14)
+/*
+ * A worker's wait for the next request: the device is non-blocking, so a
+ * worker woken with others for one request goes back to poll() instead of
+ * sleeping in read(), where only the kernel could wake it.
+ */
+static ssize_t io_read(int fd, void *buf, size_t len, void *userdata)
+{
+	struct fuse_fs *fs = userdata;
+
+	for (;;) {
+		struct pollfd p[2] = { { fd, POLLIN, 0 }, { fs->stop_fd, POLLIN, 0 } };
+		ssize_t n = read(fd, buf, len);
+
+		if (n >= 0 || errno != EAGAIN)
+			return n;
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return -1;
+		if (p[1].revents) {
+			errno = ENODEV;		/* libfuse's "connection gone": the worker ends */
+			return -1;
+		}
+	}
+}
+
+static ssize_t io_writev(int fd, struct iovec *iov, int count, void *userdata)
+{
+	(void)userdata;
+	return writev(fd, iov, count);
+}
+
+static void stoppable_io(struct fuse_fs *fs)
+{
+	static const struct fuse_custom_io io = { .writev = io_writev, .read = io_read };
+	int fd = fuse_session_fd(fs->se);
+	int fl = fcntl(fd, F_GETFL);
+
+	fs->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (fs->stop_fd < 0)
+		return;
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) ||
+	    fuse_session_custom_io(fs->se, &io, fd)) {
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, fl);
+		close(fs->stop_fd);
+		fs->stop_fd = -1;
+	}
+}
+#else
+static void stoppable_io(struct fuse_fs *fs)
+{
+	(void)fs;	/* libfuse < 3.14: stopping relies on the unmount */
+}
+#endif
+
 static void *loop_main(void *arg)
 {
 	struct fuse_fs *fs = arg;
@@ -568,9 +602,7 @@ static void *loop_main(void *arg)
 
 static void fs_free(struct fuse_fs *fs)
 {
-	for (size_t i = 0; i < fs->nr_nodes; i++)
-		uks_kfree(fs->by_ino[i]);
-	uks_kfree(fs->by_ino);
+	__uks_fs_nodes_free(&fs->nodes);
 	while (fs->polls) {
 		struct fs_poll *p = fs->polls;
 
@@ -578,8 +610,9 @@ static void fs_free(struct fuse_fs *fs)
 		fuse_pollhandle_destroy(p->ph);
 		uks_kfree(p);
 	}
-	pthread_mutex_destroy(&fs->nodes_lock);
 	pthread_mutex_destroy(&fs->poll_lock);
+	if (fs->stop_fd >= 0)
+		close(fs->stop_fd);
 	free(fs->mountpoint);
 	uks_kfree(fs);
 }
@@ -592,6 +625,13 @@ static void fuse_stop(struct uks_server *srv)
 	fuse_session_exit(fs->se);
 	/* Unmounting ends the kernel's side; the workers' reads then fail. */
 	fuse_session_unmount(fs->se);
+	/* If it could not (a bind mount keeps it), the workers leave anyway. */
+	if (fs->stop_fd >= 0) {
+		uint64_t one = 1;
+
+		while (write(fs->stop_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+			;
+	}
 	pthread_join(fs->loop_thread, NULL);
 	if (fs->poll_thread_started)
 		pthread_join(fs->poll_thread, NULL);
@@ -627,8 +667,8 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 	fs = uks_kzalloc(sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;
-	pthread_mutex_init(&fs->nodes_lock, NULL);
 	pthread_mutex_init(&fs->poll_lock, NULL);
+	fs->stop_fd = -1;
 	fs->vfs = vfs;
 	fs->uid = getuid();
 	fs->gid = getgid();
@@ -637,8 +677,9 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 	fs->arg = opts ? opts->arg : NULL;
 	clock_gettime(CLOCK_REALTIME, &fs->start);
 	fs->mountpoint = realpath(mountpoint, NULL);
-	if (!fs->mountpoint || !node_get(fs, "")) {
-		ret = fs->mountpoint ? -ENOMEM : -errno;
+	ret = fs->mountpoint ? -ENOMEM : -errno;
+	if (!fs->mountpoint || __uks_fs_nodes_init(&fs->nodes) ||
+	    !__uks_fs_node_get(&fs->nodes, "")) {
 		fs_free(fs);
 		return ret;
 	}
@@ -652,6 +693,7 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 	/* UKS_FUSE_DEBUG=1: libfuse logs every request to stderr. */
 	args = (struct fuse_args)FUSE_ARGS_INIT(secure_getenv("UKS_FUSE_DEBUG") ? 3 : 2, argv);
 	fs->se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), fs);
+	fuse_opt_free_args(&args);	/* what libfuse added to them */
 	if (!fs->se) {
 		fs_free(fs);
 		return -EINVAL;
@@ -661,6 +703,7 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 		fs_free(fs);
 		return -EPERM;
 	}
+	stoppable_io(fs);
 	ret = -pthread_create(&fs->loop_thread, NULL, loop_main, fs);
 	if (ret) {
 		fuse_session_unmount(fs->se);

@@ -77,11 +77,13 @@ static int a32_list(void *ctx, const char *path,
 	return fn(A32_FILE, &st, arg);
 }
 
-static int a32_open(void *ctx, const char *path, int flags, void **file)
+static int a32_open(void *ctx, const char *path, int flags, const struct uks_peer *peer,
+		    void **file)
 {
 	struct a32_file *f;
 	int n;
 
+	(void)peer;
 	if (!*path)
 		return -EISDIR;
 	if (strcmp(path, A32_FILE))
@@ -112,9 +114,11 @@ static ssize_t a32_read(void *file, void *buf, size_t len)
 	return (ssize_t)len;
 }
 
-static ssize_t a32_write(void *file, const void *buf, size_t len, off_t off)
+static ssize_t a32_write(void *file, const void *buf, size_t len, off_t off,
+			 const struct uks_peer *peer)
 {
 	(void)off;	/* a command, wherever it lands, as the kernel's handlers take it */
+	(void)peer;
 	(void)file;
 	(void)buf;
 	(void)len;

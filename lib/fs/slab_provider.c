@@ -176,7 +176,8 @@ static int sp_list(void *ctx, const char *path,
 	return ret;
 }
 
-static int sp_open(void *ctx, const char *path, int flags, void **file)
+static int sp_open(void *ctx, const char *path, int flags, const struct uks_peer *peer,
+		   void **file)
 {
 	struct slab_file *f;
 	struct uks_vfs_stat st;
@@ -184,6 +185,7 @@ static int sp_open(void *ctx, const char *path, int flags, void **file)
 	const char *attr;
 	int ret = sp_stat(ctx, path, &st);
 
+	(void)peer;	/* uksd's own caches: no process is named */
 	if (ret)
 		return ret;
 	if (st.type == UKS_VFS_DIR)
@@ -222,12 +224,14 @@ static ssize_t sp_read(void *file, void *buf, size_t len)
 	return (ssize_t)len;
 }
 
-static ssize_t sp_write(void *file, const void *buf, size_t len, off_t off)
+static ssize_t sp_write(void *file, const void *buf, size_t len, off_t off,
+			const struct uks_peer *peer)
 {
 	struct slab_file *f = file;
 	int ret = uks_kmem_cache_attr_store(f->s, f->attr, buf, len);
 
 	(void)off;	/* a command, wherever it lands, as the kernel's handlers take it */
+	(void)peer;
 	return ret < 0 ? ret : (ssize_t)len;
 }
 

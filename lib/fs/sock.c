@@ -14,6 +14,9 @@
  *
  * The socket is created mode 0600 in a directory the caller made private:
  * only its owner can talk to the daemon, as without allow_other on FUSE.
+ * Files are opened and written for the peer (SO_PEERCRED), so a socket
+ * shared with other users still lets none act on a process it could not
+ * ptrace (DAMON's target_ids), and trace_marker lines carry its pid.
  *
  * Lock order: srv->lock (the list of connections) is a leaf.
  */
@@ -31,6 +34,7 @@
 
 #include <uks/fs.h>
 #include <uks/slab.h>
+#include <uks/trace.h>
 
 #include "core/compiler.h"
 #include "fs/server.h"
@@ -124,7 +128,8 @@ static bool client_gone(int fd, int ms)
 	return poll(&p, 1, ms) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLIN));
 }
 
-static int serve_read(struct sock_srv *s, int fd, const char *path, int flags)
+static int serve_read(struct sock_srv *s, int fd, const char *path, int flags,
+		      const struct uks_peer *peer)
 {
 	bool nonblock = flags & O_NONBLOCK;
 	struct uks_vfs_file *f;
@@ -135,7 +140,7 @@ static int serve_read(struct sock_srv *s, int fd, const char *path, int flags)
 	if (!buf)
 		return -ENOMEM;
 	/* Non-blocking underneath: we wait here, watching the client. */
-	ret = uks_vfs_open(s->vfs, path, O_RDONLY | O_NONBLOCK, &f);
+	ret = __uks_vfs_open_as(s->vfs, path, O_RDONLY | O_NONBLOCK, peer, &f);
 	if (ret) {
 		uks_kfree(buf);
 		return ret;
@@ -166,15 +171,17 @@ static int serve_read(struct sock_srv *s, int fd, const char *path, int flags)
 }
 
 static int serve_write(struct sock_srv *s, const char *path, int flags, const char *data,
-		       size_t len)
+		       size_t len, const struct uks_peer *peer)
 {
 	struct uks_vfs_file *f;
 	ssize_t n;
-	int ret = uks_vfs_open(s->vfs, path, O_WRONLY | (flags & (O_APPEND | O_TRUNC)), &f);
+	int ret = __uks_vfs_open_as(s->vfs, path, O_WRONLY | (flags & (O_APPEND | O_TRUNC)), peer,
+				    &f);
 
 	if (ret)
 		return ret;
-	n = len ? uks_vfs_write(f, data, len) : 0;	/* "echo -n > x": open alone */
+	/* "echo -n > x": open alone */
+	n = len ? __uks_vfs_pwrite_as(f, data, len, -1, peer) : 0;
 	uks_vfs_close(f);
 	return n < 0 ? (int)n : 0;
 }
@@ -209,10 +216,20 @@ static void *conn_main(void *arg)
 	struct sock_srv *s = c->srv;
 	struct sock_req rq;
 	char path[VFS_PATH_MAX], *data = NULL;
+	struct uks_peer peer = { 0 };
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
 	int ret, fd = c->fd;
 
 	uks_kfree(c);
-	ret = full_read(fd, &rq, sizeof(rq));
+	uks_trace_set_thread_cmdline(false);	/* a thread per connection */
+	ret = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) ? -errno : 0;
+	if (!ret) {
+		peer.pid = cred.pid;
+		peer.uid = cred.uid;
+		peer.gid = cred.gid;
+		ret = full_read(fd, &rq, sizeof(rq));
+	}
 	if (!ret && (rq.magic != SOCK_MAGIC || rq.path_len >= sizeof(path) ||
 		     rq.data_len > SOCK_MAX_DATA))
 		ret = -EPROTO;
@@ -248,10 +265,10 @@ static void *conn_main(void *arg)
 			break;
 		}
 		case UKS_SOCK_READ:
-			ret = serve_read(s, fd, path, rq.flags);
+			ret = serve_read(s, fd, path, rq.flags, &peer);
 			break;
 		case UKS_SOCK_WRITE:
-			ret = serve_write(s, path, rq.flags, data, rq.data_len);
+			ret = serve_write(s, path, rq.flags, data, rq.data_len, &peer);
 			break;
 		default:
 			if (rq.op >= UKS_SOCK_EXT && s->handler) {

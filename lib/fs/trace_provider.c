@@ -2,10 +2,16 @@
 /*
  * uksfs provider: a trace instance's tracefs files (lib/trace/tracefs.c
  * does the work; this maps the calls and tells stream files apart).
+ *
+ * A write is made for its caller: a trace_marker line carries the
+ * writing task's pid and comm (read from /proc), not the uksd thread's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <uks/trace.h>
 
@@ -63,8 +69,10 @@ static int tp_list(void *ctx, const char *path,
 	return uks_tracefs_list(ctx, path, tp_list_one, &lc);
 }
 
-static int tp_open(void *ctx, const char *path, int flags, void **file)
+static int tp_open(void *ctx, const char *path, int flags, const struct uks_peer *peer,
+		   void **file)
 {
+	(void)peer;	/* no tracefs file acts on a process named by pid */
 	return uks_tracefs_open(ctx, path, flags, (struct uks_tracefs_file **)file);
 }
 
@@ -73,10 +81,57 @@ static ssize_t tp_read(void *file, void *buf, size_t len)
 	return uks_tracefs_read(file, buf, len);
 }
 
-static ssize_t tp_write(void *file, const void *buf, size_t len, off_t off)
+static void tp_set_nonblock(void *file, bool nonblock)
 {
+	uks_tracefs_set_nonblock(file, nonblock);
+}
+
+/* /proc/@pid/@name into @buf (NUL-terminated, newline dropped); 0 or -1. */
+static int read_proc(pid_t pid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+/* The task behind @peer: its thread id, process id and comm. */
+static bool peer_task(const struct uks_peer *peer, struct uks_trace_task *task)
+{
+	char status[1024], *tgid;
+
+	if (!peer || peer->pid <= 0)
+		return false;
+	memset(task, 0, sizeof(*task));
+	task->pid = peer->pid;
+	task->tgid = peer->pid;
+	if (!read_proc(peer->pid, "status", status, sizeof(status)) &&
+	    (tgid = strstr(status, "\nTgid:")))
+		task->tgid = (pid_t)atoi(tgid + 6);
+	if (read_proc(peer->pid, "comm", task->comm, sizeof(task->comm)))
+		strcpy(task->comm, "<...>");	/* gone already */
+	return true;
+}
+
+static ssize_t tp_write(void *file, const void *buf, size_t len, off_t off,
+			const struct uks_peer *peer)
+{
+	struct uks_trace_task task;
+
 	(void)off;	/* a command, wherever it lands, as the kernel's handlers take it */
-	return uks_tracefs_write(file, buf, len);
+	return uks_tracefs_write_as(file, buf, len, peer_task(peer, &task) ? &task : NULL);
 }
 
 static int tp_poll(void *file)
@@ -99,6 +154,7 @@ static const struct vfs_provider_ops trace_provider = {
 	.list = tp_list,
 	.open = tp_open,
 	.read = tp_read,
+	.set_nonblock = tp_set_nonblock,
 	.write = tp_write,
 	.poll = tp_poll,
 	.interrupt = tp_interrupt,

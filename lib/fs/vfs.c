@@ -268,12 +268,18 @@ static int check_access(const struct uks_vfs_stat *st, int flags)
 
 static int open_provider(struct uks_vfs_file *f)
 {
-	return f->mnt->ops->open(f->mnt->ctx, f->path, f->flags, &f->file);
+	return f->mnt->ops->open(f->mnt->ctx, f->path, f->flags, f->peer, &f->file);
 }
 
 /** uks_vfs_open - see <uks/fs.h> */
 UKS_EXPORT int uks_vfs_open(struct uks_vfs *vfs, const char *path, int flags,
 			    struct uks_vfs_file **out)
+{
+	return __uks_vfs_open_as(vfs, path, flags, NULL, out);
+}
+
+int __uks_vfs_open_as(struct uks_vfs *vfs, const char *path, int flags,
+		      const struct uks_peer *peer, struct uks_vfs_file **out)
 {
 	struct uks_vfs_file *f;
 	const char *rest;
@@ -300,6 +306,10 @@ UKS_EXPORT int uks_vfs_open(struct uks_vfs *vfs, const char *path, int flags,
 		strcpy(f->path, rest);
 		f->vfs = vfs;
 		f->flags = flags;
+		if (peer) {
+			f->opener = *peer;
+			f->peer = &f->opener;
+		}
 		ret = open_provider(f);
 	}
 	pthread_rwlock_unlock(&vfs->lock);
@@ -319,7 +329,8 @@ static ssize_t reread_to(struct uks_vfs_file *f, off_t off)
 	void *fresh;
 	int ret;
 
-	ret = f->mnt->ops->open(f->mnt->ctx, f->path, f->flags & ~(O_TRUNC | O_APPEND), &fresh);
+	ret = f->mnt->ops->open(f->mnt->ctx, f->path, f->flags & ~(O_TRUNC | O_APPEND), f->peer,
+				&fresh);
 	if (ret)
 		return ret;
 	f->mnt->ops->close(f->file);
@@ -340,11 +351,26 @@ static ssize_t reread_to(struct uks_vfs_file *f, off_t off)
 /** uks_vfs_read - see <uks/fs.h> */
 UKS_EXPORT ssize_t uks_vfs_read(struct uks_vfs_file *f, void *buf, size_t len, off_t off)
 {
+	return __uks_vfs_read_nb(f, buf, len, off, f->flags & O_NONBLOCK);
+}
+
+/*
+ * O_NONBLOCK is the file's at the time of each read, as the kernel's
+ * f_flags are: FUSE sends the current flags with every read request.
+ */
+ssize_t __uks_vfs_read_nb(struct uks_vfs_file *f, void *buf, size_t len, off_t off,
+			  bool nonblock)
+{
 	ssize_t n;
 
 	if ((f->flags & O_ACCMODE) == O_WRONLY)
 		return -EBADF;
 	pthread_mutex_lock(&f->lock);
+	if (nonblock != !!(f->flags & O_NONBLOCK)) {
+		f->flags ^= O_NONBLOCK;
+		if (f->mnt->ops->set_nonblock)
+			f->mnt->ops->set_nonblock(f->file, nonblock);
+	}
 	if (!f->st.stream && off != f->pos) {
 		n = reread_to(f, off);
 		if (n < 0 || f->pos < off) {
@@ -362,12 +388,19 @@ UKS_EXPORT ssize_t uks_vfs_read(struct uks_vfs_file *f, void *buf, size_t len, o
 /** uks_vfs_pwrite - see <uks/fs.h> */
 UKS_EXPORT ssize_t uks_vfs_pwrite(struct uks_vfs_file *f, const void *buf, size_t len, off_t off)
 {
+	return __uks_vfs_pwrite_as(f, buf, len, off, f->peer);
+}
+
+/* @peer: who writes (a FUSE write may come from another task than the opener's) */
+ssize_t __uks_vfs_pwrite_as(struct uks_vfs_file *f, const void *buf, size_t len, off_t off,
+			    const struct uks_peer *peer)
+{
 	ssize_t n;
 
 	if ((f->flags & O_ACCMODE) == O_RDONLY)
 		return -EBADF;
 	pthread_mutex_lock(&f->lock);
-	n = f->mnt->ops->write(f->file, buf, len, off);
+	n = f->mnt->ops->write(f->file, buf, len, off, peer);
 	pthread_mutex_unlock(&f->lock);
 	return n;
 }

@@ -5,12 +5,20 @@
  * A provider serves one subtree (tracefs, slab).  Paths it gets are
  * relative to its mount point ("" is its root) and already normalised:
  * no leading, trailing or doubled slashes, no "." or "..".
+ *
+ * Open and write get the caller (@peer): the task behind a FUSE request
+ * or the socket's peer, whose pid is a thread id for FUSE.  NULL means
+ * the serving process itself (the library API).  Files that make uksd act
+ * on a process named by pid check the caller against it with the
+ * kernel's ptrace rule (__uks_ptrace_may_access()).
  */
 #ifndef UKS_LIB_FS_VFS_H
 #define UKS_LIB_FS_VFS_H
 
 #include <pthread.h>
 #include <uks/fs.h>
+
+#include "core/ptrace_access.h"
 
 #define VFS_PATH_MAX	1024
 #define VFS_MAX_MOUNTS	8
@@ -20,10 +28,14 @@ struct vfs_provider_ops {
 	int (*list)(void *ctx, const char *path,
 		    int (*fn)(const char *name, const struct uks_vfs_stat *st, void *arg),
 		    void *arg);
-	int (*open)(void *ctx, const char *path, int flags, void **file);
+	int (*open)(void *ctx, const char *path, int flags, const struct uks_peer *peer,
+		    void **file);
 	ssize_t (*read)(void *file, void *buf, size_t len);
+	/* The file's O_NONBLOCK changed (fcntl): each read passes its own. */
+	void (*set_nonblock)(void *file, bool nonblock);
 	/* @off: where the write lands, or -1 for the file's own position */
-	ssize_t (*write)(void *file, const void *buf, size_t len, off_t off);
+	ssize_t (*write)(void *file, const void *buf, size_t len, off_t off,
+			 const struct uks_peer *peer);
 	int (*poll)(void *file);
 	void (*interrupt)(void *file);
 	void (*close)(void *file);
@@ -47,7 +59,9 @@ struct uks_vfs_file {
 	struct uks_vfs *vfs;
 	const struct vfs_mount *mnt;
 	char path[VFS_PATH_MAX];	/* inside the mount */
-	int flags;
+	int flags;			/* O_NONBLOCK: the last read's */
+	const struct uks_peer *peer;	/* who opened it: &opener, or NULL */
+	struct uks_peer opener;
 	struct uks_vfs_stat st;
 	void *file;			/* the provider's */
 	off_t pos;
@@ -58,5 +72,14 @@ int uks_vfs_mount(struct uks_vfs *vfs, const char *path, const struct vfs_provid
 		  void *ctx);
 /* Normalise @in into @out; -ENOENT for "..", -ENAMETOOLONG. */
 int uks_vfs_normalise(const char *in, char *out, size_t size);
+
+/* The front ends' calls: uks_vfs_open(), _read() and _pwrite() for a caller. */
+int __uks_vfs_open_as(struct uks_vfs *vfs, const char *path, int flags,
+		      const struct uks_peer *peer, struct uks_vfs_file **out);
+/* @nonblock: the O_NONBLOCK of this read request (fcntl may change it). */
+ssize_t __uks_vfs_read_nb(struct uks_vfs_file *f, void *buf, size_t len, off_t off,
+			  bool nonblock);
+ssize_t __uks_vfs_pwrite_as(struct uks_vfs_file *f, const void *buf, size_t len, off_t off,
+			    const struct uks_peer *peer);
 
 #endif

@@ -42,6 +42,8 @@ static __thread pid_t cur_tid __attribute__((tls_model("initial-exec")));
 static __thread char cur_comm[16] __attribute__((tls_model("initial-exec")));
 static __thread unsigned int cur_saved_gen __attribute__((tls_model("initial-exec")));
 static unsigned int cmdline_gen = 1;	/* bumped when the table is resized */
+/* Cleared for server worker threads: never saved (uks_trace_set_thread_cmdline). */
+static __thread bool cur_nosave __attribute__((tls_model("initial-exec")));
 /* Set while this thread writes events on behalf of another task. */
 static __thread const struct uks_trace_task *cur_task __attribute__((tls_model("initial-exec")));
 
@@ -63,6 +65,14 @@ static void register_atfork(void)
 UKS_EXPORT void uks_trace_set_task(const struct uks_trace_task *task)
 {
 	cur_task = task;
+}
+
+/**
+ * uks_trace_set_thread_cmdline - see <uks/trace.h>
+ */
+UKS_EXPORT void uks_trace_set_thread_cmdline(bool save)
+{
+	cur_nosave = !save;
 }
 
 pid_t uks_trace_current_tid(void)
@@ -152,7 +162,7 @@ void uks_trace_note_current(struct uks_trace *tr)
 		uks_trace_save_tgid(cur_task->pid, cur_task->tgid);
 		return;
 	}
-	if (__builtin_expect(cur_saved_gen == gen, 1))
+	if (__builtin_expect(cur_saved_gen == gen, 1) || cur_nosave)
 		return;
 	cur_saved_gen = gen;
 	uks_trace_save_cmdline(uks_trace_current_tid(), uks_trace_current_comm());

@@ -235,7 +235,8 @@ static void eprobe_destroy(struct uks_event_call *call)
 /* "-:[GRP/]NAME [SYS/EVENT [ARGS]]": remove matching eprobes. */
 static int remove_event(int argc, char **argv)
 {
-	struct uks_event_call *call, *tmp;
+	struct uks_event_system *sys, *stmp;
+	struct uks_event_call *call;
 	char *group = NULL, *event;
 	int found = 0;
 
@@ -249,12 +250,16 @@ static int remove_event(int argc, char **argv)
 	}
 	if (!*event)
 		return -EINVAL;
-	list_for_each_entry_safe(call, tmp, &uks_calls, list) {
-		if (!eprobe_matches(call, group, event, argc - 1, argv + 1))
+	/* Found by name in each system (or the one named), not by a scan of all events. */
+	list_for_each_entry_safe(sys, stmp, &uks_systems, list) {
+		if (group && strcmp(sys->name, group))
+			continue;
+		call = uks_find_call(sys->name, event);
+		if (!call || !eprobe_matches(call, group, event, argc - 1, argv + 1))
 			continue;
 		if (uks_call_files_busy(call) || call->refcnt)
 			return -EBUSY;
-		eprobe_destroy(call);
+		eprobe_destroy(call);	/* may free @sys */
 		found++;
 	}
 	return found ? 0 : -ENOENT;

@@ -259,32 +259,76 @@ static struct uks_event_file *file_alloc(struct uks_trace *tr, struct uks_event_
 	file->tr = tr;
 	file->call = call;
 	list_add_tail(&file->list, &tr->files);
+	list_add_tail(&file->call_list, &call->files);
 	return file;
+}
+
+/* An unused file, undone on a failed creation. */
+static void file_unalloc(struct uks_event_file *file)
+{
+	list_del(&file->list);
+	list_del(&file->call_list);
+	uks_kfree(file);
+}
+
+/**
+ * uks_call_files_alloc - a file for a new call in every instance
+ * Caller holds event_mutex.  Returns 0 or -ENOMEM (then none was made).
+ */
+int uks_call_files_alloc(struct uks_event_call *call)
+{
+	struct uks_event_file *file, *tmp;
+	struct uks_trace *tr;
+
+	list_for_each_entry(tr, &uks_traces, list) {
+		if (!file_alloc(tr, call)) {
+			list_for_each_entry_safe(file, tmp, &call->files, call_list)
+				file_unalloc(file);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
+ * uks_trace_files_alloc - a file of every call for a new instance
+ * Caller holds event_mutex.  Returns 0 or -ENOMEM (then none was made).
+ */
+int uks_trace_files_alloc(struct uks_trace *tr)
+{
+	struct uks_event_file *file, *tmp;
+	struct uks_event_call *call;
+
+	list_for_each_entry(call, &uks_calls, list) {
+		if (!file_alloc(tr, call)) {
+			list_for_each_entry_safe(file, tmp, &tr->files, list)
+				file_unalloc(file);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 /**
  * uks_trace_sync_files - give @tr a file for every call
- * Caller holds event_mutex.  Returns 0 or -ENOMEM.
+ *
+ * Calls get their files in every instance when they are added; what is
+ * left is turning newly registered tracepoints into calls.  Caller holds
+ * event_mutex.  Returns 0 or -ENOMEM.
  */
 int uks_trace_sync_files(struct uks_trace *tr)
 {
-	struct uks_event_call *call;
-	int ret = uks_trace_sync_calls();
-
-	if (ret)
-		return ret;
-	list_for_each_entry(call, &uks_calls, list)
-		if (!uks_file_of_call(tr, call) && !file_alloc(tr, call))
-			return -ENOMEM;
-	return 0;
+	(void)tr;
+	return uks_trace_sync_calls();
 }
 
+/* Caller holds event_mutex.  Costs the number of instances. */
 struct uks_event_file *uks_file_of_call(struct uks_trace *tr, struct uks_event_call *call)
 {
 	struct uks_event_file *file;
 
-	list_for_each_entry(file, &tr->files, list)
-		if (file->call == call)
+	list_for_each_entry(file, &call->files, call_list)
+		if (file->tr == tr)
 			return file;
 	return NULL;
 }
@@ -306,6 +350,7 @@ void uks_trace_file_free(struct uks_event_file *file)
 	if (file->flags & UKS_FILE_ENABLED)
 		uks_file_enable(file, false, false);
 	list_del(&file->list);
+	list_del(&file->call_list);
 	swap_filter(file, NULL, NULL);
 	uks_kfree(file);
 }

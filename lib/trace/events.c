@@ -15,6 +15,9 @@
 
 pthread_mutex_t uks_event_mutex = PTHREAD_MUTEX_INITIALIZER;
 LIST_HEAD(uks_calls);
+LIST_HEAD(uks_systems);
+static struct uks_index systems_by_name;
+static struct uks_index calls_by_id;
 
 /* IDs 1..16 belong to ftrace's own entry types (TRACE_PRINT is 5). */
 static int next_call_id = 17;
@@ -57,6 +60,8 @@ struct uks_event_call *uks_call_alloc(const char *system, const char *name,
 	if (!call)
 		return NULL;
 	INIT_LIST_HEAD(&call->list);
+	INIT_LIST_HEAD(&call->sys_list);
+	INIT_LIST_HEAD(&call->files);
 	call->system = kstrdup(system);
 	call->name = kstrdup(name);
 	call->all_fields = uks_kcalloc(nr_all, sizeof(*call->all_fields));
@@ -84,13 +89,105 @@ void uks_call_free(struct uks_event_call *call)
 	uks_kfree(call);
 }
 
-/* Caller holds event_mutex.  Returns 0 or -EEXIST. */
+/* Caller holds event_mutex. */
+struct uks_event_system *uks_find_system(const char *name)
+{
+	size_t hash = __uks_trace_hash_name(name);
+	struct uks_event_system *sys;
+	struct uks_index_node *pos;
+
+	uks_index_for_each_possible(pos, &systems_by_name, hash) {
+		sys = container_of(pos, struct uks_event_system, node);
+		if (!strcmp(sys->name, name))
+			return sys;
+	}
+	return NULL;
+}
+
+static struct uks_event_system *system_get(const char *name)
+{
+	struct uks_event_system *sys = uks_find_system(name);
+
+	if (sys)
+		return sys;
+	sys = uks_kzalloc(sizeof(*sys));
+	if (!sys)
+		return NULL;
+	sys->name = kstrdup(name);
+	if (!sys->name || __uks_trace_index_add(&systems_by_name, &sys->node,
+						 __uks_trace_hash_name(name))) {
+		uks_kfree(sys->name);
+		uks_kfree(sys);
+		return NULL;
+	}
+	INIT_LIST_HEAD(&sys->calls);
+	list_add_tail(&sys->list, &uks_systems);
+	return sys;
+}
+
+/* The directory goes with its last event, as the kernel's subsystem_dir does. */
+static void system_put(struct uks_event_system *sys)
+{
+	if (!list_empty(&sys->calls))
+		return;
+	__uks_trace_index_del(&systems_by_name, &sys->node);
+	__uks_trace_index_free(&sys->by_name);
+	list_del(&sys->list);
+	uks_kfree(sys->name);
+	uks_kfree(sys);
+}
+
+/* The call leaves its system's index and the ID index. */
+static void call_unindex(struct uks_event_call *call)
+{
+	struct uks_event_system *sys = call->sys;
+
+	__uks_trace_index_del(&calls_by_id, &call->id_node);
+	__uks_trace_index_del(&sys->by_name, &call->name_node);
+	list_del_init(&call->sys_list);
+	call->sys = NULL;
+	system_put(sys);
+}
+
+/*
+ * Caller holds event_mutex.  The call gets its file in every instance, as
+ * the kernel's trace_add_event_call() does.  Returns 0, -EEXIST or -ENOMEM.
+ */
 int uks_call_add(struct uks_event_call *call)
 {
+	struct uks_event_system *sys;
+	int ret;
+
 	if (uks_find_call(call->system, call->name))
 		return -EEXIST;
+	sys = system_get(call->system);
+	if (!sys)
+		return -ENOMEM;
 	if (!call->id)
 		call->id = next_call_id++;
+	call->sys = sys;
+	list_add_tail(&call->sys_list, &sys->calls);
+	ret = __uks_trace_index_add(&sys->by_name, &call->name_node,
+				    __uks_trace_hash_name(call->name));
+	if (ret) {
+		list_del_init(&call->sys_list);
+		call->sys = NULL;
+		system_put(sys);
+		return ret;
+	}
+	ret = __uks_trace_index_add(&calls_by_id, &call->id_node, (size_t)call->id);
+	if (ret) {
+		__uks_trace_index_del(&sys->by_name, &call->name_node);
+		list_del_init(&call->sys_list);
+		call->sys = NULL;
+		system_put(sys);
+		return ret;
+	}
+	ret = uks_call_files_alloc(call);
+	if (ret) {
+		call_unindex(call);
+		return ret;
+	}
 	list_add_tail(&call->list, &uks_calls);
 	return 0;
 }
@@ -99,15 +196,44 @@ int uks_call_add(struct uks_event_call *call)
 void uks_call_remove(struct uks_event_call *call)
 {
 	list_del_init(&call->list);
+	if (call->sys)
+		call_unindex(call);
 }
 
+/* @system NULL: the first call of that name in any system. */
 struct uks_event_call *uks_find_call(const char *system, const char *name)
 {
-	struct uks_event_call *call;
+	size_t hash = __uks_trace_hash_name(name);
+	struct uks_event_system *sys;
+	struct uks_index_node *pos;
 
-	list_for_each_entry(call, &uks_calls, list)
-		if (!strcmp(call->name, name) && (!system || !strcmp(call->system, system)))
+	if (!system) {
+		struct uks_event_call *call;
+
+		list_for_each_entry(call, &uks_calls, list)
+			if (!strcmp(call->name, name))
+				return call;
+		return NULL;
+	}
+	sys = uks_find_system(system);
+	if (!sys)
+		return NULL;
+	uks_index_for_each_possible(pos, &sys->by_name, hash) {
+		struct uks_event_call *call = container_of(pos, struct uks_event_call, name_node);
+
+		if (!strcmp(call->name, name))
 			return call;
+	}
+	return NULL;
+}
+
+/* The call whose records carry @id (the trace readers' lookup). */
+struct uks_event_call *uks_find_call_by_id(int id)
+{
+	struct uks_index_node *pos;
+
+	uks_index_for_each_possible(pos, &calls_by_id, (size_t)id)
+		return container_of(pos, struct uks_event_call, id_node);
 	return NULL;
 }
 
@@ -154,7 +280,10 @@ static int add_tracepoint(struct uks_tracepoint *tp, void *arg)
 		call->flags |= UKS_CALL_OWN_LINE;
 	call->print = tp_print;
 	call->print_fmt = tp_print_fmt;
-	uks_call_add(call);
+	if (uks_call_add(call)) {
+		uks_call_free(call);
+		return -ENOMEM;
+	}
 	return 0;
 }
 

@@ -197,7 +197,7 @@ static int write_trace_clock(struct uks_tracefs_file *f, char *text, size_t len)
 
 static int write_trace_marker(struct uks_tracefs_file *f, char *text, size_t len)
 {
-	int ret = uks_trace_marker_write(f->tr, text, len);
+	int ret = uks_trace_marker_write(f->tr, text, len, f->writer);
 
 	return ret < 0 ? ret : 0;
 }

@@ -76,6 +76,13 @@ UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&uks_event_mutex);
+	if (uks_trace_files_alloc(tr)) {
+		pthread_mutex_unlock(&uks_event_mutex);
+		uks_rb_free(tr->rb);
+		uks_kfree(tr->name);
+		uks_kfree(tr);
+		return -ENOMEM;
+	}
 	list_add_tail(&tr->list, &uks_traces);
 	pthread_mutex_unlock(&uks_event_mutex);
 	*out = tr;
@@ -109,27 +116,20 @@ UKS_EXPORT void uks_trace_destroy(struct uks_trace *tr)
 /* Caller holds event_mutex. */
 bool uks_call_files_busy(struct uks_event_call *call)
 {
-	struct uks_trace *tr;
+	struct uks_event_file *file;
 
-	list_for_each_entry(tr, &uks_traces, list) {
-		struct uks_event_file *file = uks_file_of_call(tr, call);
-
-		if (file && (file->flags & (UKS_FILE_ENABLED | UKS_FILE_SOFT_MODE)))
+	list_for_each_entry(file, &call->files, call_list)
+		if (file->flags & (UKS_FILE_ENABLED | UKS_FILE_SOFT_MODE))
 			return true;
-	}
 	return false;
 }
 
 void uks_call_files_free(struct uks_event_call *call)
 {
-	struct uks_trace *tr;
+	struct uks_event_file *file, *tmp;
 
-	list_for_each_entry(tr, &uks_traces, list) {
-		struct uks_event_file *file = uks_file_of_call(tr, call);
-
-		if (file)
-			uks_trace_file_free(file);
-	}
+	list_for_each_entry_safe(file, tmp, &call->files, call_list)
+		uks_trace_file_free(file);
 }
 
 /* ---------------------------------------------------------------- options */

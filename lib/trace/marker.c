@@ -58,17 +58,23 @@ int uks_trace_marker_init(void)
 	call->flags = UKS_CALL_IGNORE_ENABLE;
 	call->print = print_print;
 	call->print_fmt = print_print_fmt;
-	uks_call_add(call);
+	if (uks_call_add(call)) {
+		uks_call_free(call);
+		return -ENOMEM;
+	}
 	uks_ftrace_print_call = call;
 	return 0;
 }
 
 /**
  * uks_trace_marker_write - the trace_marker file's write
+ * @writer:	the task the line is credited to (NULL: this thread)
+ *
  * Returns bytes written, -EINVAL (markers option off), -EBADF (recording
- * off), or -ENOMEM.
+ * off, as the kernel's when the ring buffer refuses), or -ENOMEM.
  */
-int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len)
+int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
+			   const struct uks_trace_task *writer)
 {
 	struct print_entry *e;
 	size_t size, max = uks_rb_max_event() - sizeof(*e) - 2;
@@ -82,6 +88,8 @@ int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len)
 	if (n > max)
 		n = max;
 	size = sizeof(*e) + n + 2;	/* room for an added newline and NUL */
+	if (writer)
+		uks_trace_set_task(writer);
 	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
 		uks_trace_note_current(tr);
 	/* tr->lock keeps buffer_size_kb from swapping pages under us. */
@@ -89,9 +97,13 @@ int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len)
 	e = uks_rb_reserve(tr->rb, size, &cpu);
 	if (!e) {
 		pthread_mutex_unlock(&tr->lock);
+		if (writer)
+			uks_trace_set_task(NULL);
 		return -EBADF;
 	}
 	uks_trace_fill_entry(tr, &e->ent, UKS_TRACE_FTRACE_PRINT_ID);
+	if (writer)
+		uks_trace_set_task(NULL);
 	e->ip = 0;
 	memcpy(e->buf, buf, n);
 	if (!n || e->buf[n - 1] != '\n')

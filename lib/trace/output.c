@@ -156,16 +156,6 @@ static void print_lat_fmt(struct uks_seq *s, const struct uks_trace_entry *ent)
 		uks_seq_putc(s, '.');
 }
 
-static struct uks_event_call *call_by_id(int id)
-{
-	struct uks_event_call *call;
-
-	list_for_each_entry(call, &uks_calls, list)
-		if (call->id == id)
-			return call;
-	return NULL;
-}
-
 /* trace_find_mark(): how long until the next event, at a glance. */
 static char delay_mark(uint64_t delta_ns)
 {
@@ -264,7 +254,7 @@ void uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks_t
 			   const struct uks_rb_event *ev, uint64_t next_ts)
 {
 	const struct uks_trace_entry *ent = ev->data;
-	struct uks_event_call *call = call_by_id(ent->type);
+	struct uks_event_call *call = uks_find_call_by_id(ent->type);
 
 	if (trace_opt(tr, UKS_OPT_CONTEXT_INFO)) {
 		if (it->lat_fmt)

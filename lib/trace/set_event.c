@@ -121,11 +121,27 @@ int uks_trace_system_enable(struct uks_trace *tr, const char *system, int enable
 /* "0", "1", "X" (mixed) or "?" (no events), as system_enable_read(). */
 void uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struct uks_seq *s)
 {
+	struct uks_event_system *sys;
 	struct uks_event_file *file;
 	unsigned int set = 0;
 
 	if (uks_trace_sync_files(tr))
 		return;
+	/* events/SYS/enable looks at that system's events only. */
+	sys = system ? uks_find_system(system) : NULL;
+	if (sys) {
+		struct uks_event_call *call;
+
+		list_for_each_entry(call, &sys->calls, sys_list) {
+			file = uks_file_of_call(tr, call);
+			if (!file || (call->flags & UKS_CALL_IGNORE_ENABLE))
+				continue;
+			set |= 1u << !!(file->flags & UKS_FILE_ENABLED);
+			if (set == 3)
+				break;
+		}
+		goto out;
+	}
 	list_for_each_entry(file, &tr->files, list) {
 		if (file->call->flags & UKS_CALL_IGNORE_ENABLE)
 			continue;
@@ -135,6 +151,7 @@ void uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struc
 		if (set == 3)
 			break;
 	}
+out:
 	uks_seq_putc(s, "?01X"[set & 3]);
 	uks_seq_putc(s, '\n');
 }

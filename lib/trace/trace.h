@@ -39,6 +39,7 @@
 #include "core/list.h"
 #include "trace/field.h"
 #include "trace/filter.h"
+#include "trace/name_index.h"
 #include "trace/ring_buffer.h"
 #include "trace/seq.h"
 
@@ -64,10 +65,28 @@ struct uks_event_file;
 typedef void (*uks_call_print_fn)(struct uks_seq *s, const struct uks_event_call *call,
 				  const void *rec, size_t len);
 
+/*
+ * A system: the events/SYS directory.  It exists while it has calls and
+ * indexes them by name, so a lookup of events/SYS/EVENT costs two hash
+ * lookups and a listing walks only its own calls.
+ */
+struct uks_event_system {
+	struct list_head list;		/* uks_systems, in creation order */
+	struct uks_index_node node;	/* the index of systems by name */
+	struct list_head calls;		/* in the order they were added */
+	struct uks_index by_name;
+	char *name;
+};
+
 struct uks_event_call {
 	struct list_head list;		/* uks_calls, under event_mutex */
 	char *system;
 	char *name;
+	struct uks_event_system *sys;	/* once added */
+	struct list_head sys_list;	/* sys->calls */
+	struct uks_index_node name_node;	/* sys->by_name */
+	struct uks_index_node id_node;	/* the index of calls by ID */
+	struct list_head files;		/* its file in each instance */
 	int id;
 	unsigned int flags;
 	struct uks_tracepoint *tp;	/* where files attach their probes */
@@ -105,6 +124,7 @@ enum {
 
 struct uks_event_file {
 	struct list_head list;		/* tr->files */
+	struct list_head call_list;	/* call->files */
 	struct uks_trace *tr;
 	struct uks_event_call *call;
 	unsigned int flags;
@@ -154,8 +174,7 @@ struct uks_trace {
 	size_t *buffer_kb;		/* buffer_size_kb per CPU, as written; event_mutex */
 	bool buffer_expanded;
 	uint64_t opts;			/* bit per UKS_OPT_* */
-	struct list_head files;		/* struct uks_event_file, under event_mutex */
-	unsigned long files_generation;
+	struct list_head files;		/* one struct uks_event_file per call, under event_mutex */
 	struct uks_error_log_entry errors[UKS_ERROR_LOG_MAX];
 	unsigned int nr_errors, next_error;
 	pid_t *event_pids;		/* set_event_pid, sorted; NULL: all */
@@ -171,6 +190,8 @@ static inline bool trace_opt(const struct uks_trace *tr, int opt)
 /* events.c */
 int uks_trace_sync_calls(void);
 struct uks_event_call *uks_find_call(const char *system, const char *name);
+struct uks_event_call *uks_find_call_by_id(int id);
+struct uks_event_system *uks_find_system(const char *name);
 struct uks_event_call *uks_call_alloc(const char *system, const char *name,
 				      const struct uks_event_field *fields, size_t nr_fields);
 int uks_call_add(struct uks_event_call *call);
@@ -179,9 +200,13 @@ void uks_call_free(struct uks_event_call *call);
 void uks_call_print_format(struct uks_seq *s, const struct uks_event_call *call);
 bool uks_call_is_enabled_anywhere(const struct uks_event_call *call);
 extern struct list_head uks_calls;
+extern struct list_head uks_systems;
 
 /* event_file.c */
 int uks_trace_sync_files(struct uks_trace *tr);
+/* Files of a new call in every instance, of every call in a new instance. */
+int uks_call_files_alloc(struct uks_event_call *call);
+int uks_trace_files_alloc(struct uks_trace *tr);
 struct uks_event_file *uks_find_file(struct uks_trace *tr, const char *system,
 				     const char *name);
 struct uks_event_file *uks_file_of_call(struct uks_trace *tr, struct uks_event_call *call);
@@ -240,7 +265,8 @@ int uks_trace_system_enable(struct uks_trace *tr, const char *system, int enable
 void uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struct uks_seq *s);
 
 /* marker.c */
-int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len);
+int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
+			   const struct uks_trace_task *writer);
 extern struct uks_event_call *uks_ftrace_print_call;
 int uks_trace_marker_init(void);
 

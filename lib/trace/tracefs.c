@@ -50,16 +50,6 @@ static const struct tracefs_node *find_in(const struct tracefs_node *table, cons
 	return NULL;
 }
 
-static bool system_exists(const char *system)
-{
-	struct uks_event_call *call;
-
-	list_for_each_entry(call, &uks_calls, list)
-		if (!strcmp(call->system, system))
-			return true;
-	return false;
-}
-
 static int parse_cpu(const char *name, struct uks_trace *tr)
 {
 	char *end;
@@ -75,7 +65,9 @@ static int parse_cpu(const char *name, struct uks_trace *tr)
 
 /*
  * Resolve @path to a node and its parameters.  Caller holds event_mutex
- * (event directories depend on the call list).
+ * (event directories depend on the call list).  Each component is found
+ * by name in its directory (a table or a hash index), so the cost is the
+ * path's depth whatever the number of events.
  */
 int uks_tracefs_resolve(struct uks_trace *tr, const char *path, struct tracefs_loc *loc)
 {
@@ -105,7 +97,7 @@ int uks_tracefs_resolve(struct uks_trace *tr, const char *path, struct tracefs_l
 			loc->node = node;
 			return 0;
 		}
-		if (!system_exists(parts[1]))
+		if (!uks_find_system(parts[1]))
 			return -ENOENT;
 		strcpy(loc->sys, parts[1]);
 		if (n == 2) {
@@ -180,7 +172,11 @@ static int list_table(const struct tracefs_node *t, int (*fn)(const char *, enum
 	return ret;
 }
 
-/* Names are collected under the lock, then reported without it. */
+/*
+ * Names are collected under the lock, then reported without it.  Every
+ * directory's names are unique already (tables, the system and call
+ * indexes), so they are appended as they come.
+ */
 struct name_list {
 	char (*names)[UKS_TRACEFS_NAME_MAX];
 	size_t nr, cap;
@@ -188,9 +184,6 @@ struct name_list {
 
 static int name_add(struct name_list *l, const char *name)
 {
-	for (size_t i = 0; i < l->nr; i++)
-		if (!strcmp(l->names[i], name))
-			return 0;
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
 		void *bigger = uks_krealloc(l->names, cap * sizeof(*l->names));
@@ -214,6 +207,7 @@ UKS_EXPORT int uks_tracefs_list(struct uks_trace *tr, const char *path,
 	struct name_list names = { 0 };
 	enum uks_tracefs_type type = UKS_TRACEFS_DIR;
 	const struct tracefs_node *files = NULL;
+	struct uks_event_system *sys;
 	struct uks_event_call *call;
 	struct tracefs_loc loc;
 	int ret;
@@ -228,14 +222,15 @@ UKS_EXPORT int uks_tracefs_list(struct uks_trace *tr, const char *path,
 		break;
 	case TFS_DIR_EVENTS:
 		files = uks_tracefs_events_files;
-		list_for_each_entry(call, &uks_calls, list)
+		list_for_each_entry(sys, &uks_systems, list)
 			if (!ret)
-				ret = name_add(&names, call->system);
+				ret = name_add(&names, sys->name);
 		break;
 	case TFS_DIR_SYS:
 		files = uks_tracefs_sys_files;
-		list_for_each_entry(call, &uks_calls, list)
-			if (!ret && !strcmp(call->system, loc.sys))
+		sys = uks_find_system(loc.sys);
+		list_for_each_entry(call, &sys->calls, sys_list)
+			if (!ret)
 				ret = name_add(&names, call->name);
 		break;
 	case TFS_DIR_EVENT:
@@ -341,6 +336,12 @@ UKS_EXPORT ssize_t uks_tracefs_read(struct uks_tracefs_file *f, void *buf, size_
 
 UKS_EXPORT ssize_t uks_tracefs_write(struct uks_tracefs_file *f, const void *buf, size_t len)
 {
+	return uks_tracefs_write_as(f, buf, len, NULL);
+}
+
+UKS_EXPORT ssize_t uks_tracefs_write_as(struct uks_tracefs_file *f, const void *buf, size_t len,
+					const struct uks_trace_task *task)
+{
 	char *text;
 	ssize_t ret;
 
@@ -356,9 +357,19 @@ UKS_EXPORT ssize_t uks_tracefs_write(struct uks_tracefs_file *f, const void *buf
 		return -ENOMEM;
 	memcpy(text, buf, len);
 	text[len] = '\0';
+	f->writer = task;
 	ret = f->loc.node->write(f, text, len);
+	f->writer = NULL;
 	uks_kfree(text);
 	return ret < 0 ? ret : (ssize_t)len;
+}
+
+UKS_EXPORT void uks_tracefs_set_nonblock(struct uks_tracefs_file *f, bool nonblock)
+{
+	if (nonblock)
+		f->flags |= O_NONBLOCK;
+	else
+		f->flags &= ~O_NONBLOCK;
 }
 
 UKS_EXPORT int uks_tracefs_poll(struct uks_tracefs_file *f)

@@ -59,6 +59,7 @@ struct uks_tracefs_file {
 	size_t pos;
 	bool shown;
 	int interrupted;
+	const struct uks_trace_task *writer;	/* during a write: who writes */
 	struct uks_trace_iter iter;	/* trace, trace_pipe */
 	struct uks_rb_snapshot *snap;	/* trace */
 	struct uks_rb_event pending;	/* trace: the next event to print */

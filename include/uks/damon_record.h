@@ -28,6 +28,9 @@
  *
  *	struct uks_damon_record *rec;
  *	uks_damon_record_load("damon.data", &rec);	-- binary or perf script text
+ *
+ *	struct uks_damon_rec_diag d;			-- a damaged file: where and why
+ *	uks_damon_record_read_file("damon.data", UKS_DAMON_REC_PARTIAL, &rec, &d);
  */
 #ifndef UKS_DAMON_RECORD_H
 #define UKS_DAMON_RECORD_H

@@ -75,29 +75,35 @@ assert off == len(data), 'trailing bytes'
 print('snapshots', len(snaps))
 if len(sys.argv) < 3:
     sys.exit(0)
-# the hot region per phase: warmup 1 s, then lo/hi alternating 1.5 s each
-reg = {}
+# the hot region per phase, placed by uks-masim's own phase start times
+# (CLOCK_MONOTONIC, as the record's time stamps): on a loaded machine its
+# start comes any time after the first snapshot
+reg, phases = {}, []
 for l in open(sys.argv[2]):
     f = l.split()
     if f[0] == 'region':
         s, e = (int(x, 16) for x in f[2].split('-'))
         reg[f[1]] = (s, e)
+    elif f[0] == 'phase':
+        sec, frac = f[-1].split('.')
+        phases.append((' '.join(f[1:-2]), int(sec) * 10**9 + int(frac)))
 def heat(regs, r):
     s, e = reg[r]
     return sum(n * (min(e, b) - max(s, a)) for a, b, n in regs if min(e, b) > max(s, a))
-t0 = snaps[0][0]
 if not any(heat(regs, 'lo') + heat(regs, 'hi') for t, tid, regs in snaps):
     print('the kernel reported no access to either region')
     sys.exit(3)
+assert len(phases) == 7, phases
+ends = [p[1] for p in phases[1:]] + [phases[-1][1] + 1500 * 10**6]
 good = bad = 0
 for t, tid, regs in snaps:
-    x = (t - t0) / 1e9 - 1.0
-    if x < 0:
+    k = [i for i in range(1, 7) if phases[i][1] <= t < ends[i]]
+    if not k:
         continue
-    phase, pos = int(x / 1.5), (x % 1.5) / 1.5
-    if phase > 5 or not 0.3 < pos < 0.9:
+    name, start = phases[k[0]]
+    if not 0.3 < (t - start) / (ends[k[0]] - start) < 0.9:
         continue
-    want, other = ('lo', 'hi') if phase % 2 == 0 else ('hi', 'lo')
+    want, other = ('lo', 'hi') if name.startswith('lo') else ('hi', 'lo')
     if not heat(regs, want) and not heat(regs, other):
         continue    # no signal in this aggregation
     if heat(regs, want) > heat(regs, other):

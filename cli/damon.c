@@ -37,10 +37,14 @@ int cli_damon(int argc, char **argv)
 	return 2;
 }
 
+/*
+ * damo's '%d' of a Python number: exact at any size.  A double's integer
+ * part prints exactly with %.0f; a long long cast is undefined from 2^63.
+ */
 const char *damon_fmt_sz(char *buf, size_t len, double sz, bool raw)
 {
 	if (raw)
-		snprintf(buf, len, "%lld", (long long)sz);
+		snprintf(buf, len, "%.0f", trunc(sz) == 0 ? 0.0 : trunc(sz));
 	else if (sz > 1099511627776.0)
 		snprintf(buf, len, "%.3f TiB", sz / 1099511627776.0);
 	else if (sz > 1073741824.0)
@@ -50,16 +54,26 @@ const char *damon_fmt_sz(char *buf, size_t len, double sz, bool raw)
 	else if (sz > 1024.0)
 		snprintf(buf, len, "%.3f KiB", sz / 1024.0);
 	else
-		snprintf(buf, len, "%lld B", (long long)sz);
+		snprintf(buf, len, "%.0f B", trunc(sz) == 0 ? 0.0 : trunc(sz));
 	return buf;
+}
+
+/* A size in bytes that is an integer: exact in raw numbers, as damo's. */
+const char *damon_fmt_bytes(char *buf, size_t len, uint64_t sz, bool raw)
+{
+	if (raw) {
+		snprintf(buf, len, "%llu", (unsigned long long)sz);
+		return buf;
+	}
+	return damon_fmt_sz(buf, len, (double)sz, false);
 }
 
 const char *damon_fmt_time(char *buf, size_t len, double ns, bool raw)
 {
 	if (raw)
-		snprintf(buf, len, "%lld", (long long)ns);
+		snprintf(buf, len, "%.0f", trunc(ns) == 0 ? 0.0 : trunc(ns));
 	else if (ns > 60000000000.0)
-		snprintf(buf, len, "%lld m %.3f s", (long long)(ns / 60000000000.0),
+		snprintf(buf, len, "%.0f m %.3f s", trunc(ns / 60000000000.0),
 			 fmod(ns, 60000000000.0) / 1000000000.0);
 	else if (ns > 1000000000.0)
 		snprintf(buf, len, "%.3f s", ns / 1000000000.0);
@@ -68,7 +82,7 @@ const char *damon_fmt_time(char *buf, size_t len, double ns, bool raw)
 	else if (ns > 1000.0)
 		snprintf(buf, len, "%.3f us", ns / 1000.0);
 	else
-		snprintf(buf, len, "%lld ns", (long long)ns);
+		snprintf(buf, len, "%.0f ns", trunc(ns) == 0 ? 0.0 : trunc(ns));
 	return buf;
 }
 

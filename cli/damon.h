@@ -15,6 +15,7 @@ int cli_damon_report(int argc, char **argv);
 /* damo's _fmt_nr: "12.000 KiB" / "1 m 3.000 s" (or plain numbers if @raw) */
 const char *damon_fmt_sz(char *buf, size_t len, double sz, bool raw);
 const char *damon_fmt_time(char *buf, size_t len, double ns, bool raw);
+const char *damon_fmt_bytes(char *buf, size_t len, uint64_t sz, bool raw);
 /* Python's str(float): the shortest text that reads back the same */
 const char *damon_py_float(char *buf, size_t len, double v);
 

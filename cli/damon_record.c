@@ -74,7 +74,9 @@ static void record_usage(FILE *out)
 	      "                    self: the command monitors itself, reads and writes per\n"
 	      "                    page with userfaultfd, via libuks-damon-agent.so)\n"
 	      "  -p PID            monitor a running process (repeat for more)\n"
-	      "Ends when the command (or every process) exits, or at ^C.\n", out);
+	      "Ends when the command (or every process) exits, or at ^C.\n"
+	      "Exit status: 0, 1 (error), 2 (usage), 126 (COMMAND cannot be executed),\n"
+	      "127 (COMMAND not found).\n", out);
 }
 
 static int parse_record(int argc, char **argv, struct rec_args *a)
@@ -207,6 +209,12 @@ static pid_t spawn_held(char **cmd, int *go_fd, int *exec_fd)
 	*go_fd = go[1];
 	*exec_fd = ex[0];
 	return pid;
+}
+
+/* A shell's exit status for a command that could not be executed. */
+static int exec_status(int err)
+{
+	return err == -ENOENT ? 127 : 126;
 }
 
 /* Let the child exec; 0 once it did, else the exec's -errno. */
@@ -344,6 +352,8 @@ static int record_self(struct rec_args *a, struct uks_damon_rec_writer *w)
 	err = release(go, ex);
 	if (err)
 		fprintf(stderr, "uks damon record: %s: %s\n", a->cmd[0], strerror(-err));
+	if (err == -EIO)	/* the held child is gone: nothing was executed */
+		err = -ECHILD;
 	while (!err && !rec_stop && !wait_child(pid, false)) {
 		/*
 		 * Every copy of the pipe closed while the program runs on.  An
@@ -363,6 +373,10 @@ static int record_self(struct rec_args *a, struct uks_damon_rec_writer *w)
 	}
 	pthread_join(th, NULL);		/* EOF when the agent's copies are closed */
 	close(p[0]);
+	if (err && err != -ECHILD) {
+		wait_child(pid, true);
+		return exec_status(err);
+	}
 	return err || r.err || lost ? 1 : 0;
 }
 
@@ -410,6 +424,8 @@ static int record_damon(struct rec_args *a, struct uks_damon_rec_writer *w, cons
 			fprintf(stderr, "uks damon record: %s: %s\n", a->cmd[0], strerror(-err));
 			wait_child(child, true);
 			child = -1;
+			if (err != -EIO)	/* the exec failed: as a shell says it */
+				ret = exec_status(err);
 			goto out;
 		}
 	}

@@ -35,7 +35,9 @@ static void report_usage(FILE *out)
 	      "\n"
 	      "damo's reports of a record file (default damon.data; also -i FILE).\n"
 	      "heats: default resolution 500x500, 40x80 (rows of time, columns of space)\n"
-	      "for --heatmap stdout, the ASCII heat map; PNG and SVG have axes and a scale.\n",
+	      "for --heatmap stdout, the ASCII heat map; PNG and SVG have axes and a scale.\n"
+	      "A file cut inside an entry is reported up to the cut, with a warning; a\n"
+	      "corrupt one is an error naming the byte offset and the reason.\n",
 	      out);
 }
 
@@ -238,27 +240,24 @@ bad:
 
 /* ---------------------------------------------------------------- raw */
 
-static void report_raw(const struct uks_damon_record *rec, const struct report_args *a)
+static int report_raw(const struct uks_damon_record *rec, const struct report_args *a)
 {
-	uint64_t ids[256];
-	int nr = uks_damon_record_targets(rec, ids, 256);
+	struct uks_damon_rec_targets tg;
 	char b1[64];
+	int ret = uks_damon_record_group(rec, &tg);
 
-	for (int t = 0; t < nr && t < 256; t++) {
-		bool first = true;
-		int64_t base = 0;
+	if (ret) {
+		fprintf(stderr, "uks damon report: %s\n", strerror(-ret));
+		return 1;
+	}
+	for (size_t t = 0; t < tg.nr; t++) {
+		int64_t base = rec->snapshots[tg.order[tg.first[t]]].start_ns;
 
-		for (size_t i = 0; i < rec->nr_snapshots; i++) {
-			const struct uks_damon_rec_snapshot *s = &rec->snapshots[i];
+		printf("base_time_absolute: %s\n\n",
+		       damon_fmt_time(b1, sizeof(b1), (double)base, a->raw_number));
+		for (size_t k = tg.first[t]; k < tg.first[t + 1]; k++) {
+			const struct uks_damon_rec_snapshot *s = &rec->snapshots[tg.order[k]];
 
-			if (s->target_id != ids[t])
-				continue;
-			if (first) {
-				base = s->start_ns;
-				printf("base_time_absolute: %s\n\n",
-				       damon_fmt_time(b1, sizeof(b1), (double)base, a->raw_number));
-				first = false;
-			}
 			printf("monitoring_start:    %16s\n",
 			       damon_fmt_time(b1, sizeof(b1), (double)(s->start_ns - base),
 					      a->raw_number));
@@ -273,15 +272,18 @@ static void report_raw(const struct uks_damon_record *rec, const struct report_a
 			for (uint32_t j = 0; j < s->nr_regions; j++) {
 				const struct uks_damon_rec_region *r = &s->regions[j];
 
+				/* the reader refuses end < start: the size does not wrap */
 				printf("%012llx-%012llx(%12s):\t%u\n", (unsigned long long)r->start,
 				       (unsigned long long)r->end,
-				       damon_fmt_sz(b1, sizeof(b1),
-						    (double)(r->end - r->start), a->raw_number),
+				       damon_fmt_bytes(b1, sizeof(b1), r->end - r->start,
+						       a->raw_number),
 				       r->nr_accesses);
 			}
 			printf("\n");
 		}
 	}
+	uks_damon_record_group_free(&tg);
+	return 0;
 }
 
 /* -------------------------------------------------------------- heats */
@@ -463,7 +465,7 @@ static size_t pct_idx(long p, size_t n)
 	return idx >= n ? n - 1 : idx;
 }
 
-/* One target's distribution: damo's pr_wss_dists() for @tid. */
+/* One target's distribution: damo's pr_wss_dists() for @tid, whose snapshots are all in @rec. */
 static int report_wss_target(const struct uks_damon_record *rec, uint64_t tid,
 			     const struct report_args *a)
 {
@@ -487,7 +489,7 @@ static int report_wss_target(const struct uks_damon_record *rec, uint64_t tid,
 					   a->raw_number));
 	if (a->all_wss) {
 		for (size_t i = 0; i < n; i++)
-			printf("%zu %s\n", i, damon_fmt_sz(b, sizeof(b), (double)w[i], a->raw_number));
+			printf("%zu %s\n", i, damon_fmt_bytes(b, sizeof(b), w[i], a->raw_number));
 		uks_kfree(w);
 		return 0;
 	}
@@ -499,7 +501,7 @@ static int report_wss_target(const struct uks_damon_record *rec, uint64_t tid,
 	for (long p = a->range[0]; p < a->range[1]; p += a->range[2]) {
 		uint64_t v = w[pct_idx(p, n)];
 
-		printf("%3ld %15s", p, damon_fmt_sz(b, sizeof(b), (double)v, a->raw_number));
+		printf("%3ld %15s", p, damon_fmt_bytes(b, sizeof(b), v, a->raw_number));
 		if (a->nr_cols_bar > 0) {
 			int cols = (int)((double)v / per_col);
 
@@ -518,9 +520,9 @@ static int report_wss_target(const struct uks_damon_record *rec, uint64_t tid,
 
 static int report_wss(const struct uks_damon_record *rec, const struct report_args *a)
 {
-	struct uks_damon_record *adjusted;
-	uint64_t ids[256];
-	int nr, ret;
+	struct uks_damon_record *adjusted, view = { 0 };
+	struct uks_damon_rec_targets tg, atg;
+	int ret;
 
 	/* damo's --work_time: the working set of each unit of work */
 	ret = uks_damon_record_adjust(rec, a->work_time, a->exclude_samples, &adjusted);
@@ -529,16 +531,48 @@ static int report_wss(const struct uks_damon_record *rec, const struct report_ar
 		return 1;
 	}
 	/* the targets of @rec: one whose snapshots were all excluded has none */
-	nr = uks_damon_record_targets(rec, ids, 256);
+	ret = uks_damon_record_group(rec, &tg);
+	if (!ret) {
+		ret = uks_damon_record_group(adjusted, &atg);
+		if (ret)
+			uks_damon_record_group_free(&tg);
+	}
+	if (!ret && !(view.snapshots = uks_kmalloc((adjusted->nr_snapshots ?
+						      adjusted->nr_snapshots : 1) *
+						     sizeof(*view.snapshots)))) {
+		uks_damon_record_group_free(&tg);
+		uks_damon_record_group_free(&atg);
+		ret = -ENOMEM;
+	}
+	if (ret) {
+		uks_damon_record_free(adjusted);
+		fprintf(stderr, "uks damon report: %s\n", strerror(-ret));
+		return 1;
+	}
 	printf("# <percentile> <wss>\n");
-	for (int t = 0; t < nr && t < 256 && !ret; t++)
-		ret = report_wss_target(adjusted, ids[t], a);
+	/*
+	 * Each target's snapshots as a record of their own (shallow copies),
+	 * so that every target costs its own snapshots, not the whole record.
+	 */
+	for (size_t t = 0, at = 0; t < tg.nr && !ret; t++) {
+		view.nr_snapshots = 0;
+		if (at < atg.nr && atg.ids[at] == tg.ids[t]) {
+			for (size_t k = atg.first[at]; k < atg.first[at + 1]; k++)
+				view.snapshots[view.nr_snapshots++] = adjusted->snapshots[atg.order[k]];
+			at++;
+		}
+		ret = report_wss_target(&view, tg.ids[t], a);
+	}
+	uks_kfree(view.snapshots);
+	uks_damon_record_group_free(&tg);
+	uks_damon_record_group_free(&atg);
 	uks_damon_record_free(adjusted);
 	return ret;
 }
 
 int cli_damon_report(int argc, char **argv)
 {
+	struct uks_damon_rec_diag diag;
 	struct report_args a;
 	struct uks_damon_record *rec;
 	const char *what;
@@ -561,22 +595,39 @@ int cli_damon_report(int argc, char **argv)
 	ret = parse_report(argc - 1, argv + 1, &a);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	ret = uks_damon_record_load(a.input, &rec);
+	ret = uks_damon_record_read_file(a.input, UKS_DAMON_REC_PARTIAL, &rec, &diag);
 	if (ret) {
-		fprintf(stderr, "uks damon report: monitoring result file (%s) parsing failed "
-			"(%s)\n", a.input, strerror(-ret));
+		if (diag.reason)
+			fprintf(stderr, "uks damon report: %s: corrupt record at byte %llu (in the "
+				"entry at byte %llu): %s\n", a.input,
+				(unsigned long long)diag.offset, (unsigned long long)diag.entry,
+				diag.reason);
+		else
+			fprintf(stderr, "uks damon report: %s: %s\n", a.input, strerror(-ret));
 		return 1;
 	}
-	/* an empty file, or text with no event in it, parses as no snapshot */
-	if (!rec->nr_snapshots) {
+	if (diag.reason)
+		fprintf(stderr, "uks damon report: %s: the file ends at byte %llu, inside the "
+			"entry at byte %llu (%s); reporting the %zu snapshots before it\n",
+			a.input, (unsigned long long)diag.offset, (unsigned long long)diag.entry,
+			diag.reason, rec->nr_snapshots);
+	/*
+	 * A record with a header and no snapshot is what monitoring a
+	 * program that ended before its first aggregation writes: reported
+	 * as damo does (raw prints nothing, wss its header line).  An empty
+	 * file, or text with no event in it, is no record at all.
+	 */
+	if (!rec->nr_snapshots && rec->version <= 0) {
 		fprintf(stderr, "uks damon report: %s holds no snapshot (not a DAMON record, or "
 			"monitoring ended before its first aggregation)\n", a.input);
 		uks_damon_record_free(rec);
 		return 1;
 	}
+	if (!rec->nr_snapshots && !diag.reason)
+		fprintf(stderr, "uks damon report: %s: a record with no snapshot (monitoring "
+			"ended before its first aggregation)\n", a.input);
 	if (!strcmp(what, "raw")) {
-		report_raw(rec, &a);
-		ret = 0;
+		ret = report_raw(rec, &a);
 	} else if (!strcmp(what, "heats")) {
 		ret = report_heats(rec, &a);
 	} else {

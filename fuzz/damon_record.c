@@ -2,9 +2,12 @@
 /*
  * libFuzzer target for the DAMON record reader (binary record files of any
  * version, and damon_aggregated text): any input parses or fails with
- * -EINVAL; a parsed record is consistent (regions as counted, start times
- * not after end times for chained snapshots) and the reports computed on
- * it (guide, heats, wss, the work-time adjustment) do not crash.  The writer's feed gets the same
+ * -EINVAL, strictly and with UKS_DAMON_REC_PARTIAL; a failure or a cut
+ * names an offset inside the input and a reason; a partial read keeps at
+ * least what the strict one does; a parsed record is consistent (regions
+ * as counted, none ending below its start, the grouping by target a
+ * permutation) and the reports computed on it (guide, heats, wss, the
+ * work-time adjustment) do not crash.  The writer's feed gets the same
  * bytes as trace text.  Built and run by `make fuzz`.
  */
 #include <errno.h>
@@ -20,23 +23,54 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct uks_damon_record *rec;
+	struct uks_damon_record *rec, *strict;
 	struct uks_damon_rec_writer *w;
-	int ret = uks_damon_record_parse(data, size, &rec);
+	struct uks_damon_rec_diag d, sd;
+	int sret = uks_damon_record_read(data, size, 0, &strict, &sd);
+	int ret = uks_damon_record_read(data, size, UKS_DAMON_REC_PARTIAL, &rec, &d);
 
+	if ((sret && (sret != -EINVAL || strict || !sd.reason)) ||
+	    (d.reason && (d.offset > size || d.entry > d.offset)))
+		abort();
+	if (!sret) {
+		/* the strict read accepted it: the partial one reads the same */
+		if (ret || rec->nr_snapshots != strict->nr_snapshots)
+			abort();
+		uks_damon_record_free(strict);
+	}
 	if (ret) {
-		if (ret != -EINVAL || rec)
+		if (ret != -EINVAL || rec || !d.reason)
 			abort();
 	} else {
+		struct uks_damon_rec_targets tg;
+		size_t *hits = calloc(rec->nr_snapshots + 1, sizeof(*hits));
 		struct uks_damon_heatmap hm = { .tres = 7, .ares = 5 };
 		struct uks_damon_guide *g;
 		struct uks_damon_record *adj;
 		uint64_t ids[8], *wss;
 		size_t nr;
 
-		for (size_t i = 0; i < rec->nr_snapshots; i++)
-			if (rec->snapshots[i].nr_regions && !rec->snapshots[i].regions)
+		for (size_t i = 0; i < rec->nr_snapshots; i++) {
+			const struct uks_damon_rec_snapshot *s = &rec->snapshots[i];
+
+			if (s->nr_regions && !s->regions)
 				abort();
+			for (uint32_t j = 0; j < s->nr_regions; j++)
+				if (s->regions[j].end < s->regions[j].start)
+					abort();
+		}
+		if (hits && !uks_damon_record_group(rec, &tg)) {
+			if (tg.first[tg.nr] != rec->nr_snapshots)
+				abort();
+			for (size_t t = 0; t < tg.nr; t++)
+				for (size_t k = tg.first[t]; k < tg.first[t + 1]; k++)
+					if (tg.order[k] >= rec->nr_snapshots ||
+					    hits[tg.order[k]]++ ||
+					    rec->snapshots[tg.order[k]].target_id != tg.ids[t])
+						abort();
+			uks_damon_record_group_free(&tg);
+		}
+		free(hits);
 		if (!uks_damon_guides(rec, &g, &nr))
 			uks_damon_guides_free(g, nr);
 		if (!uks_damon_heatmap_compute(rec, &hm, 0))

@@ -18,8 +18,9 @@
  * rw.  A sequential pattern keeps its offset between draws, as masim's.
  *
  * Output on stdout (-q: none): "region NAME START-END" per region (hex,
- * the mapping's bytes) at the start, then one line per phase,
- * "NAME: N accesses/msec".
+ * the mapping's bytes) at the start, then per phase "phase NAME at S.N"
+ * (CLOCK_MONOTONIC, the clock of uks's trace time stamps, when it starts)
+ * and "NAME: N accesses/msec" (when it ends).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -180,6 +181,15 @@ int main(int argc, char **argv)
 		for (unsigned int p = 0; p < m->nr_phases; p++) {
 			const struct uks_damon_masim_phase *ph = &m->phases[p];
 			uint64_t start = now_ms(), end = start + ph->duration_ms, nr = 0, t;
+
+			if (!quiet) {	/* where a record's time stamps meet the phases */
+				struct timespec ts;
+
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				printf("phase %s at %lld.%09ld\n", ph->name, (long long)ts.tv_sec,
+				       ts.tv_nsec);
+				fflush(stdout);
+			}
 
 			while ((t = now_ms()) < end) {
 				uint64_t pick = rnd() % ph->total_weight;

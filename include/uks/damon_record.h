@@ -28,6 +28,9 @@
  *
  *	struct uks_damon_record *rec;
  *	uks_damon_record_load("damon.data", &rec);	-- binary or perf script text
+ *
+ *	struct uks_damon_rec_diag d;			-- a damaged file: where and why
+ *	uks_damon_record_read_file("damon.data", UKS_DAMON_REC_PARTIAL, &rec, &d);
  */
 #ifndef UKS_DAMON_RECORD_H
 #define UKS_DAMON_RECORD_H
@@ -126,10 +129,49 @@ int uks_damon_rec_write_snapshot(struct uks_damon_rec_writer *w,
 void uks_damon_rec_writer_stats(struct uks_damon_rec_writer *w, struct uks_damon_rec_stats *st);
 int uks_damon_rec_writer_finish(struct uks_damon_rec_writer *w, struct uks_damon_rec_stats *st);
 
+/**
+ * struct uks_damon_rec_diag - where and why reading a record stopped
+ * @entry:	byte offset of the entry (its time stamp) the problem is in
+ * @offset:	byte offset of the field at fault; for a file that ends
+ *		inside an entry, the file's length
+ * @reason:	what is wrong (static text); NULL when every byte was read
+ */
+struct uks_damon_rec_diag {
+	uint64_t entry;
+	uint64_t offset;
+	const char *reason;
+};
+
+/* a file ending inside an entry keeps the snapshots before the cut */
+#define UKS_DAMON_REC_PARTIAL	1U
+
 int uks_damon_record_parse(const void *buf, size_t len, struct uks_damon_record **out);
 int uks_damon_record_load(const char *path, struct uks_damon_record **out);
+int uks_damon_record_read(const void *buf, size_t len, unsigned int flags,
+			  struct uks_damon_record **out, struct uks_damon_rec_diag *diag);
+int uks_damon_record_read_file(const char *path, unsigned int flags,
+			       struct uks_damon_record **out, struct uks_damon_rec_diag *diag);
 void uks_damon_record_free(struct uks_damon_record *rec);
 int uks_damon_record_targets(const struct uks_damon_record *rec, uint64_t *ids, size_t max);
+
+/**
+ * struct uks_damon_rec_targets - the snapshots of a record, by target
+ * @nr:		the number of distinct targets
+ * @ids:	their ids, in order of first appearance
+ * @first:	@nr + 1 offsets into @order: target t's snapshots are
+ *		@order[@first[t]] .. @order[@first[t + 1] - 1]
+ * @order:	indices into the record's snapshots, each target's in file
+ *		order
+ */
+struct uks_damon_rec_targets {
+	size_t nr;
+	uint64_t *ids;
+	size_t *first;
+	size_t *order;
+};
+
+int uks_damon_record_group(const struct uks_damon_record *rec, struct uks_damon_rec_targets *out);
+void uks_damon_record_group_free(struct uks_damon_rec_targets *g);
 
 /* ------------------------------------------------------------ reports */
 

@@ -116,21 +116,25 @@ static int fold(struct region_vec *g, const struct uks_damon_rec_snapshot *s, ui
 	return 0;
 }
 
-/* Merge the snapshots of @tid after the first @skip, @unit at a time, into @out. */
-static int group_target(const struct uks_damon_record *rec, uint64_t tid, size_t skip,
-			size_t unit, struct uks_damon_record *out)
+/*
+ * Merge the snapshots of target @t of @tg after the first @skip, @unit at
+ * a time, into @out.
+ */
+static int group_target(const struct uks_damon_record *rec, const struct uks_damon_rec_targets *tg,
+			size_t t, size_t skip, size_t unit, struct uks_damon_record *out)
 {
+	uint64_t tid = tg->ids[t];
 	struct region_vec g = { 0 }, fresh = { 0 };
 	struct uks_damon_rec_snapshot acc = { .target_id = tid };
 	uint32_t *add = NULL, add_cap = 0;
-	size_t seen = 0, in_group = 0;
+	size_t in_group = 0, from = tg->first[t] + skip;
 	int ret = 0;
 
-	for (size_t i = 0; i < rec->nr_snapshots && !ret; i++) {
-		const struct uks_damon_rec_snapshot *s = &rec->snapshots[i];
+	if (from < tg->first[t] || from > tg->first[t + 1])	/* all excluded */
+		from = tg->first[t + 1];
+	for (size_t k = from; k < tg->first[t + 1] && !ret; k++) {
+		const struct uks_damon_rec_snapshot *s = &rec->snapshots[tg->order[k]];
 
-		if (s->target_id != tid || seen++ < skip)
-			continue;
 		if (!in_group) {
 			acc.start_ns = s->start_ns;
 			g.n = 0;
@@ -168,24 +172,18 @@ static int group_target(const struct uks_damon_record *rec, uint64_t tid, size_t
 }
 
 /* The number of snapshots damo merges into one unit of @work_time_us. */
-static size_t unit_of(const struct uks_damon_record *rec, uint64_t tid, uint64_t work_time_us)
+static size_t unit_of(const struct uks_damon_record *rec, const struct uks_damon_rec_targets *tg,
+		      size_t t, uint64_t work_time_us)
 {
-	int64_t first = 0, last = 0;
-	size_t n = 0;
+	size_t n = tg->first[t + 1] - tg->first[t];
+	int64_t first, last;
 	double per_snapshot, unit;
 	size_t whole;
 
-	for (size_t i = 0; i < rec->nr_snapshots; i++) {
-		const struct uks_damon_rec_snapshot *s = &rec->snapshots[i];
-
-		if (s->target_id != tid)
-			continue;
-		if (!n++)
-			first = s->start_ns;
-		last = s->end_ns;
-	}
 	if (!n)
 		return 1;
+	first = rec->snapshots[tg->order[tg->first[t]]].start_ns;
+	last = rec->snapshots[tg->order[tg->first[t + 1] - 1]].end_ns;
 	per_snapshot = ((double)last - (double)first) / (double)n;
 	if (!(per_snapshot > 0))
 		return 1;
@@ -211,35 +209,31 @@ static size_t unit_of(const struct uks_damon_record *rec, uint64_t tid, uint64_t
  * See the top of lib/damon/adjust.c for the rules.  Targets keep their
  * order of appearance; each one's snapshots are contiguous in @out.
  *
- * Return: 0, -ENOMEM, or -E2BIG when @rec has more than 4096 targets.
+ * Return: 0 or -ENOMEM.
  */
 UKS_EXPORT int uks_damon_record_adjust(const struct uks_damon_record *rec, uint64_t work_time_us,
 				       size_t exclude_samples, struct uks_damon_record **out)
 {
 	struct uks_damon_record *adj = uks_kzalloc(sizeof(*adj));
-	uint64_t ids[4096];
-	int nr, ret = 0;
+	struct uks_damon_rec_targets tg;
+	int ret;
 
 	*out = NULL;
 	if (!adj)
 		return -ENOMEM;
 	adj->version = rec->version;
-	nr = uks_damon_record_targets(rec, ids, 4096);
-	if (nr > 4096) {
-		uks_kfree(adj);
-		return -E2BIG;
-	}
-	for (int t = 0; t < nr && !ret; t++) {
-		size_t unit = unit_of(rec, ids[t], work_time_us);
+	ret = uks_damon_record_group(rec, &tg);
+	for (size_t t = 0; t < tg.nr && !ret; t++) {
+		size_t unit = unit_of(rec, &tg, t, work_time_us);
 
 		if (unit > 1) {
-			ret = group_target(rec, ids[t], exclude_samples, unit, adj);
+			ret = group_target(rec, &tg, t, exclude_samples, unit, adj);
 			continue;
 		}
-		for (size_t i = 0; i < rec->nr_snapshots && !ret; i++)
-			if (rec->snapshots[i].target_id == ids[t])
-				ret = __uks_damon_rec_append(adj, &rec->snapshots[i]);
+		for (size_t k = tg.first[t]; k < tg.first[t + 1] && !ret; k++)
+			ret = __uks_damon_rec_append(adj, &rec->snapshots[tg.order[k]]);
 	}
+	uks_damon_record_group_free(&tg);
 	if (ret) {
 		uks_damon_record_free(adj);
 		return ret;

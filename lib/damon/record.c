@@ -106,7 +106,8 @@ static int parse_ts(const char *line, const char *tail, int64_t *ns)
  * Takes trace/trace_pipe lines and perf script lines (see the top of
  * this file); text after the count (perf's "age" column) is ignored.
  * Return: 0, -ENOENT if the line is no damon_aggregated event (headers,
- * other events), -EINVAL if it is one but malformed.
+ * other events), -EINVAL if it is one but malformed (a region ending below
+ * its start included).
  */
 UKS_EXPORT int uks_damon_parse_aggregated(const char *line, size_t len,
 					  struct uks_damon_agg_event *ev)
@@ -135,6 +136,8 @@ UKS_EXPORT int uks_damon_parse_aggregated(const char *line, size_t len,
 	ev->nr_accesses = (uint32_t)v;
 	if (p < end && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
 		return -EINVAL;
+	if (ev->end < ev->start)	/* DAMON never reports one; sizes would wrap */
+		return -EINVAL;
 	return 0;
 }
 
@@ -142,18 +145,24 @@ UKS_EXPORT int uks_damon_parse_aggregated(const char *line, size_t len,
 
 static struct rec_asm_target *asm_target(struct rec_asm *a, uint64_t tid)
 {
-	for (unsigned int i = 0; i < a->nr_targets; i++)
-		if (a->targets[i].tid == tid)
-			return &a->targets[i];
+	size_t idx;
+	int ret;
+
+	/* room first, so that the map never holds an index the array lacks */
 	if (a->nr_targets == a->cap) {
 		unsigned int ncap = a->cap ? 2 * a->cap : 4;
-		void *n = uks_krealloc(a->targets, ncap * sizeof(*a->targets));
+		void *n = ncap > a->cap ? uks_krealloc(a->targets, ncap * sizeof(*a->targets)) : NULL;
 
 		if (!n)
 			return NULL;
 		a->targets = n;
 		a->cap = ncap;
 	}
+	ret = __uks_damon_tidmap_get(&a->map, tid, &idx);
+	if (ret < 0)
+		return NULL;
+	if (!ret)
+		return &a->targets[idx];
 	memset(&a->targets[a->nr_targets], 0, sizeof(a->targets[0]));
 	a->targets[a->nr_targets].tid = tid;
 	return &a->targets[a->nr_targets++];
@@ -247,6 +256,7 @@ void __uks_damon_rec_asm_finish(struct rec_asm *a)
 		uks_kfree(a->targets[i].regions);
 	}
 	uks_kfree(a->targets);
+	__uks_damon_tidmap_free(&a->map);
 	a->targets = NULL;
 	a->nr_targets = a->cap = 0;
 }

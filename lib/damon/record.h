@@ -25,7 +25,19 @@ struct rec_asm_target {
 	struct uks_damon_rec_region *regions;
 };
 
+/* target id -> dense index in order of insertion (record_index.c) */
+struct tid_map {
+	uint64_t *keys;
+	size_t *vals;
+	size_t mask;
+	size_t nr;
+};
+
+int __uks_damon_tidmap_get(struct tid_map *m, uint64_t key, size_t *idx);
+void __uks_damon_tidmap_free(struct tid_map *m);
+
 struct rec_asm {
+	struct tid_map map;		/* tid -> index in targets[] */
 	struct rec_asm_target *targets;
 	unsigned int nr_targets;
 	unsigned int cap;

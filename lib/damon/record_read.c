@@ -10,8 +10,15 @@
  * first 4 KiB hold no NUL byte and a damon_aggregated line, else a
  * version-0 binary file.  A file ending inside a time stamp ends there
  * (damo stops); one ending inside the rest of an entry is -EINVAL (damo
- * fails).  Counts are checked against the bytes left, so a garbage file
- * costs no more memory than its size.
+ * fails), or, with UKS_DAMON_REC_PARTIAL, keeps the snapshots before the
+ * cut.  A region whose end is below its start is -EINVAL: DAMON never
+ * reports one, and every size computed from it would wrap.  The offset
+ * and the reason go to a struct uks_damon_rec_diag.
+ *
+ * Counts are checked against the bytes left before anything is allocated
+ * for them (a target takes at least 12 bytes of the file and a region 20),
+ * so a garbage file costs memory in proportion to its size: at most about
+ * 7 times it (snapshot and region structs, and the arrays' doubling).
  *
  * Start times are damo's: a snapshot starts where its target's previous one
  * ended, the first one a mean snapshot length before its end.
@@ -72,38 +79,80 @@ static bool take(struct cursor *c, void *out, size_t n)
 	return true;
 }
 
-static int parse_binary(struct uks_damon_record *rec, struct cursor *c)
+struct bin_parse {
+	struct uks_damon_record *rec;
+	struct cursor c;
+	const unsigned char *base;
+	unsigned int flags;
+	struct uks_damon_rec_diag *diag;
+};
+
+static uint64_t pos(const struct bin_parse *b)
 {
+	return (uint64_t)(b->c.p - b->base);
+}
+
+/* A corrupt entry: -EINVAL, with where and why. */
+static int corrupt(struct bin_parse *b, uint64_t entry, uint64_t at, const char *why)
+{
+	if (b->diag)
+		*b->diag = (struct uks_damon_rec_diag){ entry, at, why };
+	return -EINVAL;
+}
+
+/*
+ * The file ends inside the entry at @entry: the snapshots before it are
+ * kept with UKS_DAMON_REC_PARTIAL (or always, when the cut is inside the
+ * time stamp, as damo), else -EINVAL.
+ */
+static int cut(struct bin_parse *b, uint64_t entry, const char *why, bool in_time_stamp)
+{
+	if (b->diag)
+		*b->diag = (struct uks_damon_rec_diag){ entry, pos(b) + b->c.left, why };
+	return in_time_stamp || (b->flags & UKS_DAMON_REC_PARTIAL) ? 0 : -EINVAL;
+}
+
+static int parse_binary(struct bin_parse *b)
+{
+	struct uks_damon_record *rec = b->rec;
+	struct cursor *c = &b->c;
+	size_t id_len = rec->version == 1 ? 4 : 8;
 	struct uks_damon_rec_snapshot s;
 
 	while (c->left) {
+		uint64_t entry = pos(b);
 		int64_t sec, nsec, end;
 		uint32_t nr_targets;
 
-		if (c->left < 16)
-			break;				/* damo: a short time stamp ends the file */
+		if (c->left < 16)	/* damo: a short time stamp ends the file */
+			return cut(b, entry, "a time stamp cut short", true);
 		take(c, &sec, 8);
 		take(c, &nsec, 8);
 		if (__builtin_mul_overflow(sec, 1000000000LL, &end) ||
 		    __builtin_add_overflow(end, nsec, &end))
-			return -EINVAL;
+			return corrupt(b, entry, entry, "time stamp out of range");
 		if (!take(c, &nr_targets, 4))
-			return -EINVAL;
+			return cut(b, entry, "a target count cut short", false);
+		if (nr_targets > c->left / (id_len + 4))
+			return cut(b, entry, "fewer bytes left than its target count needs", false);
 		for (uint32_t t = 0; t < nr_targets; t++) {
-			uint32_t nr;
+			struct uks_damon_rec_snapshot *d;
+			uint32_t nr = 0;
 			int ret;
 
+			if (c->left < id_len + 4)
+				return cut(b, entry, "a target's id and region count cut short", false);
 			if (rec->version == 1) {
 				int32_t id;
 
-				if (!take(c, &id, 4))
-					return -EINVAL;
+				take(c, &id, 4);
 				s.target_id = (uint64_t)(uint32_t)id;
-			} else if (!take(c, &s.target_id, 8)) {
-				return -EINVAL;
+			} else {
+				take(c, &s.target_id, 8);
 			}
-			if (!take(c, &nr, 4) || nr > c->left / 20)
-				return -EINVAL;
+			take(c, &nr, 4);
+			if (nr > c->left / 20)
+				return cut(b, entry, "fewer bytes left than its region count needs", false);
 			s.start_ns = s.end_ns = end;
 			s.nr_regions = 0;
 			s.regions = NULL;
@@ -112,15 +161,18 @@ static int parse_binary(struct uks_damon_record *rec, struct cursor *c)
 				return ret;
 			if (!nr)
 				continue;
-			struct uks_damon_rec_snapshot *d = &rec->snapshots[rec->nr_snapshots - 1];
-
+			d = &rec->snapshots[rec->nr_snapshots - 1];
 			d->regions = uks_kmalloc((size_t)nr * sizeof(*d->regions));
 			if (!d->regions)
 				return -ENOMEM;
 			for (uint32_t i = 0; i < nr; i++) {
+				uint64_t at = pos(b);
+
 				take(c, &d->regions[i].start, 8);
 				take(c, &d->regions[i].end, 8);
 				take(c, &d->regions[i].nr_accesses, 4);
+				if (d->regions[i].end < d->regions[i].start)
+					return corrupt(b, entry, at, "region end below its start");
 			}
 			d->nr_regions = nr;
 		}
@@ -141,95 +193,79 @@ static bool looks_like_text(const unsigned char *buf, size_t len)
 }
 
 /* damo's set_first_snapshot_start_time() and chained start times */
-struct tinfo {
-	uint64_t tid;
-	int64_t first_end, last_end, prev_end;
-	size_t n, seen;
-};
-
 static int set_start_times(struct uks_damon_record *rec)
 {
-	struct tinfo *ti = NULL;
-	size_t nr = 0, cap = 0;
+	struct uks_damon_rec_targets g;
+	int ret = uks_damon_record_group(rec, &g);
 
-	for (size_t i = 0; i < rec->nr_snapshots; i++) {
-		struct uks_damon_rec_snapshot *s = &rec->snapshots[i];
-		size_t k;
+	if (ret)
+		return ret;
+	for (size_t t = 0; t < g.nr; t++) {
+		size_t n = g.first[t + 1] - g.first[t];
+		struct uks_damon_rec_snapshot *first = &rec->snapshots[g.order[g.first[t]]];
+		struct uks_damon_rec_snapshot *last = &rec->snapshots[g.order[g.first[t + 1] - 1]];
+		int64_t prev_end = first->end_ns;
 
-		for (k = 0; k < nr && ti[k].tid != s->target_id; k++)
-			;
-		if (k == nr) {
-			if (nr == cap) {
-				size_t ncap = cap ? 2 * cap : 8;
-				void *p = uks_krealloc(ti, ncap * sizeof(*ti));
+		if (n >= 2) {
+			double len = (double)(last->end_ns - first->end_ns) / (double)(n - 1);
 
-				if (!p) {
-					uks_kfree(ti);
-					return -ENOMEM;
-				}
-				ti = p;
-				cap = ncap;
-			}
-			memset(&ti[nr], 0, sizeof(ti[0]));
-			ti[nr].tid = s->target_id;
-			ti[nr].first_end = s->end_ns;
-			nr++;
-		}
-		ti[k].last_end = s->end_ns;
-		ti[k].n++;
-	}
-	for (size_t i = 0; i < rec->nr_snapshots; i++) {
-		struct uks_damon_rec_snapshot *s = &rec->snapshots[i];
-		size_t k;
-
-		for (k = 0; ti[k].tid != s->target_id; k++)
-			;
-		if (ti[k].seen++) {
-			s->start_ns = ti[k].prev_end;
-		} else if (ti[k].n >= 2) {
-			double len = (double)(ti[k].last_end - ti[k].first_end) /
-				     (double)(ti[k].n - 1);
-
-			s->start_ns = s->end_ns - (int64_t)len;
+			first->start_ns = first->end_ns - (int64_t)len;
 		} else {
-			s->start_ns = s->end_ns;
+			first->start_ns = first->end_ns;
 		}
-		ti[k].prev_end = s->end_ns;
+		for (size_t k = g.first[t] + 1; k < g.first[t + 1]; k++) {
+			struct uks_damon_rec_snapshot *s = &rec->snapshots[g.order[k]];
+
+			s->start_ns = prev_end;
+			prev_end = s->end_ns;
+		}
 	}
-	uks_kfree(ti);
+	uks_damon_record_group_free(&g);
 	return 0;
 }
 
 /**
- * uks_damon_record_parse - read a record from memory
+ * uks_damon_record_read - read a record from memory, saying where it failed
  * @buf:	the file's bytes
  * @len:	their number
+ * @flags:	UKS_DAMON_REC_PARTIAL: a file cut inside an entry gives the
+ *		snapshots before the cut instead of -EINVAL
  * @out:	the record (free with uks_damon_record_free())
+ * @diag:	if not NULL, where and why reading stopped (@diag->reason is
+ *		NULL when every byte was read); set on success too, for a cut
  *
- * Return: 0, -EINVAL (a malformed or truncated entry, an unknown version
- * in the header), -ENOMEM.
+ * Return: 0, -EINVAL (a malformed entry, a region ending below its start,
+ * a cut entry without UKS_DAMON_REC_PARTIAL, an unknown version in the
+ * header), -ENOMEM.
  */
-UKS_EXPORT int uks_damon_record_parse(const void *buf, size_t len, struct uks_damon_record **out)
+UKS_EXPORT int uks_damon_record_read(const void *buf, size_t len, unsigned int flags,
+				     struct uks_damon_record **out,
+				     struct uks_damon_rec_diag *diag)
 {
 	struct uks_damon_record *rec = uks_kzalloc(sizeof(*rec));
-	struct cursor c = { buf, len };
+	struct bin_parse b = { rec, { buf, len }, buf, flags, diag };
 	int ret;
 
 	*out = NULL;
+	if (diag)
+		*diag = (struct uks_damon_rec_diag){ 0 };
 	if (!rec)
 		return -ENOMEM;
 	if (len >= UKS_DAMON_RECFMT_MAGIC_LEN &&
 	    !memcmp(buf, UKS_DAMON_RECFMT_MAGIC, UKS_DAMON_RECFMT_MAGIC_LEN)) {
+		bool short_version = len < UKS_DAMON_RECFMT_MAGIC_LEN + 4;
 		int32_t v;
 
-		c.p += UKS_DAMON_RECFMT_MAGIC_LEN;
-		c.left -= UKS_DAMON_RECFMT_MAGIC_LEN;
-		if (!take(&c, &v, 4) || v < 0 || v > UKS_DAMON_RECFMT_VERSION) {
+		b.c.p += UKS_DAMON_RECFMT_MAGIC_LEN;
+		b.c.left -= UKS_DAMON_RECFMT_MAGIC_LEN;
+		if (!take(&b.c, &v, 4) || v < 0 || v > UKS_DAMON_RECFMT_VERSION) {
+			corrupt(&b, 0, UKS_DAMON_RECFMT_MAGIC_LEN, short_version ?
+				"the version cut short" : "unknown format version");
 			uks_kfree(rec);
 			return -EINVAL;
 		}
 		rec->version = v;
-		ret = parse_binary(rec, &c);
+		ret = parse_binary(&b);
 	} else if (looks_like_text(buf, len)) {
 		struct rec_asm as = { .emit = __uks_damon_rec_append, .arg = rec };
 		size_t used = 0;
@@ -245,13 +281,10 @@ UKS_EXPORT int uks_damon_record_parse(const void *buf, size_t len, struct uks_da
 		__uks_damon_rec_asm_finish(&as);
 	} else {
 		rec->version = 0;
-		ret = parse_binary(rec, &c);
+		ret = parse_binary(&b);
 	}
-	if (ret) {
-		uks_damon_record_free(rec);
-		return ret;
-	}
-	ret = set_start_times(rec);
+	if (!ret)
+		ret = set_start_times(rec);
 	if (ret) {
 		uks_damon_record_free(rec);
 		return ret;
@@ -261,26 +294,52 @@ UKS_EXPORT int uks_damon_record_parse(const void *buf, size_t len, struct uks_da
 }
 
 /**
- * uks_damon_record_load - read a record file
- * @path:	the file
- * @out:	the record
+ * uks_damon_record_parse - read a record from memory
+ * @buf:	the file's bytes
+ * @len:	their number
+ * @out:	the record (free with uks_damon_record_free())
  *
- * Return: 0, the -errno of open/read, or those of uks_damon_record_parse().
+ * uks_damon_record_read() without flags or diagnostics.
+ * Return: 0, -EINVAL (a malformed or truncated entry, an unknown version
+ * in the header), -ENOMEM.
  */
-UKS_EXPORT int uks_damon_record_load(const char *path, struct uks_damon_record **out)
+UKS_EXPORT int uks_damon_record_parse(const void *buf, size_t len, struct uks_damon_record **out)
+{
+	return uks_damon_record_read(buf, len, 0, out, NULL);
+}
+
+/**
+ * uks_damon_record_read_file - read a record file, saying where it failed
+ * @path:	the file
+ * @flags:	as uks_damon_record_read()
+ * @out:	the record
+ * @diag:	as uks_damon_record_read()
+ *
+ * Return: 0, the -errno of open/read, or those of uks_damon_record_read().
+ */
+UKS_EXPORT int uks_damon_record_read_file(const char *path, unsigned int flags,
+					  struct uks_damon_record **out,
+					  struct uks_damon_rec_diag *diag)
 {
 	unsigned char *buf = NULL;
 	size_t len = 0, cap = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	struct stat st;
 
 	*out = NULL;
+	if (diag)
+		*diag = (struct uks_damon_rec_diag){ 0 };
 	if (fd < 0)
 		return -errno;
+	/* a regular file is read in one buffer of its size (plus one byte to see EOF) */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size < SIZE_MAX / 2)
+		cap = (size_t)st.st_size + 1;
 	for (;;) {
 		ssize_t n;
 
-		if (len == cap) {
-			size_t ncap = cap ? 2 * cap : 1 << 16;
+		if (len == cap || !buf) {
+			size_t ncap = !cap ? 1 << 16 : len == cap ? 2 * cap : cap;
 			void *p = uks_krealloc(buf, ncap);
 
 			if (!p) {
@@ -303,9 +362,22 @@ UKS_EXPORT int uks_damon_record_load(const char *path, struct uks_damon_record *
 	}
 	close(fd);
 	if (!ret)
-		ret = uks_damon_record_parse(buf ? buf : (unsigned char *)"", len, out);
+		ret = uks_damon_record_read(buf ? buf : (unsigned char *)"", len, flags, out, diag);
 	uks_kfree(buf);
 	return ret;
+}
+
+/**
+ * uks_damon_record_load - read a record file
+ * @path:	the file
+ * @out:	the record
+ *
+ * uks_damon_record_read_file() without flags or diagnostics.
+ * Return: 0, the -errno of open/read, or those of uks_damon_record_parse().
+ */
+UKS_EXPORT int uks_damon_record_load(const char *path, struct uks_damon_record **out)
+{
+	return uks_damon_record_read_file(path, 0, out, NULL);
 }
 
 /** uks_damon_record_free - free @rec (NULL is fine) */
@@ -317,40 +389,4 @@ UKS_EXPORT void uks_damon_record_free(struct uks_damon_record *rec)
 		uks_kfree(rec->snapshots[i].regions);
 	uks_kfree(rec->snapshots);
 	uks_kfree(rec);
-}
-
-/**
- * uks_damon_record_targets - the target ids of @rec, in order of appearance
- * @rec:	the record
- * @ids:	filled with up to @max ids
- * @max:	room in @ids
- *
- * Return: the number of distinct targets (may exceed @max).
- */
-UKS_EXPORT int uks_damon_record_targets(const struct uks_damon_record *rec, uint64_t *ids,
-					size_t max)
-{
-	uint64_t last = 0;
-	size_t n = 0;
-
-	for (size_t i = 0; i < rec->nr_snapshots; i++) {
-		uint64_t id = rec->snapshots[i].target_id;
-		bool seen = i && id == last;
-
-		/* the ids found so far are in ids[] (or were, past @max) */
-		for (size_t j = 0; j < n && !seen; j++) {
-			if (j < max)
-				seen = ids[j] == id;
-			else
-				for (size_t k = 0; k < i && !seen; k++)
-					seen = rec->snapshots[k].target_id == id;
-		}
-		last = id;
-		if (seen)
-			continue;
-		if (n < max)
-			ids[n] = id;
-		n++;
-	}
-	return (int)n;
 }

@@ -93,6 +93,21 @@ static int gaps_to_ranges(struct uks_damon_guide *g)
 	return 0;
 }
 
+struct guide_key {
+	uint64_t total;		/* damo's total_space(), wrapping as uint64 */
+	size_t seen;		/* order of first appearance */
+	struct uks_damon_guide g;
+};
+
+static int cmp_guide(const void *a, const void *b)
+{
+	const struct guide_key *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->seen < y->seen ? -1 : x->seen > y->seen;
+}
+
 /**
  * uks_damon_guides - damo's heats guide for every target of @rec
  * @rec:	the record
@@ -105,30 +120,38 @@ UKS_EXPORT int uks_damon_guides(const struct uks_damon_record *rec, struct uks_d
 				size_t *nr)
 {
 	struct uks_damon_guide *g = NULL;
+	struct tid_map map = { 0 };
+	struct guide_key *keys;
 	uint64_t *gaps = NULL;
-	size_t n = 0, gcap = 0;
+	size_t n = 0, gcap = 0, cap = 0;
 	int ret = 0;
 
 	*out = NULL;
 	*nr = 0;
 	for (size_t i = 0; i < rec->nr_snapshots && !ret; i++) {
 		const struct uks_damon_rec_snapshot *s = &rec->snapshots[i];
-		struct uks_damon_guide *cur = NULL;
-		size_t ng = 0;
+		struct uks_damon_guide *cur;
+		size_t ng = 0, idx;
 		uint64_t last = 0;
 
-		for (size_t k = 0; k < n && !cur; k++)
-			if (g[k].target_id == s->target_id)
-				cur = &g[k];
-		if (!cur) {
-			void *p = uks_krealloc(g, (n + 1) * sizeof(*g));
+		if (n == cap) {		/* room first: the map's next index must fit */
+			size_t ncap = cap ? 2 * cap : 8;
+			void *p = uks_krealloc(g, ncap * sizeof(*g));
 
 			if (!p) {
 				ret = -ENOMEM;
 				break;
 			}
 			g = p;
-			cur = &g[n++];
+			cap = ncap;
+		}
+		ret = __uks_damon_tidmap_get(&map, s->target_id, &idx);
+		if (ret < 0)
+			break;
+		cur = &g[idx];
+		if (ret) {
+			ret = 0;
+			n++;
 			memset(cur, 0, sizeof(*cur));
 			cur->target_id = s->target_id;
 			cur->start_ns = s->end_ns;
@@ -166,32 +189,26 @@ UKS_EXPORT int uks_damon_guides(const struct uks_damon_record *rec, struct uks_d
 		ret = narrow_gaps(cur, gaps, ng);
 	}
 	uks_kfree(gaps);
+	__uks_damon_tidmap_free(&map);
 	for (size_t k = 0; k < n && !ret; k++)
 		ret = gaps_to_ranges(&g[k]);
+	keys = ret ? NULL : uks_kmalloc((n ? n : 1) * sizeof(*keys));
+	if (!ret && !keys)
+		ret = -ENOMEM;
 	if (ret) {
 		uks_damon_guides_free(g, n);
 		return ret;
 	}
-	/* stable insertion sort by total space, descending */
-	for (size_t i = 1; i < n; i++) {
-		struct uks_damon_guide t = g[i];
-		uint64_t tt = 0;
-		size_t j = i;
-
-		for (size_t k = 0; k < t.nr_ranges; k++)
-			tt += t.ranges[2 * k + 1] - t.ranges[2 * k];
-		while (j > 0) {
-			uint64_t pt = 0;
-
-			for (size_t k = 0; k < g[j - 1].nr_ranges; k++)
-				pt += g[j - 1].ranges[2 * k + 1] - g[j - 1].ranges[2 * k];
-			if (pt >= tt)
-				break;
-			g[j] = g[j - 1];
-			j--;
-		}
-		g[j] = t;
+	/* stable sort by total space, descending: the first-seen order breaks ties */
+	for (size_t i = 0; i < n; i++) {
+		keys[i] = (struct guide_key){ 0, i, g[i] };
+		for (size_t k = 0; k < g[i].nr_ranges; k++)
+			keys[i].total += g[i].ranges[2 * k + 1] - g[i].ranges[2 * k];
 	}
+	qsort(keys, n, sizeof(*keys), cmp_guide);
+	for (size_t i = 0; i < n; i++)
+		g[i] = keys[i].g;
+	uks_kfree(keys);
 	*out = g;
 	*nr = n;
 	return 0;

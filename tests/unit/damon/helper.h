@@ -42,6 +42,59 @@ static inline int start_monitor(struct uks_damon_ctx **ctx, const char *primitiv
 	return uks_damon_start(ctx, 1);
 }
 
+/*
+ * The samples a busy toucher (a thread or child that writes or reads its
+ * hot buffer page by page, in order, again and again, and counts the
+ * pages) ran through, so that a test can judge an aggregation against the
+ * samples in which there was something to see rather than against how
+ * much CPU the toucher happened to get.  The count is read at each
+ * after_sampling (right after prepare) and at after_aggregation (right
+ * after the aggregation's last check): every sampling window lies between
+ * two reads.  A sample "ran" when the toucher touched @per_pass pages (the
+ * whole buffer) between them: any @per_pass consecutive touches cover
+ * every page once, the sampled ones too.  Some of them may fall after the
+ * window closed (the next prepare comes before the next read), so a judge
+ * allows half: the sampled pages were touched in about ran / 2 windows at
+ * least.
+ */
+struct toucher_samples {
+	const volatile unsigned long *pages;
+	unsigned long per_pass;
+	unsigned long last;
+	bool open;		/* a window was opened by the last read */
+	unsigned int samples;	/* this aggregation's, */
+	unsigned int ran;	/* and those the toucher ran through */
+};
+
+static inline void toucher_read(struct toucher_samples *ts, bool opens)
+{
+	unsigned long now = __atomic_load_n(ts->pages, __ATOMIC_ACQUIRE);
+
+	if (ts->open) {
+		ts->samples++;
+		ts->ran += now - ts->last >= ts->per_pass;
+	}
+	ts->last = now;
+	ts->open = opens;
+}
+
+/* call from after_sampling */
+static inline void toucher_after_sampling(struct toucher_samples *ts)
+{
+	toucher_read(ts, true);
+}
+
+/* call from after_aggregation, before judging; toucher_next() after */
+static inline void toucher_after_aggregation(struct toucher_samples *ts)
+{
+	toucher_read(ts, false);
+}
+
+static inline void toucher_next(struct toucher_samples *ts)
+{
+	ts->samples = ts->ran = 0;
+}
+
 static inline struct damon_region *nth_region(struct damon_target *t, unsigned int n)
 {
 	struct damon_region *r;

@@ -550,7 +550,7 @@ static void run_against_the_model(struct th_result *_th_r, const struct loop_con
 	ASSERT_EQ(0, uks_damon_add_target(ctx, TARGET_ID, space, NULL));
 	uks_damon_set_callback(ctx, &hooks);
 	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
-	for (int i = 0; i < 1000 && uks_damon_is_running(ctx); i++)
+	for (int i = 0; i < 2500 && uks_damon_is_running(ctx); i++)
 		usleep(10000);
 	ASSERT_FALSE(uks_damon_is_running(ctx));
 	/* the last aggregation's events; its split went with the regions at the end */

@@ -56,6 +56,7 @@ TEST(rejects_other_and_malformed_lines)
 		"damon_aggregated: target_id=1 nr_regions=2 1-2: 3",
 		"x [000] 1.0000000001: damon_aggregated: target_id=1 nr_regions=2 1-2: 3",
 		"x [000] 1.000001: damon_aggregated: target_id=1 nr_regions=2 1-2: 3x",
+		"x [000] 1.000001: damon_aggregated: target_id=1 nr_regions=2 8192-4096: 3",
 	};
 	struct uks_damon_agg_event ev;
 
@@ -287,6 +288,100 @@ TEST(garbage_and_truncated_files)
 			uks_damon_record_free(rec);
 	}
 	ASSERT_EQ(-ENOENT, uks_damon_record_load("/nonexistent/damon.data", &rec));
+}
+
+/*
+ * uks_damon_record_read(): a cut inside an entry keeps the whole snapshots
+ * before it with UKS_DAMON_REC_PARTIAL and says where the file ends; a
+ * region ending below its start is refused with its offset.
+ */
+TEST(read_partial_keeps_the_snapshots_before_a_cut)
+{
+	struct uks_damon_rec_diag d;
+	struct uks_damon_record *rec;
+	size_t len;
+	unsigned char *b = write_record(_th_r, 2, trace_text, 4096, &len, NULL);
+	size_t last = len - (32 + 40);
+
+	ASSERT_NONNULL(b);
+	for (size_t cut = last + 1; cut < len; cut++) {
+		/* a cut time stamp ends the file anyway (damo stops there) */
+		if (cut < last + 16) {
+			ASSERT_EQ(0, uks_damon_record_read(b, cut, 0, &rec, &d));
+			uks_damon_record_free(rec);
+		} else {
+			ASSERT_EQ(-EINVAL, uks_damon_record_read(b, cut, 0, &rec, &d));
+		}
+		ASSERT_EQ((uint64_t)last, d.entry);
+		ASSERT_EQ((uint64_t)cut, d.offset);
+		ASSERT_NONNULL(d.reason);
+		ASSERT_EQ(0, uks_damon_record_read(b, cut, UKS_DAMON_REC_PARTIAL, &rec, &d));
+		ASSERT_EQ((size_t)2, rec->nr_snapshots);
+		ASSERT_EQ((uint64_t)last, d.entry);
+		ASSERT_EQ((uint64_t)cut, d.offset);
+		ASSERT_NONNULL(d.reason);
+		/* damo's start times from the snapshots kept */
+		ASSERT_EQ(rec->snapshots[0].end_ns, rec->snapshots[0].start_ns);
+		uks_damon_record_free(rec);
+	}
+	ASSERT_EQ(0, uks_damon_record_read(b, len, UKS_DAMON_REC_PARTIAL, &rec, &d));
+	ASSERT_EQ((size_t)3, rec->nr_snapshots);
+	ASSERT_NULL(d.reason);
+	uks_damon_record_free(rec);
+	/* the third snapshot's first region (at last + 32) ends below its start */
+	memcpy(b + last + 32 + 8, &(uint64_t){ 4095 }, 8);
+	ASSERT_EQ(-EINVAL, uks_damon_record_read(b, len, UKS_DAMON_REC_PARTIAL, &rec, &d));
+	ASSERT_NULL(rec);
+	ASSERT_EQ((uint64_t)last, d.entry);
+	ASSERT_EQ((uint64_t)(last + 32), d.offset);
+	ASSERT_STREQ("region end below its start", d.reason);
+	/* end == start is a region of no bytes, not a corrupt one */
+	memcpy(b + last + 32 + 8, &(uint64_t){ 4096 }, 8);
+	ASSERT_EQ(0, uks_damon_record_read(b, len, 0, &rec, NULL));
+	uks_damon_record_free(rec);
+	free(b);
+}
+
+/* Any number of targets: no fixed table anywhere (adjust took 4096). */
+TEST(records_of_many_targets)
+{
+	enum { NT = 5000 };
+	struct uks_damon_rec_region r = { 4096, 8192, 1 };
+	struct uks_damon_rec_snapshot *snaps = calloc(2 * NT, sizeof(*snaps));
+	struct uks_damon_record rec = { .version = 2, .nr_snapshots = 2 * NT, .snapshots = snaps };
+	struct uks_damon_rec_targets g;
+	struct uks_damon_record *adj;
+	uint64_t *ids = calloc(NT, sizeof(*ids));
+
+	ASSERT_NONNULL(snaps);
+	ASSERT_NONNULL(ids);
+	for (size_t i = 0; i < 2 * NT; i++)	/* targets 7, 14, ..., interleaved twice */
+		snaps[i] = (struct uks_damon_rec_snapshot){
+			.target_id = 7 * (i % NT + 1), .start_ns = (int64_t)(i / NT) * 1000000,
+			.end_ns = (int64_t)(i / NT + 1) * 1000000, .nr_regions = 1, .regions = &r,
+		};
+	ASSERT_EQ(NT, uks_damon_record_targets(&rec, ids, NT));
+	ASSERT_EQ(7ULL, ids[0]);
+	ASSERT_EQ(7ULL * NT, ids[NT - 1]);
+	ASSERT_EQ(NT, uks_damon_record_targets(&rec, ids, 3));
+	ASSERT_EQ(0, uks_damon_record_group(&rec, &g));
+	ASSERT_EQ((size_t)NT, g.nr);
+	for (size_t t = 0; t < NT; t++) {
+		ASSERT_EQ(7 * (t + 1), g.ids[t]);
+		ASSERT_EQ(2 * t, g.first[t]);
+		ASSERT_EQ(t, g.order[g.first[t]]);
+		ASSERT_EQ(NT + t, g.order[g.first[t] + 1]);
+	}
+	ASSERT_EQ((size_t)2 * NT, g.first[NT]);
+	uks_damon_record_group_free(&g);
+	/* two snapshots of 1 ms each per unit of 2 ms: one grouped snapshot per target */
+	ASSERT_EQ(0, uks_damon_record_adjust(&rec, 2000, 0, &adj));
+	ASSERT_EQ((size_t)NT, adj->nr_snapshots);
+	ASSERT_EQ(7ULL * NT, adj->snapshots[NT - 1].target_id);
+	ASSERT_EQ(2U, adj->snapshots[NT - 1].regions[0].nr_accesses);
+	uks_damon_record_free(adj);
+	free(ids);
+	free(snaps);
 }
 
 /* ------------------------------------------------------------ reports */

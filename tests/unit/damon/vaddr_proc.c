@@ -26,6 +26,7 @@ static const unsigned long damo_attrs[5] = { 5000, 100000, 1000000, 10, 1000 };
 struct child {
 	pid_t pid;
 	unsigned long hot, cold;
+	volatile unsigned long *pages;	/* shared: pages of the hot buffer written */
 };
 
 /*
@@ -42,11 +43,13 @@ static int spawn_child(struct child *c, bool idle_first)
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *cold = mmap(NULL, COLD_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			  -1, 0);
+	void *pages = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int ready[2];
 	char byte = 0;
 
-	if (hot == MAP_FAILED || cold == MAP_FAILED || pipe(ready))
+	if (hot == MAP_FAILED || cold == MAP_FAILED || pages == MAP_FAILED || pipe(ready))
 		return -1;
+	c->pages = pages;
 	mprotect(hot + HOT_SZ, 4096, PROT_NONE);
 	madvise(hot, HOT_SZ, MADV_NOHUGEPAGE);
 	madvise(cold, COLD_SZ, MADV_NOHUGEPAGE);
@@ -80,10 +83,18 @@ static int spawn_child(struct child *c, bool idle_first)
 				_exit(1);
 			sigwait(&go, &sig);
 		}
+		/*
+		 * Four passes between sleeps: on a loaded machine each sleep
+		 * costs a wake-up latency, and a sample is judged only when a
+		 * whole pass fell inside it.
+		 */
 		for (unsigned char v = 0;; v++) {
-			for (unsigned long i = 0; i < HOT_SZ; i += 4096)
+			for (unsigned long i = 0; i < HOT_SZ; i += 4096) {
 				((volatile char *)hot)[i] = (char)v;
-			usleep(500);
+				__atomic_add_fetch(c->pages, 1, __ATOMIC_RELEASE);
+			}
+			if (!(v & 3))
+				usleep(500);
 		}
 	}
 	close(ready[1]);
@@ -106,21 +117,41 @@ static void reap_child(struct child *c)
 {
 	kill(c->pid, SIGKILL);
 	waitpid(c->pid, NULL, 0);
+	munmap((void *)c->pages, 4096);
+}
+
+static unsigned long overlap(unsigned long s, unsigned long e, unsigned long bs, unsigned long sz)
+{
+	unsigned long is = s > bs ? s : bs, ie = e < bs + sz ? e : bs + sz;
+
+	return ie > is ? ie - is : 0;
 }
 
 /*
- * The last JUDGED aggregations are judged one by one and most must pass:
- * on a loaded VM the child sometimes does not run for a whole aggregation
- * (its vCPU stalled), which then sees nothing accessed at all, and the
- * accessed bits a VM gives are not exact (a cold page now and then).
+ * After WARMUP aggregations (the regions adapt), aggregations are judged
+ * against the samples the child ran through (struct toucher_samples):
+ * with R of them, the hot buffer's sampled pages were written in at least
+ * about R / 2 windows, so >= 90% of its bytes in regions mostly of it
+ * must lie in regions seen accessed at least (R + 1) / 2 times, and <= 10%
+ * of the cold buffer's (never written again) may.  Those regions must
+ * hold half the buffer or more (the core's adaptation, slower with fewer
+ * samples, is not what is judged).  An aggregation in which the child ran
+ * through fewer than 2 samples (a loaded machine, a stalled vCPU) has too
+ * little to see and is not judged; monitoring goes on until JUDGED were,
+ * or MAX_AGGRS.  Most judged ones must pass: a region that still
+ * straddles the buffers' edges, and a VM's accessed bits, are not exact.
  */
-#define JUDGED	10
-#define TO_PASS	6
+#define WARMUP		30
+#define JUDGED		10
+#define MAX_AGGRS	300
 
 struct seen {
 	struct child *c;
-	int aggregations, passed;
-	unsigned long hot_bytes_hot, cold_bytes_hot;	/* in hot-ranked regions */
+	struct toucher_samples ts;
+	int aggregations, judged, passed, unresolved;
+	unsigned int samples, ran;			/* the last judged aggregation's */
+	unsigned long hot_bytes_seen;			/* in regions mostly hot buffer */
+	unsigned long hot_bytes_hot, cold_bytes_hot;	/* in regions seen (R + 1) / 2 */
 };
 
 static int judge(struct uks_damon_target *t, void *arg)
@@ -128,23 +159,25 @@ static int judge(struct uks_damon_target *t, void *arg)
 	struct seen *s = arg;
 	struct uks_damon_region_info r[1024];
 	int nr = uks_damon_target_regions(t, r, 1024);
-	unsigned int max = 0;
+	unsigned int thr = (s->ts.ran + 1) / 2;
 
-	s->hot_bytes_hot = s->cold_bytes_hot = 0;
-	for (int i = 0; i < nr && i < 1024; i++)
-		if (r[i].nr_accesses > max)
-			max = r[i].nr_accesses;
+	s->hot_bytes_seen = s->hot_bytes_hot = s->cold_bytes_hot = 0;
 	for (int i = 0; i < nr && i < 1024; i++) {
-		unsigned long hs = s->c->hot, he = hs + HOT_SZ;
-		unsigned long is = r[i].start > hs ? r[i].start : hs;
-		unsigned long ie = r[i].end < he ? r[i].end : he;
-		unsigned long in = ie > is ? ie - is : 0;
+		unsigned long in_hot = overlap(r[i].start, r[i].end, s->c->hot, HOT_SZ);
+		bool mostly_hot = in_hot * 2 >= r[i].end - r[i].start;
 
-		if (!max || r[i].nr_accesses * 2 < max)
+		s->hot_bytes_seen += mostly_hot ? in_hot : 0;
+		if (r[i].nr_accesses < thr)
 			continue;
-		s->hot_bytes_hot += in;
-		s->cold_bytes_hot += (r[i].end - r[i].start) - in;
+		s->hot_bytes_hot += mostly_hot ? in_hot : 0;
+		s->cold_bytes_hot += overlap(r[i].start, r[i].end, s->c->cold, COLD_SZ);
 	}
+	return 0;
+}
+
+static int sample_taken(struct uks_damon_ctx *ctx)
+{
+	toucher_after_sampling(&((struct seen *)uks_damon_callback_private(ctx))->ts);
 	return 0;
 }
 
@@ -152,20 +185,29 @@ static int after_aggregation(struct uks_damon_ctx *ctx)
 {
 	struct seen *s = uks_damon_callback_private(ctx);
 
-	if (++s->aggregations > 40 - JUDGED) {
+	toucher_after_aggregation(&s->ts);
+	if (++s->aggregations > WARMUP && s->ts.ran >= 2) {
 		uks_damon_for_each_target(ctx, judge, s);
-		s->passed += s->hot_bytes_hot * 10 >= HOT_SZ * 9 &&
-			     s->cold_bytes_hot <= COLD_SZ / 10;
+		s->samples = s->ts.samples;
+		s->ran = s->ts.ran;
+		if (s->hot_bytes_seen * 2 >= HOT_SZ) {
+			s->judged++;
+			s->passed += s->hot_bytes_hot * 10 >= s->hot_bytes_seen * 9 &&
+				     s->cold_bytes_hot * 10 <= COLD_SZ;
+		} else {
+			s->unresolved++;
+		}
 	}
-	return s->aggregations >= 40;
+	toucher_next(&s->ts);
+	return s->judged >= JUDGED || s->aggregations >= MAX_AGGRS;
 }
 
 /*
  * Do this machine's accessed bits follow accesses?  vaddr-refs can see no
  * more than they say.  A child writes one mapping and leaves another
- * alone; 40 samples of 5 ms, cleared as vaddr-refs clears ("1", then "4"
- * for the TLB flush), must see the first nearly always and the second
- * nearly never.  Both mappings have PROT_NONE guards on both sides: an
+ * alone; of 40 samples of 5 ms, cleared as vaddr-refs clears ("1", then
+ * "4" for the TLB flush), those in which the child made a whole pass must
+ * nearly all see the first, and at most a tenth the second.  Both mappings have PROT_NONE guards on both sides: an
  * untouched mapping that merged with a neighbour the child uses (its
  * stack, libc's data) once made this probe report it referenced in 40 of
  * 40 samples.
@@ -175,10 +217,12 @@ static bool accessed_bits_work(char *why, size_t len)
 	const size_t sz = 1UL << 20;
 	char *g = mmap(NULL, 5 * sz, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *w = g + sz, *u = g + 3 * sz, path[64], line[256];
-	int seen_w = 0, seen_u = 0, fd;
+	volatile unsigned long *pages = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int seen_w = 0, seen_u = 0, ran = 0, ran_seen = 0, fd;
 	pid_t pid;
 
-	if (g == MAP_FAILED)
+	if (g == MAP_FAILED || pages == MAP_FAILED)
 		return true;	/* cannot tell: let the test run */
 	/* guard, w, guard, u, guard */
 	if (mprotect(w, sz, PROT_READ | PROT_WRITE) || mprotect(u, sz, PROT_READ | PROT_WRITE)) {
@@ -191,8 +235,10 @@ static bool accessed_bits_work(char *why, size_t len)
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		for (unsigned char v = 0;; v++) {
-			for (size_t o = 0; o < sz; o += 4096)
+			for (size_t o = 0; o < sz; o += 4096) {
 				((volatile char *)w)[o] = (char)v;
+				__atomic_add_fetch(pages, 1, __ATOMIC_RELEASE);
+			}
 			usleep(200);
 		}
 	}
@@ -200,12 +246,16 @@ static bool accessed_bits_work(char *why, size_t len)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
 	for (int i = 0; pid > 0 && fd >= 0 && i < 40; i++) {
+		unsigned long before, after;
+		int was_w = seen_w;
 		FILE *f;
 		int in = 0;
 
 		if (pwrite(fd, "1", 1, 0) != 1 || pwrite(fd, "4", 1, 0) != 1)
 			break;
+		before = __atomic_load_n(pages, __ATOMIC_ACQUIRE);
 		usleep(5000);
+		after = __atomic_load_n(pages, __ATOMIC_ACQUIRE);
 		f = fopen(path, "re");
 		while (f && fgets(line, sizeof(line), f)) {
 			unsigned long s, e, kb;
@@ -217,6 +267,11 @@ static bool accessed_bits_work(char *why, size_t len)
 		}
 		if (f)
 			fclose(f);
+		/* a whole pass between the clear and the read: the bits must say so */
+		if (after - before >= sz / 4096) {
+			ran++;
+			ran_seen += seen_w > was_w;
+		}
 	}
 	if (fd >= 0)
 		close(fd);
@@ -225,17 +280,23 @@ static bool accessed_bits_work(char *why, size_t len)
 		waitpid(pid, NULL, 0);
 	}
 	munmap(g, 5 * sz);
-	snprintf(why, len, "this machine's accessed bits do not follow accesses: of 40 samples, "
-		 "a mapping written every 200 us was seen in %d, an untouched one in %d",
-		 seen_w, seen_u);
-	return pid < 0 || fd < 0 || (seen_w >= 36 && seen_u <= 2);
+	munmap((void *)pages, 4096);
+	snprintf(why, len, "accessed bits do not follow accesses here: a written mapping seen "
+		 "in %d of %d samples with a whole pass (%d of 40), an untouched one in %d",
+		 ran_seen, ran, seen_w, seen_u);
+	/*
+	 * Judged on the samples in which the writer made a whole pass, not on
+	 * how many it got the CPU for: a loaded machine is no reason to skip.
+	 */
+	return pid < 0 || fd < 0 || (ran >= 10 && ran_seen * 10 >= ran * 9 && seen_u <= 4);
 }
 
 static void find_hot(struct th_result *_th_r, const char *prim)
 {
 	struct child c;
 	struct seen s = { .c = &c };
-	struct uks_damon_callback cb = { .priv = &s, .after_aggregation = after_aggregation };
+	struct uks_damon_callback cb = { .priv = &s, .after_sampling = sample_taken,
+					 .after_aggregation = after_aggregation };
 	struct uks_damon_ctx *ctx;
 	unsigned long id;
 	char why[200];
@@ -253,6 +314,8 @@ static void find_hot(struct th_result *_th_r, const char *prim)
 	SKIP(return, "%s: ASan's terabytes of shadow mappings (the regular build runs it)", prim);
 #endif
 	ASSERT_EQ(0, spawn(&c));
+	s.ts.pages = c.pages;
+	s.ts.per_pass = HOT_SZ / 4096;
 	id = (unsigned long)c.pid;
 	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
 	ASSERT_EQ(0, uks_damon_set_primitive(ctx, prim));
@@ -260,26 +323,35 @@ static void find_hot(struct th_result *_th_r, const char *prim)
 	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 5000, 100000, 1000000, 10, 1000));
 	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
 	uks_damon_set_callback(ctx, &cb);
-	usleep(100000);		/* let the child map and touch its buffers */
 	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
-	for (int i = 0; i < 300 && uks_damon_is_running(ctx); i++)
+	/* aggregations come every 100 ms whatever the load: MAX_AGGRS bounds this */
+	for (int i = 0; i < 1200 && uks_damon_is_running(ctx); i++)
 		usleep(50000);
 	uks_damon_stop(&ctx, 1);
 	reap_child(&c);
-	TH_LOG("%s: %d aggregations, %d of the last %d with the hot buffer ranked hot; the last: "
-	       "%lu of %lu bytes, %lu other bytes", prim, s.aggregations, s.passed, JUDGED,
-	       s.hot_bytes_hot, HOT_SZ, s.cold_bytes_hot);
-	ASSERT_GE(s.aggregations, 40);
-	ASSERT_GE(s.passed, TO_PASS);
+	TH_LOG("%s: %d aggregations, %d judged, %d right, %d not resolved; the last: %u "
+	       "samples, the child ran through %u, %lu of %lu hot bytes (%lu in regions mostly "
+	       "of it) and %lu of %lu cold bytes seen at least %u times", prim, s.aggregations,
+	       s.judged, s.passed, s.unresolved, s.samples, s.ran, s.hot_bytes_hot, HOT_SZ,
+	       s.hot_bytes_seen, s.cold_bytes_hot, COLD_SZ, (s.ran + 1) / 2);
+	ASSERT_GT(s.aggregations, WARMUP);
+	/* the regions resolve the buffer sooner or later: not 100 times in a row */
+	ASSERT_TRUE(s.judged >= JUDGED || s.unresolved < 100);
+	if (s.judged < JUDGED)
+		SKIP(goto out, "the child ran through 2 or more samples in only %d of %d "
+		     "aggregations: the machine is too loaded to judge", s.judged,
+		     s.aggregations - WARMUP);
+	ASSERT_GE(s.passed * 10, s.judged * 8);
+out:
 	uks_damon_ctx_destroy(ctx);
 }
 
-TEST_TIMEOUT(vaddr_sd_finds_the_hot_buffer, 60)
+TEST_TIMEOUT(vaddr_sd_finds_the_hot_buffer, 90)
 {
 	find_hot(_th_r, "vaddr-sd");
 }
 
-TEST_TIMEOUT(vaddr_refs_finds_the_hot_buffer, 60)
+TEST_TIMEOUT(vaddr_refs_finds_the_hot_buffer, 90)
 {
 	find_hot(_th_r, "vaddr-refs");
 }
@@ -403,12 +475,13 @@ TEST_TIMEOUT(vaddr_refs_clips_regions_to_mappings, 60)
 				for (unsigned long o = 0; o < STRIPE; o += 4096)
 					((volatile char *)base)[i * (STRIPE + 4096UL) + o] = (char)v;
 			(*st.loops)++;
-			usleep(500);
+			if (!(v & 3))	/* as the hot-buffer child: fewer wake-ups to wait for */
+				usleep(500);
 		}
 	}
 	id = (unsigned long)pid;
 	ASSERT_EQ(0, start_monitor(&ctx, "vaddr-refs", damo_attrs, id, &cb));
-	for (int i = 0; i < 300 && uks_damon_is_running(ctx); i++)
+	for (int i = 0; i < 900 && uks_damon_is_running(ctx); i++)
 		usleep(50000);
 	uks_damon_stop(&ctx, 1);
 	kill(pid, SIGKILL);
@@ -499,7 +572,7 @@ TEST_TIMEOUT(vaddr_refs_clipping_keeps_max_nr_regions_for_the_context, 60)
 	ASSERT_EQ(0, uks_damon_set_targets(ctx, ids, 2));
 	uks_damon_set_callback(ctx, &cb);
 	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
-	for (int i = 0; i < 200 && uks_damon_is_running(ctx); i++)
+	for (int i = 0; i < 900 && uks_damon_is_running(ctx); i++)
 		usleep(50000);
 	uks_damon_stop(&ctx, 1);
 	for (int i = 0; i < 2; i++) {
@@ -517,25 +590,45 @@ TEST_TIMEOUT(vaddr_refs_clipping_keeps_max_nr_regions_for_the_context, 60)
  * The vaddr primitives skip their clear_refs walks while they are
  * needless: vaddr-sd while no sampled page is dirty, vaddr-refs after a
  * check that read no Referenced: at all.  The child touches its 68 MiB
- * once and then writes nothing: after the first aggregations nearly every
- * sample must skip the walk, and next to no region may show an access.
- * Woken (SIGUSR1), it writes its 4 MiB buffer continuously: the walks come
- * back, and the buffer is seen (its region at half or more of the samples
- * its aggregation got: 20 at most, about 11 for vaddr-refs in the emulated
- * guest, where a sample takes longer than its interval).
+ * once and then writes nothing; woken (SIGUSR1) after IDLE_AGGRS, it
+ * writes its 4 MiB buffer continuously.
+ *
+ * What the code guarantees, and so what is asserted:
+ *  - vaddr-refs: every prepare skips exactly when the check before it
+ *    read no Referenced: (seen from after_sampling, which runs right after
+ *    prepare: refs_clean is still the one prepare used).  How often that
+ *    is while the child is idle is the machine's business: Referenced:
+ *    also counts PG_referenced of the child's file pages (libc), which
+ *    any other process reading those files sets, so a busy machine walks
+ *    more.  It is logged, not judged.
+ *  - vaddr-sd: a sampled page is dirty only if written; the idle child
+ *    writes none, so nearly every idle sample skips; and every sample
+ *    after one the woken child ran through (struct toucher_samples: its
+ *    whole buffer written between two reads, so after the last clear and
+ *    before this prepare) walks, but for a monitor preempted between its
+ *    dirty check and after_sampling while the child wrote a whole pass.
+ *  - Either: while idle, next to no access in the child's buffers (its
+ *    own anonymous memory, nobody else's to touch); once woken, in the
+ *    aggregations the child ran through 2 samples or more, the buffer is
+ *    seen in about half of those (see find_hot()).
  */
 #define IDLE_AGGRS	10
 #define BUSY_AGGRS	15
 
 struct idle_busy {
 	struct child *c;
+	const char *prim;
+	struct toucher_samples ts;
 	int aggregations;
-	unsigned long clears[IDLE_AGGRS + BUSY_AGGRS + 1], skipped[IDLE_AGGRS + BUSY_AGGRS + 1];
-	unsigned int idle_accesses;	/* summed over idle aggregations 4.. */
-	unsigned long idle_region_samples;	/* regions x samples, the same ones */
-	unsigned long samples;		/* the last aggregation's */
-	unsigned int hot_max;		/* the hot buffer's, last aggregation */
-	int busy_seen;			/* busy aggregations 6.. with hot_max >= 10 */
+	unsigned long last_clears, last_skipped;	/* at the last after_sampling */
+	unsigned long idle_samples, idle_skipped;	/* idle aggregations 4.. */
+	unsigned long rule_broken;		/* vaddr-refs: skip != the last check clean */
+	unsigned long busy_due, busy_walked;	/* vaddr-sd: samples after a run-through */
+	bool ran_last;				/* the last closed window was run through */
+	unsigned int idle_accesses;		/* in the buffers, idle aggregations 4.. */
+	unsigned long idle_region_samples;	/* their regions x samples */
+	unsigned int hot_max;			/* the hot buffer's, this aggregation */
+	int busy_judged, busy_seen;		/* busy aggregations 6.. */
 };
 
 static int sum_accesses(struct uks_damon_target *t, void *arg)
@@ -543,16 +636,54 @@ static int sum_accesses(struct uks_damon_target *t, void *arg)
 	struct idle_busy *ib = arg;
 	struct uks_damon_region_info r[1024];
 	int nr = uks_damon_target_regions(t, r, 1024);
+	bool idle = ib->aggregations > 3 && ib->aggregations <= IDLE_AGGRS;
 
 	ib->hot_max = 0;
-	if (ib->aggregations > 3 && ib->aggregations <= IDLE_AGGRS && nr > 0)
-		ib->idle_region_samples += (unsigned long)nr * ib->samples;
 	for (int i = 0; i < nr && i < 1024; i++) {
-		if (ib->aggregations > 3 && ib->aggregations <= IDLE_AGGRS)
+		bool in_bufs = overlap(r[i].start, r[i].end, ib->c->hot, HOT_SZ) ||
+			       overlap(r[i].start, r[i].end, ib->c->cold, COLD_SZ);
+
+		if (idle && in_bufs) {
 			ib->idle_accesses += r[i].nr_accesses;
-		if (r[i].start < ib->c->hot + HOT_SZ && r[i].end > ib->c->hot &&
+			ib->idle_region_samples += ib->ts.samples;
+		}
+		if (overlap(r[i].start, r[i].end, ib->c->hot, HOT_SZ) &&
 		    r[i].nr_accesses > ib->hot_max)
 			ib->hot_max = r[i].nr_accesses;
+	}
+	return 0;
+}
+
+static int idle_busy_after_sampling(struct uks_damon_ctx *ctx)
+{
+	struct idle_busy *ib = uks_damon_callback_private(ctx);
+	unsigned int ran_before = ib->ts.ran;
+	bool was_open = ib->ts.open;
+	struct damon_target *t;
+
+	toucher_after_sampling(&ib->ts);
+	if (was_open)
+		ib->ran_last = ib->ts.ran > ran_before;
+	damon_for_each_target(t, ctx) {
+		const struct vaddr_target *vt = t->pstate;
+		bool skipped;
+
+		if (!vt)
+			continue;
+		skipped = vt->nr_clears_skipped != ib->last_skipped;
+		if (!strcmp(ib->prim, "vaddr-refs") && skipped != vt->refs_clean)
+			ib->rule_broken++;
+		/* the window that closed before this prepare was run through */
+		if (ib->aggregations > IDLE_AGGRS && ib->ran_last) {
+			ib->busy_due++;
+			ib->busy_walked += !skipped;
+		}
+		if (ib->aggregations > 3 && ib->aggregations < IDLE_AGGRS) {
+			ib->idle_samples++;
+			ib->idle_skipped += skipped;
+		}
+		ib->last_clears = vt->nr_clears;
+		ib->last_skipped = vt->nr_clears_skipped;
 	}
 	return 0;
 }
@@ -560,34 +691,32 @@ static int sum_accesses(struct uks_damon_target *t, void *arg)
 static int idle_busy_after_aggregation(struct uks_damon_ctx *ctx)
 {
 	struct idle_busy *ib = uks_damon_callback_private(ctx);
-	struct damon_target *t;
+	unsigned int ran_before = ib->ts.ran;
 	int n = ++ib->aggregations;
 
-	if (n > IDLE_AGGRS + BUSY_AGGRS)
-		return 1;
-	damon_for_each_target(t, ctx) {
-		const struct vaddr_target *vt = t->pstate;
-
-		ib->clears[n] = vt ? vt->nr_clears : 0;
-		ib->skipped[n] = vt ? vt->nr_clears_skipped : 0;
-	}
-	ib->samples = ib->clears[n] + ib->skipped[n] - ib->clears[n - 1] - ib->skipped[n - 1];
+	toucher_after_aggregation(&ib->ts);
+	ib->ran_last = ib->ts.ran > ran_before;
 	uks_damon_for_each_target(ctx, sum_accesses, ib);
-	if (n > IDLE_AGGRS + 5 && ib->samples && ib->hot_max * 2 >= ib->samples)
-		ib->busy_seen++;
+	if (n > IDLE_AGGRS + 5 && ib->ts.ran >= 2) {
+		ib->busy_judged++;
+		ib->busy_seen += ib->hot_max >= (ib->ts.ran + 1) / 2;
+	}
+	toucher_next(&ib->ts);
 	if (n == IDLE_AGGRS)
 		kill(ib->c->pid, SIGUSR1);
-	return n >= IDLE_AGGRS + BUSY_AGGRS;
+	/* on until 5 busy aggregations could be judged, or 20 s of them */
+	return n >= IDLE_AGGRS + BUSY_AGGRS && (ib->busy_judged >= 5 || n >= IDLE_AGGRS + 200);
 }
 
 static void skips_the_walk_while_idle(struct th_result *_th_r, const char *prim)
 {
 	struct child c;
-	struct idle_busy ib = { .c = &c };
+	struct idle_busy ib = { .c = &c, .prim = prim };
 	struct uks_damon_callback cb = { .priv = &ib,
+					 .after_sampling = idle_busy_after_sampling,
 					 .after_aggregation = idle_busy_after_aggregation };
 	struct uks_damon_ctx *ctx;
-	unsigned long id, idle_skipped, idle_samples, busy_clears, busy_samples;
+	unsigned long id;
 	char why[200];
 
 	if (uks_damon_primitive_available(prim, why, sizeof(why)))
@@ -597,6 +726,8 @@ static void skips_the_walk_while_idle(struct th_result *_th_r, const char *prim)
 	SKIP(return, "ASan's terabytes of shadow mappings (the regular build runs it)");
 #endif
 	ASSERT_EQ(0, spawn_child(&c, true));
+	ib.ts.pages = c.pages;
+	ib.ts.per_pass = HOT_SZ / 4096;
 	id = (unsigned long)c.pid;
 	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
 	ASSERT_EQ(0, uks_damon_set_primitive(ctx, prim));
@@ -604,36 +735,36 @@ static void skips_the_walk_while_idle(struct th_result *_th_r, const char *prim)
 	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
 	uks_damon_set_callback(ctx, &cb);
 	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
-	for (int i = 0; i < 400 && uks_damon_is_running(ctx); i++)
+	/* aggregations come every 100 ms whatever the load: the callback bounds this */
+	for (int i = 0; i < 1200 && uks_damon_is_running(ctx); i++)
 		usleep(50000);
 	uks_damon_stop(&ctx, 1);
 	reap_child(&c);
+	TH_LOG("%s idle: %lu of %lu samples skipped the walk, %u accesses in the buffers' %lu "
+	       "region samples; %lu prepares against the rule; busy: %lu of %lu samples after "
+	       "a run-through walked, the buffer seen in %d of %d aggregations judged",
+	       prim, ib.idle_skipped, ib.idle_samples, ib.idle_accesses, ib.idle_region_samples,
+	       ib.rule_broken, ib.busy_walked, ib.busy_due, ib.busy_seen, ib.busy_judged);
 	ASSERT_GE(ib.aggregations, IDLE_AGGRS + BUSY_AGGRS);
-	idle_skipped = ib.skipped[IDLE_AGGRS] - ib.skipped[3];
-	idle_samples = idle_skipped + ib.clears[IDLE_AGGRS] - ib.clears[3];
-	busy_clears = ib.clears[IDLE_AGGRS + BUSY_AGGRS] - ib.clears[IDLE_AGGRS + 5];
-	busy_samples = busy_clears + ib.skipped[IDLE_AGGRS + BUSY_AGGRS] -
-		       ib.skipped[IDLE_AGGRS + 5];
-	TH_LOG("%s idle: %lu of %lu samples skipped the walk, %u accesses seen in %lu region "
-	       "samples; busy: %lu of %lu samples walked, the buffer's region at half its "
-	       "samples in %d of %d aggregations",
-	       prim, idle_skipped, idle_samples, ib.idle_accesses, ib.idle_region_samples,
-	       busy_clears, busy_samples, ib.busy_seen, BUSY_AGGRS - 5);
-	ASSERT_GT(idle_samples, 0);
-	ASSERT_GE(idle_skipped * 10, idle_samples * 9);
+	ASSERT_GT(ib.idle_samples, 0);
+	ASSERT_EQ(0UL, ib.rule_broken);
+	if (!strcmp(prim, "vaddr-sd")) {
+		ASSERT_GE(ib.idle_skipped * 10, ib.idle_samples * 9);
+		/* all but the monitor preempted between its check and the read */
+		ASSERT_GE(ib.busy_walked * 10, ib.busy_due * 9);
+	}
 	/*
-	 * Next to no region seen accessed: at most one region sample in a
-	 * hundred.  Room for the kernel setting a bit by itself: khugepaged's
-	 * collapses did (2 and 7 in the guest) until the child turned THP off,
-	 * and a CI host's kernel later set some in 2 of 111 samples (6
-	 * accesses).  A skipped sample that reported the last walk's accesses
-	 * would count one per region and sample.
+	 * Next to no access in the idle child's buffers: at most one region
+	 * sample in a hundred, room for the kernel setting a bit by itself
+	 * (khugepaged's collapses did until the child turned THP off).
 	 */
 	ASSERT_GT(ib.idle_region_samples, 0);
 	ASSERT_LE(ib.idle_accesses * 100UL, ib.idle_region_samples);
-	/* an emulated guest stalls the child now and then: a quarter, 3 of 10 */
-	ASSERT_GE(busy_clears * 4, busy_samples);
-	ASSERT_GE(ib.busy_seen, 3);
+	if (ib.busy_judged < 5)
+		SKIP(goto out, "the woken child ran through 2 or more samples in only %d "
+		     "aggregations: too loaded to judge what was seen", ib.busy_judged);
+	ASSERT_GE(ib.busy_seen * 10, ib.busy_judged * 8);
+out:
 	uks_damon_ctx_destroy(ctx);
 }
 
@@ -677,7 +808,7 @@ TEST_TIMEOUT(monitoring_stops_when_the_target_exits, 30)
 	usleep(300000);
 	ASSERT_TRUE(uks_damon_is_running(ctx));
 	reap_child(&c);
-	for (int i = 0; i < 100 && uks_damon_is_running(ctx); i++)
+	for (int i = 0; i < 1000 && uks_damon_is_running(ctx); i++)
 		usleep(20000);
 	ASSERT_FALSE(uks_damon_is_running(ctx));
 	ASSERT_EQ(-EPERM, uks_damon_stop(&ctx, 1));
@@ -692,7 +823,7 @@ TEST(a_dead_pid_is_an_invalid_target)
 	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
 	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
 	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
-	for (int i = 0; i < 100 && uks_damon_is_running(ctx); i++)
+	for (int i = 0; i < 2000 && uks_damon_is_running(ctx); i++)
 		usleep(10000);
 	ASSERT_FALSE(uks_damon_is_running(ctx));
 	uks_damon_ctx_destroy(ctx);

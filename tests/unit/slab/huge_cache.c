@@ -206,7 +206,8 @@ TEST(realloc_trades_tails_with_the_cache)
 }
 
 /* Blocks of assorted sizes reuse each other's pages. */
-TEST(assorted_sizes_share_pages)
+/* 2.3 GB of memset: on a loaded machine far more than the default 30 s */
+TEST_TIMEOUT(assorted_sizes_share_pages, 180)
 {
 	unsigned int seed = 42;
 	unsigned long fresh = 0;

@@ -75,7 +75,8 @@ static void trace_usage(FILE *out)
 	      "With a uksd, read the result from its files: a line on stderr says where.\n"
 	      "The command runs on untraced if uksd (or, with --embedded, uks trace itself)\n"
 	      "goes away; uks trace then says \"tracing lost\" when it can.\n"
-	      "Exit status: the command's own (128+N if killed by signal N); 1 on errors.\n",
+	      "Exit status: the command's own (128+N if killed by signal N); as in a shell,\n"
+	      "127 if it is not found and 126 if it cannot be executed; 1 on errors.\n",
 	      out);
 }
 
@@ -569,7 +570,7 @@ static int trace_with_daemon(const char *sock, const struct trace_args *a)
 			}
 			execvp(a->cmd[0], a->cmd);
 			fprintf(stderr, "uks trace: %s: %s\n", a->cmd[0], strerror(errno));
-			_exit(127);
+			_exit(errno == ENOENT ? 127 : 126);	/* as a shell */
 		}
 		if (waitpid(child, &status, WUNTRACED) != child || !WIFSTOPPED(status)) {
 			fputs("uks trace: the command did not start\n", stderr);
@@ -730,6 +731,29 @@ static int trace_embedded(const struct trace_args *a)
 	return exit_code(status);
 }
 
+/* Can @file be run, as a shell would find it?  errno when not. */
+static int command_error(const char *file)
+{
+	const char *path = secure_getenv("PATH");
+	char *dirs, *save = NULL, full[4096];
+	int err = ENOENT;
+
+	if (strchr(file, '/'))
+		return access(file, X_OK) ? errno : 0;
+	dirs = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(full, sizeof(full), "%s/%s", d, file);
+		if (!access(full, X_OK)) {
+			err = 0;
+			break;
+		}
+		if (errno == EACCES)
+			err = EACCES;
+	}
+	free(dirs);
+	return err;
+}
+
 int cli_trace(const char *sock, int argc, char **argv)
 {
 	struct trace_args a;
@@ -737,6 +761,18 @@ int cli_trace(const char *sock, int argc, char **argv)
 
 	if (ret)
 		return ret;
+	if (a.cmd) {
+		int err = command_error(a.cmd[0]);
+
+		if (err == ENOENT && !strchr(a.cmd[0], '/')) {
+			fprintf(stderr, "uks trace: %s: command not found\n", a.cmd[0]);
+			return 127;
+		}
+		if (err) {
+			fprintf(stderr, "uks trace: %s: %s\n", a.cmd[0], strerror(err));
+			return err == ENOENT ? 127 : 126;
+		}
+	}
 	if (!a.embedded && !a.output &&
 	    uks_sock_request(sock, UKS_SOCK_STAT, "sys/kernel/tracing", 0, NULL, 0, NULL,
 			     NULL) == 0)

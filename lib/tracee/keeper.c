@@ -523,7 +523,7 @@ void tracee_keeper_spawn(struct uks_tracee_keeper *k, int fd, const char *path,
 		if (prog && tracee_seccomp_install(prog))
 			_exit(126);
 		execve(path, argv, environ);
-		_exit(127);
+		_exit(errno == ENOENT ? 127 : 126);	/* as a shell */
 	}
 	close(p[0]);
 	become_keeper();

@@ -259,9 +259,9 @@ static char *resolve_path(const char *file)
  *
  * The command gets the caller's environment, file descriptors, signal
  * mask and dispositions.  Its system calls stop only for the events that
- * are enabled now.  If it cannot be executed it exits with 127, as from a
- * shell; 126 when the filter cannot be installed.  One spawned command per
- * session (its status is what uks_tracee_run() returns).  Without a
+ * are enabled now.  As from a shell, it exits with 127 when it is not
+ * found and 126 when it cannot be executed or the filter cannot be
+ * installed.  One spawned command per session (its status is what uks_tracee_run() returns).  Without a
  * keeper it is the caller's child and dies with the caller
  * (PTRACE_O_EXITKILL); with UKS_TRACEE_KEEPER it is the keeper's child,
  * in the caller's process group, and runs on if the caller dies.
@@ -330,7 +330,7 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 		if (prog.filter && tracee_seccomp_install(&prog))
 			_exit(126);
 		execve(path, argv, environ);
-		_exit(127);
+		_exit(errno == ENOENT ? 127 : 126);
 	}
 	close(p[0]);
 	if (ptrace(PTRACE_SEIZE, child, 0, TRACE_OPTS | PTRACE_O_EXITKILL)) {

@@ -20,6 +20,17 @@ ok "embedded: the eprobe reads the paths a real ls opens" -- bash -c "
 ok "embedded: exit status and death by signal are the command's" -- bash -c "
 	'$uks' trace --embedded -e syscalls:sys_enter_openat -o /dev/null -- sh -c 'exit 7'; [ \$? = 7 ] &&
 	'$uks' trace --embedded -e syscalls:sys_enter_openat -o /dev/null -- sh -c 'kill -TERM \$\$'; [ \$? = 143 ]"
+ok "embedded: a command not found exits 127, one not executable 126, as in a shell" -- bash -c "
+	printf '#!/bin/sh\\n' > '$tmp/noexec' && chmod 644 '$tmp/noexec' && mkdir -p '$tmp/bin' &&
+	cp '$tmp/noexec' '$tmp/bin/uks-noexec' &&
+	'$uks' trace --embedded -o /dev/null -- '$tmp/nonexistent' 2> '$tmp/err'; [ \$? = 127 ] &&
+	grep -q 'No such file' '$tmp/err' &&
+	'$uks' trace --embedded -o /dev/null -- uks-no-such-command 2> '$tmp/err'; [ \$? = 127 ] &&
+	grep -q 'command not found' '$tmp/err' &&
+	'$uks' trace --embedded -o /dev/null -- '$tmp/noexec' 2> '$tmp/err'; [ \$? = 126 ] &&
+	grep -q 'Permission denied' '$tmp/err' &&
+	PATH='$tmp/bin' '$uks' trace --embedded -o /dev/null -- uks-noexec; [ \$? = 126 ] &&
+	'$uks' trace --embedded -o /dev/null -- '$tmp'; [ \$? = 126 ]"
 
 need_fuse "the documentation's sequence through FUSE"
 ok "uksd serves" -- "$uksd" --daemon --mount "$mnt" --socket "$sock" --pid-file "$pidf"
@@ -40,7 +51,9 @@ ok "the same through the socket (uks write / uks cat)" -- bash -c "
 	'$uks' -S '$sock' trace -- cat /etc/hostname > /dev/null &&
 	'$uks' -S '$sock' cat sys/kernel/tracing/trace | grep -q 'cat-[0-9]* .*eopen: (syscalls.sys_enter_openat) file=\"/etc/hostname\"'"
 ok "with uksd: the command's exit status comes through" -- bash -c "
-	'$uks' -S '$sock' trace -- sh -c 'exit 5'; [ \$? = 5 ]"
+	'$uks' -S '$sock' trace -- sh -c 'exit 5'; [ \$? = 5 ] &&
+	'$uks' -S '$sock' trace -- '$tmp/nonexistent'; [ \$? = 127 ] &&
+	'$uks' -S '$sock' trace -- '$tmp/noexec'; [ \$? = 126 ]"
 ok "with uksd: sys_enter/sys_exit events of a traced command" -- bash -c "
 	'$uks' -S '$sock' write sys/kernel/tracing/trace '' &&
 	'$uks' -S '$sock' write -a sys/kernel/tracing/set_event syscalls:sys_exit_openat &&

@@ -68,6 +68,8 @@ struct tracee_thread {
  * @keeper:	the keeper process this session started (reaped at the end), or 0
  * @relay_step:	threads first heard of through the keeper are stepped
  * @cur:	the stop being handled (relayed): what ptrace() would answer
+ * @policy_sent: the keeper has a policy (relay.h), made at @policy_gen
+ * @policy_gen:	__uks_tracepoint_generation() when it was made
  */
 struct uks_tracee_session {
 	unsigned int flags;
@@ -83,6 +85,8 @@ struct uks_tracee_session {
 	pid_t keeper;
 	bool relay_step;
 	struct relay_stop cur;
+	bool policy_sent;
+	unsigned long policy_gen;
 };
 
 struct tracee_thread *tracee_find(struct uks_tracee_session *s, pid_t tid);

@@ -16,7 +16,9 @@
  * Relayed: each waitpid() result goes up to the session with what the
  * session will ask of the stop (relay.h); the keeper then waits for the
  * session's resume request and makes it.  Memory is read by the session
- * itself (process_vm_readv) while the thread is still stopped.
+ * itself (process_vm_readv) while the thread is still stopped.  System-call
+ * stops the session's policy lets go are resumed here before they are sent
+ * up (RELAY_RESUMED): a traced call then costs no round trip.
  *
  * Pass-through: once the session is gone (EOF or an error on its socket,
  * or RELAY_RELEASE) the keeper resumes every stop as if nobody watched: a
@@ -35,6 +37,7 @@
  * Lock order: none (one thread).
  */
 #include <dirent.h>
+#include <linux/audit.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -56,6 +59,8 @@
 #include "tracee/internal.h"
 #include "tracee/relay.h"
 
+#define KEEPER_ENTRIES	1024
+
 /**
  * struct uks_tracee_keeper - the keeper's state
  * @root:	the first traced pid (its exit is told to the front)
@@ -67,6 +72,11 @@
  * @tids:	threads traced (stepped mode: the ones to detach)
  * @nr_tids:	entries in @tids
  * @cap_tids:	its size
+ * @policy_on:	@policy came from the session: the fast path is open
+ * @policy:	which system-call stops may be resumed here (relay.h)
+ * @entry:	per thread (by tid modulo the size), the number of the call
+ *		its last entry stop was for, so its exit stop can be judged;
+ *		a thread not found there waits for the session
  */
 struct uks_tracee_keeper {
 	pid_t root;
@@ -78,6 +88,12 @@ struct uks_tracee_keeper {
 	pid_t *tids;
 	int nr_tids;
 	int cap_tids;
+	bool policy_on;
+	struct relay_policy policy;
+	struct {
+		pid_t tid;
+		int32_t nr;
+	} entry[KEEPER_ENTRIES];
 };
 
 static void track(struct uks_tracee_keeper *k, pid_t tid)
@@ -185,12 +201,12 @@ static int send_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-static int read_cmd(int fd, struct relay_cmd *c)
+static int read_all(int fd, void *buf, size_t len)
 {
 	size_t got = 0;
 
-	while (got < sizeof(*c)) {
-		ssize_t n = read(fd, (char *)c + got, sizeof(*c) - got);
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -199,6 +215,66 @@ static int read_cmd(int fd, struct relay_cmd *c)
 		got += (size_t)n;
 	}
 	return 0;
+}
+
+/* The session's next request; a policy is taken in here. */
+static int read_cmd(struct uks_tracee_keeper *k, struct relay_cmd *c)
+{
+	struct relay_policy p;
+
+	if (read_all(k->consumer, c, sizeof(*c)))
+		return -EPIPE;
+	if (c->type == RELAY_POLICY) {
+		if (read_all(k->consumer, &p, sizeof(p)))
+			return -EPIPE;
+		k->policy = p;
+		k->policy_on = true;
+	}
+	return 0;
+}
+
+static bool policy_bit(const uint64_t *map, unsigned long nr)
+{
+	return map[nr / 64] >> (nr % 64) & 1;
+}
+
+/*
+ * The request that resumes a system-call stop the policy lets go, or -1
+ * when the stop must wait for the session.
+ */
+static int fast_request(struct uks_tracee_keeper *k, const struct relay_stop *m)
+{
+	const struct __ptrace_syscall_info *i = &m->info;
+	unsigned int slot = (unsigned int)m->tid % KEEPER_ENTRIES;
+	const struct relay_policy *p = &k->policy;
+	int step = p->step ? PTRACE_SYSCALL : PTRACE_CONT;
+	unsigned long nr;
+
+	if (m->info_ret <= 0)
+		return -1;
+	switch (i->op) {
+	case PTRACE_SYSCALL_INFO_SECCOMP:
+	case PTRACE_SYSCALL_INFO_ENTRY:
+		nr = i->op == PTRACE_SYSCALL_INFO_SECCOMP ? i->seccomp.nr : i->entry.nr;
+		if (i->arch != AUDIT_ARCH_X86_64 || nr >= RELAY_NR_SYSCALLS) {
+			k->entry[slot].tid = 0;
+			return -1;
+		}
+		k->entry[slot].tid = m->tid;
+		k->entry[slot].nr = (int32_t)nr;
+		if (!k->policy_on || policy_bit(p->sync_enter, nr))
+			return -1;
+		return policy_bit(p->want_exit, nr) ? PTRACE_SYSCALL : step;
+	case PTRACE_SYSCALL_INFO_EXIT:
+		if (k->entry[slot].tid != m->tid)
+			return -1;
+		k->entry[slot].tid = 0;
+		if (!k->policy_on || policy_bit(p->sync_exit, (unsigned long)k->entry[slot].nr))
+			return -1;
+		return step;
+	default:
+		return -1;
+	}
 }
 
 /* What the session will want from this stop, read while it lasts. */
@@ -241,9 +317,12 @@ static void on_wait(struct uks_tracee_keeper *k, pid_t tid, int status)
 {
 	struct relay_stop m;
 	struct relay_cmd c;
+	int req;
 
 	if (!WIFSTOPPED(status)) {
 		untrack(k, tid);
+		if (k->entry[(unsigned int)tid % KEEPER_ENTRIES].tid == tid)
+			k->entry[(unsigned int)tid % KEEPER_ENTRIES].tid = 0;
 		if (k->consumer >= 0) {
 			fill_stop(&m, tid, status);
 			if (send_all(k->consumer, &m, sizeof(m)))
@@ -256,11 +335,18 @@ static void on_wait(struct uks_tracee_keeper *k, pid_t tid, int status)
 	track(k, tid);
 	if (k->consumer >= 0) {
 		fill_stop(&m, tid, status);
+		req = k->releasing ? -1 : fast_request(k, &m);
+		if (req >= 0 && !ptrace((enum __ptrace_request)req, tid, 0, 0)) {
+			m.flags |= RELAY_RESUMED;
+			if (send_all(k->consumer, &m, sizeof(m)))
+				lose(k);
+			return;
+		}
 		if (send_all(k->consumer, &m, sizeof(m)))
 			lose(k);
 		/* Exactly one resume per stop; a half-sent one is not made. */
 		while (k->consumer >= 0) {
-			if (read_cmd(k->consumer, &c) || c.type == RELAY_RELEASE) {
+			if (read_cmd(k, &c) || c.type == RELAY_RELEASE) {
 				lose(k);
 				break;
 			}
@@ -281,7 +367,7 @@ static void on_consumer(struct uks_tracee_keeper *k)
 {
 	struct relay_cmd c;
 
-	if (read_cmd(k->consumer, &c) || c.type == RELAY_RELEASE) {
+	if (read_cmd(k, &c) || c.type == RELAY_RELEASE) {
 		lose(k);
 		return;
 	}

@@ -200,6 +200,73 @@ TEST_F(proc, prctl_rename_and_exec_rename)
 	EXPECT_NE(NULL, strstr(out, expect));	/* exec renames too (__set_task_comm) */
 }
 
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * Through a keeper, stops no eprobe needs stopped are resumed before the
+ * session sees them: their events must be the same, in the same order, with
+ * the right return values; the openat stops an eprobe reads a string at
+ * must still wait (the string is overwritten right after the call).
+ */
+TEST_F(proc, resumed_early_stops_write_the_same_events)
+{
+	struct uks_trace *tr = self->tr;
+	struct uks_tracee_stats st;
+	char expect[128], mode[32];
+	const char *pos;
+	int status = -1, n = 100;
+
+	ASSERT_EQ(0, wr(tr, "buffer_size_kb", "4096"));
+	ASSERT_EQ(0, wr(tr, "set_event", "syscalls:sys_enter_dup2 syscalls:sys_exit_dup2"));
+	ASSERT_EQ(0, wr(tr, "dynamic_events",
+			"e:esys/eopen syscalls/sys_enter_openat file=+0($filename):ustring"));
+	ASSERT_EQ(0, wr(tr, "events/esys/eopen/enable", "1"));
+	ASSERT_EQ(0, wr(tr, "events/esys/eopen/filter", "file ~ \"/uks-tracee/*\""));
+	snprintf(mode, sizeof(mode), "dup2 %d", n);
+	ASSERT_EQ(0, uks_tracee_spawn(self->s, helper_argv(mode), NULL));
+	ASSERT_EQ(0, uks_tracee_run(self->s, &status));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	rd(tr, "trace");
+	pos = out;
+	for (int i = 0; i < n && pos; i++) {
+		snprintf(expect, sizeof(expect), "sys_dup2(oldfd: 0, newfd: %x)\n", 64 + i);
+		pos = strstr(pos, expect);
+		EXPECT_NE(NULL, pos);
+		if (!pos)
+			break;
+		snprintf(expect, sizeof(expect), "sys_dup2 -> 0x%x\n", 64 + i);
+		pos = strstr(pos, expect);
+		EXPECT_NE(NULL, pos);
+		if (!pos)
+			break;
+		snprintf(expect, sizeof(expect), "file=\"/uks-tracee/fast-%d\"\n", i);
+		pos = strstr(pos, expect);
+		EXPECT_NE(NULL, pos);
+	}
+	EXPECT_EQ(0, count(out, "XXXX"));
+	if (pos) {
+		pos = strstr(pos, "sys_dup2(oldfd: ffffffff, newfd: 40)\n");
+		EXPECT_NE(NULL, pos);
+	}
+	if (pos)
+		EXPECT_NE(NULL, strstr(pos, "sys_dup2 -> 0xfffffffffffffff7\n"));
+	EXPECT_EQ(n + 1, count(out, "sys_dup2("));
+	EXPECT_EQ(n + 1, count(out, "sys_dup2 -> "));
+	EXPECT_EQ(n, count(out, "file=\"/uks-tracee/fast-"));
+	/* every dup2 stop, entry and exit, and no openat stop went by early */
+	uks_tracee_get_stats(self->s, &st);
+	EXPECT_EQ(variant->flags & UKS_TRACEE_KEEPER ? 2ul * (unsigned long)(n + 1) : 0ul,
+		  st.resumed_early);
+}
+
 TEST_F(proc, sched_and_task_formats_match_the_kernel)
 {
 	rd(self->tr, "events/sched/sched_process_exec/format");

@@ -506,6 +506,15 @@ UKS_EXPORT int uks_tracee_keeper_create(pid_t pid, unsigned int flags,
 	return 0;
 }
 
+/* SIGCHLD does not queue: one read empties the signalfd. */
+static void sigfd_clear(int fd)
+{
+	struct signalfd_siginfo si;
+
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return;		/* nothing pending: poll() woke for another fd */
+}
+
 /**
  * uks_tracee_keeper_run - relay the tracees' stops until they are all gone
  * @k:		keeper (freed on return)
@@ -533,7 +542,6 @@ UKS_EXPORT int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_f
 			{ k->consumer, POLLIN, 0 },
 			{ k->front, 0, 0 },	/* hang-up only */
 		};
-		struct signalfd_siginfo si;
 		int status;
 		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
 
@@ -551,8 +559,8 @@ UKS_EXPORT int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_f
 			p[0].fd = -1;
 		if (poll(p, 3, pid > 0 ? 0 : sigfd < 0 ? 100 : -1) < 0)
 			continue;
-		while (sigfd >= 0 && read(sigfd, &si, sizeof(si)) == sizeof(si))
-			;
+		if (sigfd >= 0 && (p[0].revents & POLLIN))
+			sigfd_clear(sigfd);
 		if (k->consumer >= 0 && p[1].revents)
 			on_consumer(k);
 		if (k->front >= 0 && p[2].revents) {

@@ -70,6 +70,9 @@ struct tracee_thread {
  * @cur:	the stop being handled (relayed): what ptrace() would answer
  * @policy_sent: the keeper has a policy (relay.h), made at @policy_gen
  * @policy_gen:	__uks_tracepoint_generation() when it was made
+ * @rbuf:	bytes read from @relay_fd not handled yet (the keeper sends
+ *		resumed stops in batches: one read takes many)
+ * @rlen:	bytes in @rbuf
  */
 struct uks_tracee_session {
 	unsigned int flags;
@@ -87,6 +90,8 @@ struct uks_tracee_session {
 	struct relay_stop cur;
 	bool policy_sent;
 	unsigned long policy_gen;
+	char rbuf[32 * sizeof(struct relay_stop)];
+	size_t rlen;
 };
 
 struct tracee_thread *tracee_find(struct uks_tracee_session *s, pid_t tid);

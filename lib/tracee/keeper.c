@@ -18,7 +18,10 @@
  * session's resume request and makes it.  Memory is read by the session
  * itself (process_vm_readv) while the thread is still stopped.  System-call
  * stops the session's policy lets go are resumed here before they are sent
- * up (RELAY_RESUMED): a traced call then costs no round trip.
+ * up (RELAY_RESUMED): a traced call then costs no round trip.  Those are
+ * sent in batches, so the session wakes once for many: when
+ * KEEPER_BATCH have piled up, before any other message (order is kept),
+ * and when no stop came for KEEPER_FLUSH_MS.
  *
  * Pass-through: once the session is gone (EOF or an error on its socket,
  * or RELAY_RELEASE) the keeper resumes every stop as if nobody watched: a
@@ -60,6 +63,8 @@
 #include "tracee/relay.h"
 
 #define KEEPER_ENTRIES	1024
+#define KEEPER_BATCH	32
+#define KEEPER_FLUSH_MS	1
 
 /**
  * struct uks_tracee_keeper - the keeper's state
@@ -77,6 +82,8 @@
  * @entry:	per thread (by tid modulo the size), the number of the call
  *		its last entry stop was for, so its exit stop can be judged;
  *		a thread not found there waits for the session
+ * @pend:	resumed stops not sent yet
+ * @nr_pend:	entries in @pend
  */
 struct uks_tracee_keeper {
 	pid_t root;
@@ -94,6 +101,8 @@ struct uks_tracee_keeper {
 		pid_t tid;
 		int32_t nr;
 	} entry[KEEPER_ENTRIES];
+	struct relay_stop pend[KEEPER_BATCH];
+	int nr_pend;
 };
 
 static void track(struct uks_tracee_keeper *k, pid_t tid)
@@ -152,6 +161,7 @@ static void lose(struct uks_tracee_keeper *k)
 		return;
 	close(k->consumer);
 	k->consumer = -1;
+	k->nr_pend = 0;
 	front_say(k, UKS_TRACEE_KEEPER_LOST);
 	release(k);
 }
@@ -277,6 +287,16 @@ static int fast_request(struct uks_tracee_keeper *k, const struct relay_stop *m)
 	}
 }
 
+/* Send the resumed stops not sent yet. */
+static void flush(struct uks_tracee_keeper *k)
+{
+	if (!k->nr_pend || k->consumer < 0)
+		return;
+	if (send_all(k->consumer, k->pend, (size_t)k->nr_pend * sizeof(k->pend[0])))
+		lose(k);
+	k->nr_pend = 0;
+}
+
 /* What the session will want from this stop, read while it lasts. */
 static void fill_stop(struct relay_stop *m, pid_t tid, int status)
 {
@@ -323,6 +343,7 @@ static void on_wait(struct uks_tracee_keeper *k, pid_t tid, int status)
 		untrack(k, tid);
 		if (k->entry[(unsigned int)tid % KEEPER_ENTRIES].tid == tid)
 			k->entry[(unsigned int)tid % KEEPER_ENTRIES].tid = 0;
+		flush(k);
 		if (k->consumer >= 0) {
 			fill_stop(&m, tid, status);
 			if (send_all(k->consumer, &m, sizeof(m)))
@@ -338,11 +359,13 @@ static void on_wait(struct uks_tracee_keeper *k, pid_t tid, int status)
 		req = k->releasing ? -1 : fast_request(k, &m);
 		if (req >= 0 && !ptrace((enum __ptrace_request)req, tid, 0, 0)) {
 			m.flags |= RELAY_RESUMED;
-			if (send_all(k->consumer, &m, sizeof(m)))
-				lose(k);
+			k->pend[k->nr_pend++] = m;
+			if (k->nr_pend == KEEPER_BATCH)
+				flush(k);
 			return;
 		}
-		if (send_all(k->consumer, &m, sizeof(m)))
+		flush(k);
+		if (k->consumer >= 0 && send_all(k->consumer, &m, sizeof(m)))
 			lose(k);
 		/* Exactly one resume per stop; a half-sent one is not made. */
 		while (k->consumer >= 0) {
@@ -362,17 +385,20 @@ static void on_wait(struct uks_tracee_keeper *k, pid_t tid, int status)
 	pass_through(k, tid, status);
 }
 
-/* A message while no stop is pending: only RELEASE is expected. */
+/* Messages while no stop is pending: RELEASE or a policy; all that came. */
 static void on_consumer(struct uks_tracee_keeper *k)
 {
+	struct pollfd p = { k->consumer, POLLIN, 0 };
 	struct relay_cmd c;
 
-	if (read_cmd(k, &c) || c.type == RELAY_RELEASE) {
-		lose(k);
-		return;
-	}
-	if (c.type == RELAY_RESUME)
-		ptrace((enum __ptrace_request)c.req, c.tid, 0, (long)c.data);
+	do {
+		if (read_cmd(k, &c) || c.type == RELAY_RELEASE) {
+			lose(k);
+			return;
+		}
+		if (c.type == RELAY_RESUME)
+			ptrace((enum __ptrace_request)c.req, c.tid, 0, (long)c.data);
+	} while (poll(&p, 1, 0) > 0);
 }
 
 /* Seize and interrupt the threads of @pid not yet seized; how many were new. */
@@ -527,7 +553,7 @@ UKS_EXPORT int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_f
 {
 	sigset_t chld;
 	unsigned int busy = 0;
-	int sigfd;
+	int sigfd, ready;
 
 	k->consumer = consumer_fd;
 	k->front = front_fd;
@@ -557,8 +583,11 @@ UKS_EXPORT int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_f
 		}
 		if (sigfd < 0)
 			p[0].fd = -1;
-		if (poll(p, 3, pid > 0 ? 0 : sigfd < 0 ? 100 : -1) < 0)
+		ready = poll(p, 3, pid > 0 ? 0 : k->nr_pend ? KEEPER_FLUSH_MS : sigfd < 0 ? 100 : -1);
+		if (ready < 0)
 			continue;
+		if (ready == 0 && pid <= 0)
+			flush(k);	/* the tracees are quiet: let the session see */
 		if (sigfd >= 0 && (p[0].revents & POLLIN))
 			sigfd_clear(sigfd);
 		if (k->consumer >= 0 && p[1].revents)

@@ -188,31 +188,34 @@ static void policy_update(struct uks_tracee_session *s)
 int tracee_relay_wait(struct uks_tracee_session *s, int flags)
 {
 	struct relay_stop *m = &s->cur;
-	size_t got = 0;
 
 	if (s->relay_fd < 0)
 		return -ECHILD;
-	if (flags & UKS_TRACEE_NOHANG) {
+	if ((flags & UKS_TRACEE_NOHANG) && !s->rlen) {
 		struct pollfd p = { s->relay_fd, POLLIN, 0 };
 
 		if (poll(&p, 1, 0) == 0)
 			return 0;
 	}
-	while (got < sizeof(*m)) {
-		ssize_t n = read(s->relay_fd, (char *)m + got, sizeof(*m) - got);
+	while (s->rlen < sizeof(*m)) {
+		ssize_t n = read(s->relay_fd, s->rbuf + s->rlen, sizeof(s->rbuf) - s->rlen);
 
-		if (n < 0 && errno == EINTR && !got)
+		if (n < 0 && errno == EINTR && !s->rlen)
 			return -EINTR;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			close(s->relay_fd);
 			s->relay_fd = -1;
+			s->rlen = 0;
 			m->tid = 0;
 			return -ECHILD;
 		}
-		got += (size_t)n;
+		s->rlen += (size_t)n;
 	}
+	memcpy(m, s->rbuf, sizeof(*m));
+	s->rlen -= sizeof(*m);
+	memmove(s->rbuf, s->rbuf + sizeof(*m), s->rlen);
 	if (m->type != RELAY_STOP || m->tid <= 0)
 		return -EPROTO;
 	policy_update(s);

@@ -119,8 +119,9 @@ static void eprobe_commit(void *data, struct uks_tp_iter *hit, void *src, size_t
 }
 
 /*
- * The tracepoints with an enabled eprobe, for writers that must keep the
- * writer stopped while an eprobe may read its memory (lib/tracee).  An
+ * The tracepoints with an enabled eprobe that reads the writer's memory,
+ * for writers that must keep the writer stopped meanwhile (lib/tracee).
+ * An eprobe that stores fields of the record only is not listed.  An
  * entry is added before the probe is attached and dropped after it is
  * detached, so a reader that saw a tracepoint generation also sees every
  * eprobe attached by then.  Leaf lock.
@@ -164,7 +165,8 @@ static void on_del(const struct uks_tracepoint *tp)
 }
 
 /**
- * __uks_trace_eprobe_for_each_tp - call @fn for each tracepoint with an eprobe enabled
+ * __uks_trace_eprobe_for_each_tp - call @fn for each tracepoint with an
+ * eprobe enabled that reads the writer's memory
  * @fn:		called under a leaf lock (once per enabled eprobe)
  */
 void __uks_trace_eprobe_for_each_tp(void (*fn)(const struct uks_tracepoint *tp, void *arg),
@@ -182,17 +184,19 @@ static int eprobe_reg(struct uks_event_file *file, bool enable)
 	struct uks_eprobe *ep = file->call->priv;
 	struct uks_event_file *target = uks_file_of_call(file->tr, ep->attached);
 	struct uks_tp_probe probe = { eprobe_reserve, eprobe_commit, file };
+	bool reads = uks_probe_args_read_memory(ep->args);
 	int ret;
 
 	if (!target || !ep->attached->tp)
 		return -ENODEV;
 	if (enable) {
-		ret = on_add(ep->attached->tp);
+		ret = reads ? on_add(ep->attached->tp) : 0;
 		if (ret)
 			return ret;
 		ret = uks_tracepoint_attach(ep->attached->tp, &probe);
 		if (ret) {
-			on_del(ep->attached->tp);
+			if (reads)
+				on_del(ep->attached->tp);
 			return ret;
 		}
 		uks_file_enable(target, true, true);
@@ -200,7 +204,8 @@ static int eprobe_reg(struct uks_event_file *file, bool enable)
 		ret = uks_tracepoint_detach(ep->attached->tp, &probe);
 		if (ret)
 			return ret;
-		on_del(ep->attached->tp);
+		if (reads)
+			on_del(ep->attached->tp);
 		uks_file_enable(target, false, true);
 	}
 	return 0;

@@ -335,8 +335,8 @@ static void mark_eprobed(const struct uks_tracepoint *tp, void *arg)
 
 /**
  * __uks_tracee_syscall_eprobed - the system calls an eprobe is enabled on
- * @enter:	bit per number below @nr: an eprobe on its entry event
- *		(or on raw_syscalls:sys_enter)
+ * @enter:	bit per number below @nr: an eprobe that reads the
+ *		tracee's memory on its entry event (or on raw_syscalls:sys_enter)
  * @exit:	the same for the exit
  *
  * Bits are only set, never cleared.

@@ -214,8 +214,9 @@ static int count(const char *hay, const char *needle)
 /*
  * Through a keeper, stops no eprobe needs stopped are resumed before the
  * session sees them: their events must be the same, in the same order, with
- * the right return values; the openat stops an eprobe reads a string at
- * must still wait (the string is overwritten right after the call).
+ * the right return values (an eprobe storing a field does not make them
+ * wait); the openat stops an eprobe reads a string at must still wait
+ * (the string is overwritten right after the call).
  */
 TEST_F(proc, resumed_early_stops_write_the_same_events)
 {
@@ -231,6 +232,9 @@ TEST_F(proc, resumed_early_stops_write_the_same_events)
 			"e:esys/eopen syscalls/sys_enter_openat file=+0($filename):ustring"));
 	ASSERT_EQ(0, wr(tr, "events/esys/eopen/enable", "1"));
 	ASSERT_EQ(0, wr(tr, "events/esys/eopen/filter", "file ~ \"/uks-tracee/*\""));
+	/* fields of the record only: no reason to wait */
+	ASSERT_EQ(0, wr(tr, "dynamic_events", "e:esys/edup syscalls/sys_enter_dup2 fd=$newfd:u32"));
+	ASSERT_EQ(0, wr(tr, "events/esys/edup/enable", "1"));
 	snprintf(mode, sizeof(mode), "dup2 %d", n);
 	ASSERT_EQ(0, uks_tracee_spawn(self->s, helper_argv(mode), NULL));
 	ASSERT_EQ(0, uks_tracee_run(self->s, &status));
@@ -240,6 +244,11 @@ TEST_F(proc, resumed_early_stops_write_the_same_events)
 	pos = out;
 	for (int i = 0; i < n && pos; i++) {
 		snprintf(expect, sizeof(expect), "sys_dup2(oldfd: 0, newfd: %x)\n", 64 + i);
+		pos = strstr(pos, expect);
+		EXPECT_NE(NULL, pos);
+		if (!pos)
+			break;
+		snprintf(expect, sizeof(expect), "edup: (syscalls.sys_enter_dup2) fd=%d\n", 64 + i);
 		pos = strstr(pos, expect);
 		EXPECT_NE(NULL, pos);
 		if (!pos)

@@ -12,7 +12,8 @@
  *                                          and sys_exit_openat enabled (seccomp)
  *   uks-keeper                             the same, held by a keeper process that
  *                                          relays each stop (UKS_TRACEE_KEEPER: what
- *                                          uks trace does)
+ *                                          uks trace does); no eprobe here, so it
+ *                                          resumes them before relaying
  *   uks-step                               the same with UKS_TRACEE_NO_SECCOMP
  *   strace -f -e trace=openat -o /dev/null
  *   strace -f --seccomp-bpf -e trace=openat -o /dev/null   (if supported)

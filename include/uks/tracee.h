@@ -81,6 +81,8 @@ struct uks_tracee_opts {
  * @group_stops:	group-stops (handled with PTRACE_LISTEN)
  * @events:		event records emitted (tracepoint hits with a probe)
  * @threads:		threads traced so far
+ * @resumed_early:	stops of the above a keeper resumed before the session
+ *			saw them (system calls no eprobe needs stopped)
  */
 struct uks_tracee_stats {
 	unsigned long seccomp_stops;
@@ -89,6 +91,7 @@ struct uks_tracee_stats {
 	unsigned long group_stops;
 	unsigned long events;
 	unsigned long threads;
+	unsigned long resumed_early;
 };
 
 int uks_tracee_session_create(const struct uks_tracee_opts *opts,

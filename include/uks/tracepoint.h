@@ -158,6 +158,8 @@ int uks_tracepoint_register(struct uks_tracepoint *tp);
 void uks_tracepoint_unregister(struct uks_tracepoint *tp);
 int uks_tracepoint_attach(struct uks_tracepoint *tp, const struct uks_tp_probe *probe);
 int uks_tracepoint_detach(struct uks_tracepoint *tp, const struct uks_tp_probe *probe);
+/* Library-internal: changes with every attach and detach (any tracepoint). */
+unsigned long __uks_tracepoint_generation(void);
 /* Wait until no hit of @tp that started before the call is still running. */
 void uks_tracepoint_synchronize(struct uks_tracepoint *tp);
 /* Visit every registered tracepoint under the registry lock. */

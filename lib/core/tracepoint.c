@@ -49,6 +49,7 @@
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uks_tracepoint *registry;
 static unsigned long registry_generation;
+static unsigned long probes_generation;
 
 struct tp_reader {
 	unsigned long nest[2];		/* hits in progress, by phase */
@@ -269,11 +270,22 @@ static int tp_replace(struct uks_tracepoint *tp, struct uks_tp_probe *probes, in
 		tp->regfunc();
 	__atomic_store_n(&tp->probes, probes, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&tp->key, nr, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&probes_generation, 1, __ATOMIC_SEQ_CST);
 	if (was_on && !nr && tp->unregfunc)
 		tp->unregfunc();
 	tp_synchronize();
 	free(old);
 	return 0;
+}
+
+/*
+ * Bumped after every change of a probe list (and key): whoever caches a
+ * decision made from the keys reads it first and decides again when it
+ * moved.
+ */
+unsigned long __uks_tracepoint_generation(void)
+{
+	return __atomic_load_n(&probes_generation, __ATOMIC_SEQ_CST);
 }
 
 /**

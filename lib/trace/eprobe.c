@@ -118,25 +118,94 @@ static void eprobe_commit(void *data, struct uks_tp_iter *hit, void *src, size_t
 	scratch_depth--;
 }
 
+/*
+ * The tracepoints with an enabled eprobe that reads the writer's memory,
+ * for writers that must keep the writer stopped meanwhile (lib/tracee).
+ * An eprobe that stores fields of the record only is not listed.  An
+ * entry is added before the probe is attached and dropped after it is
+ * detached, so a reader that saw a tracepoint generation also sees every
+ * eprobe attached by then.  Leaf lock.
+ */
+static pthread_mutex_t on_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct uks_tracepoint **on_tps;
+static int nr_on, cap_on;
+
+static int on_add(const struct uks_tracepoint *tp)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&on_lock);
+	if (nr_on == cap_on) {
+		int cap = cap_on ? 2 * cap_on : 8;
+		const struct uks_tracepoint **n = uks_krealloc(on_tps, (size_t)cap * sizeof(*n));
+
+		if (n) {
+			on_tps = n;
+			cap_on = cap;
+		}
+	}
+	if (nr_on < cap_on)
+		on_tps[nr_on++] = tp;
+	else
+		ret = -ENOMEM;
+	pthread_mutex_unlock(&on_lock);
+	return ret;
+}
+
+static void on_del(const struct uks_tracepoint *tp)
+{
+	pthread_mutex_lock(&on_lock);
+	for (int i = 0; i < nr_on; i++) {
+		if (on_tps[i] == tp) {
+			on_tps[i] = on_tps[--nr_on];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&on_lock);
+}
+
+/**
+ * __uks_trace_eprobe_for_each_tp - call @fn for each tracepoint with an
+ * eprobe enabled that reads the writer's memory
+ * @fn:		called under a leaf lock (once per enabled eprobe)
+ */
+void __uks_trace_eprobe_for_each_tp(void (*fn)(const struct uks_tracepoint *tp, void *arg),
+				    void *arg)
+{
+	pthread_mutex_lock(&on_lock);
+	for (int i = 0; i < nr_on; i++)
+		fn(on_tps[i], arg);
+	pthread_mutex_unlock(&on_lock);
+}
+
 /* The call's reg(): enable in @file's instance.  Caller holds event_mutex. */
 static int eprobe_reg(struct uks_event_file *file, bool enable)
 {
 	struct uks_eprobe *ep = file->call->priv;
 	struct uks_event_file *target = uks_file_of_call(file->tr, ep->attached);
 	struct uks_tp_probe probe = { eprobe_reserve, eprobe_commit, file };
+	bool reads = uks_probe_args_read_memory(ep->args);
 	int ret;
 
 	if (!target || !ep->attached->tp)
 		return -ENODEV;
 	if (enable) {
-		ret = uks_tracepoint_attach(ep->attached->tp, &probe);
+		ret = reads ? on_add(ep->attached->tp) : 0;
 		if (ret)
 			return ret;
+		ret = uks_tracepoint_attach(ep->attached->tp, &probe);
+		if (ret) {
+			if (reads)
+				on_del(ep->attached->tp);
+			return ret;
+		}
 		uks_file_enable(target, true, true);
 	} else {
 		ret = uks_tracepoint_detach(ep->attached->tp, &probe);
 		if (ret)
 			return ret;
+		if (reads)
+			on_del(ep->attached->tp);
 		uks_file_enable(target, false, true);
 	}
 	return 0;

@@ -16,5 +16,8 @@ int uks_eprobe_create(const char *group, const char *event, struct uks_event_cal
 		      struct uks_probe_error *err);
 void uks_eprobe_free(struct uks_event_call *call);
 void uks_eprobe_show(struct uks_seq *s, const struct uks_event_call *call);
+/* Also used by lib/tracee: tracepoints with an eprobe enabled that reads memory. */
+void __uks_trace_eprobe_for_each_tp(void (*fn)(const struct uks_tracepoint *tp, void *arg),
+				    void *arg);
 
 #endif

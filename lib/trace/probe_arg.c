@@ -447,6 +447,24 @@ size_t uks_probe_args_fixed_size(const struct uks_probe_args *pa)
 	return pa ? pa->fixed_size : 0;
 }
 
+/**
+ * uks_probe_args_read_memory - does storing these arguments read the writer's memory?
+ *
+ * True when an argument dereferences, or is a string read from the
+ * address a field holds (not $comm or an immediate string).
+ */
+bool uks_probe_args_read_memory(const struct uks_probe_args *pa)
+{
+	for (int i = 0; pa && i < pa->nr; i++) {
+		const struct pa_arg *a = &pa->args[i];
+
+		if (__uks_probe_fetch_depth(a->fetch) ||
+		    (a->type->print == PA_STR && !__uks_probe_fetch_is_text(a->fetch)))
+			return true;
+	}
+	return false;
+}
+
 /** uks_probe_args_count - number of compiled arguments */
 int uks_probe_args_count(const struct uks_probe_args *pa)
 {

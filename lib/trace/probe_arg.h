@@ -83,5 +83,7 @@ void uks_probe_args_print_fmt(const struct uks_probe_args *pa, struct uks_seq *s
 /* The original text of argument @i as the dynamic_events listing shows it. */
 const char *uks_probe_args_text(const struct uks_probe_args *pa, int i);
 int uks_probe_args_count(const struct uks_probe_args *pa);
+/* Storing them reads the writer's memory (a dereference, a string at an address). */
+bool uks_probe_args_read_memory(const struct uks_probe_args *pa);
 
 #endif

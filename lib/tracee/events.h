@@ -11,6 +11,7 @@
 #define UKS_TRACEE_EVENTS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <uks/tracepoint.h>
@@ -24,6 +25,8 @@ int uks_tracee_sched_events_init(void);
 /* Some probe is attached to an event for @nr's entry or exit. */
 bool uks_tracee_syscall_enter_on(long nr);
 bool uks_tracee_syscall_exit_on(long nr);
+/* Set the bit of every number below @nr whose entry/exit event has an eprobe. */
+void __uks_tracee_syscall_eprobed(uint64_t *enter, uint64_t *exit, long nr);
 /* Returns the number of records written (tracepoints with a probe). */
 int uks_tracee_emit_sys_enter(long nr, const unsigned long args[6]);
 int uks_tracee_emit_sys_exit(long nr, long ret);

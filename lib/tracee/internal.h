@@ -68,6 +68,11 @@ struct tracee_thread {
  * @keeper:	the keeper process this session started (reaped at the end), or 0
  * @relay_step:	threads first heard of through the keeper are stepped
  * @cur:	the stop being handled (relayed): what ptrace() would answer
+ * @policy_sent: the keeper has a policy (relay.h), made at @policy_gen
+ * @policy_gen:	__uks_tracepoint_generation() when it was made
+ * @rbuf:	bytes read from @relay_fd not handled yet (the keeper sends
+ *		resumed stops in batches: one read takes many)
+ * @rlen:	bytes in @rbuf
  */
 struct uks_tracee_session {
 	unsigned int flags;
@@ -83,6 +88,10 @@ struct uks_tracee_session {
 	pid_t keeper;
 	bool relay_step;
 	struct relay_stop cur;
+	bool policy_sent;
+	unsigned long policy_gen;
+	char rbuf[32 * sizeof(struct relay_stop)];
+	size_t rlen;
 };
 
 struct tracee_thread *tracee_find(struct uks_tracee_session *s, pid_t tid);

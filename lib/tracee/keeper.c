@@ -16,7 +16,12 @@
  * Relayed: each waitpid() result goes up to the session with what the
  * session will ask of the stop (relay.h); the keeper then waits for the
  * session's resume request and makes it.  Memory is read by the session
- * itself (process_vm_readv) while the thread is still stopped.
+ * itself (process_vm_readv) while the thread is still stopped.  System-call
+ * stops the session's policy lets go are resumed here before they are sent
+ * up (RELAY_RESUMED): a traced call then costs no round trip.  Those are
+ * sent in batches, so the session wakes once for many: when
+ * KEEPER_BATCH have piled up, before any other message (order is kept),
+ * and when no stop came for KEEPER_FLUSH_MS.
  *
  * Pass-through: once the session is gone (EOF or an error on its socket,
  * or RELAY_RELEASE) the keeper resumes every stop as if nobody watched: a
@@ -35,6 +40,7 @@
  * Lock order: none (one thread).
  */
 #include <dirent.h>
+#include <linux/audit.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -56,6 +62,10 @@
 #include "tracee/internal.h"
 #include "tracee/relay.h"
 
+#define KEEPER_ENTRIES	1024
+#define KEEPER_BATCH	32
+#define KEEPER_FLUSH_MS	1
+
 /**
  * struct uks_tracee_keeper - the keeper's state
  * @root:	the first traced pid (its exit is told to the front)
@@ -67,6 +77,13 @@
  * @tids:	threads traced (stepped mode: the ones to detach)
  * @nr_tids:	entries in @tids
  * @cap_tids:	its size
+ * @policy_on:	@policy came from the session: the fast path is open
+ * @policy:	which system-call stops may be resumed here (relay.h)
+ * @entry:	per thread (by tid modulo the size), the number of the call
+ *		its last entry stop was for, so its exit stop can be judged;
+ *		a thread not found there waits for the session
+ * @pend:	resumed stops not sent yet
+ * @nr_pend:	entries in @pend
  */
 struct uks_tracee_keeper {
 	pid_t root;
@@ -78,6 +95,14 @@ struct uks_tracee_keeper {
 	pid_t *tids;
 	int nr_tids;
 	int cap_tids;
+	bool policy_on;
+	struct relay_policy policy;
+	struct {
+		pid_t tid;
+		int32_t nr;
+	} entry[KEEPER_ENTRIES];
+	struct relay_stop pend[KEEPER_BATCH];
+	int nr_pend;
 };
 
 static void track(struct uks_tracee_keeper *k, pid_t tid)
@@ -136,6 +161,7 @@ static void lose(struct uks_tracee_keeper *k)
 		return;
 	close(k->consumer);
 	k->consumer = -1;
+	k->nr_pend = 0;
 	front_say(k, UKS_TRACEE_KEEPER_LOST);
 	release(k);
 }
@@ -185,12 +211,12 @@ static int send_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-static int read_cmd(int fd, struct relay_cmd *c)
+static int read_all(int fd, void *buf, size_t len)
 {
 	size_t got = 0;
 
-	while (got < sizeof(*c)) {
-		ssize_t n = read(fd, (char *)c + got, sizeof(*c) - got);
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -199,6 +225,76 @@ static int read_cmd(int fd, struct relay_cmd *c)
 		got += (size_t)n;
 	}
 	return 0;
+}
+
+/* The session's next request; a policy is taken in here. */
+static int read_cmd(struct uks_tracee_keeper *k, struct relay_cmd *c)
+{
+	struct relay_policy p;
+
+	if (read_all(k->consumer, c, sizeof(*c)))
+		return -EPIPE;
+	if (c->type == RELAY_POLICY) {
+		if (read_all(k->consumer, &p, sizeof(p)))
+			return -EPIPE;
+		k->policy = p;
+		k->policy_on = true;
+	}
+	return 0;
+}
+
+static bool policy_bit(const uint64_t *map, unsigned long nr)
+{
+	return map[nr / 64] >> (nr % 64) & 1;
+}
+
+/*
+ * The request that resumes a system-call stop the policy lets go, or -1
+ * when the stop must wait for the session.
+ */
+static int fast_request(struct uks_tracee_keeper *k, const struct relay_stop *m)
+{
+	const struct __ptrace_syscall_info *i = &m->info;
+	unsigned int slot = (unsigned int)m->tid % KEEPER_ENTRIES;
+	const struct relay_policy *p = &k->policy;
+	int step = p->step ? PTRACE_SYSCALL : PTRACE_CONT;
+	unsigned long nr;
+
+	if (m->info_ret <= 0)
+		return -1;
+	switch (i->op) {
+	case PTRACE_SYSCALL_INFO_SECCOMP:
+	case PTRACE_SYSCALL_INFO_ENTRY:
+		nr = i->op == PTRACE_SYSCALL_INFO_SECCOMP ? i->seccomp.nr : i->entry.nr;
+		if (i->arch != AUDIT_ARCH_X86_64 || nr >= RELAY_NR_SYSCALLS) {
+			k->entry[slot].tid = 0;
+			return -1;
+		}
+		k->entry[slot].tid = m->tid;
+		k->entry[slot].nr = (int32_t)nr;
+		if (!k->policy_on || policy_bit(p->sync_enter, nr))
+			return -1;
+		return policy_bit(p->want_exit, nr) ? PTRACE_SYSCALL : step;
+	case PTRACE_SYSCALL_INFO_EXIT:
+		if (k->entry[slot].tid != m->tid)
+			return -1;
+		k->entry[slot].tid = 0;
+		if (!k->policy_on || policy_bit(p->sync_exit, (unsigned long)k->entry[slot].nr))
+			return -1;
+		return step;
+	default:
+		return -1;
+	}
+}
+
+/* Send the resumed stops not sent yet. */
+static void flush(struct uks_tracee_keeper *k)
+{
+	if (!k->nr_pend || k->consumer < 0)
+		return;
+	if (send_all(k->consumer, k->pend, (size_t)k->nr_pend * sizeof(k->pend[0])))
+		lose(k);
+	k->nr_pend = 0;
 }
 
 /* What the session will want from this stop, read while it lasts. */
@@ -241,9 +337,13 @@ static void on_wait(struct uks_tracee_keeper *k, pid_t tid, int status)
 {
 	struct relay_stop m;
 	struct relay_cmd c;
+	int req;
 
 	if (!WIFSTOPPED(status)) {
 		untrack(k, tid);
+		if (k->entry[(unsigned int)tid % KEEPER_ENTRIES].tid == tid)
+			k->entry[(unsigned int)tid % KEEPER_ENTRIES].tid = 0;
+		flush(k);
 		if (k->consumer >= 0) {
 			fill_stop(&m, tid, status);
 			if (send_all(k->consumer, &m, sizeof(m)))
@@ -256,11 +356,20 @@ static void on_wait(struct uks_tracee_keeper *k, pid_t tid, int status)
 	track(k, tid);
 	if (k->consumer >= 0) {
 		fill_stop(&m, tid, status);
-		if (send_all(k->consumer, &m, sizeof(m)))
+		req = k->releasing ? -1 : fast_request(k, &m);
+		if (req >= 0 && !ptrace((enum __ptrace_request)req, tid, 0, 0)) {
+			m.flags |= RELAY_RESUMED;
+			k->pend[k->nr_pend++] = m;
+			if (k->nr_pend == KEEPER_BATCH)
+				flush(k);
+			return;
+		}
+		flush(k);
+		if (k->consumer >= 0 && send_all(k->consumer, &m, sizeof(m)))
 			lose(k);
 		/* Exactly one resume per stop; a half-sent one is not made. */
 		while (k->consumer >= 0) {
-			if (read_cmd(k->consumer, &c) || c.type == RELAY_RELEASE) {
+			if (read_cmd(k, &c) || c.type == RELAY_RELEASE) {
 				lose(k);
 				break;
 			}
@@ -276,17 +385,20 @@ static void on_wait(struct uks_tracee_keeper *k, pid_t tid, int status)
 	pass_through(k, tid, status);
 }
 
-/* A message while no stop is pending: only RELEASE is expected. */
+/* Messages while no stop is pending: RELEASE or a policy; all that came. */
 static void on_consumer(struct uks_tracee_keeper *k)
 {
+	struct pollfd p = { k->consumer, POLLIN, 0 };
 	struct relay_cmd c;
 
-	if (read_cmd(k->consumer, &c) || c.type == RELAY_RELEASE) {
-		lose(k);
-		return;
-	}
-	if (c.type == RELAY_RESUME)
-		ptrace((enum __ptrace_request)c.req, c.tid, 0, (long)c.data);
+	do {
+		if (read_cmd(k, &c) || c.type == RELAY_RELEASE) {
+			lose(k);
+			return;
+		}
+		if (c.type == RELAY_RESUME)
+			ptrace((enum __ptrace_request)c.req, c.tid, 0, (long)c.data);
+	} while (poll(&p, 1, 0) > 0);
 }
 
 /* Seize and interrupt the threads of @pid not yet seized; how many were new. */
@@ -420,6 +532,15 @@ UKS_EXPORT int uks_tracee_keeper_create(pid_t pid, unsigned int flags,
 	return 0;
 }
 
+/* SIGCHLD does not queue: one read empties the signalfd. */
+static void sigfd_clear(int fd)
+{
+	struct signalfd_siginfo si;
+
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return;		/* nothing pending: poll() woke for another fd */
+}
+
 /**
  * uks_tracee_keeper_run - relay the tracees' stops until they are all gone
  * @k:		keeper (freed on return)
@@ -432,7 +553,7 @@ UKS_EXPORT int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_f
 {
 	sigset_t chld;
 	unsigned int busy = 0;
-	int sigfd;
+	int sigfd, ready;
 
 	k->consumer = consumer_fd;
 	k->front = front_fd;
@@ -447,7 +568,6 @@ UKS_EXPORT int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_f
 			{ k->consumer, POLLIN, 0 },
 			{ k->front, 0, 0 },	/* hang-up only */
 		};
-		struct signalfd_siginfo si;
 		int status;
 		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
 
@@ -463,10 +583,13 @@ UKS_EXPORT int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_f
 		}
 		if (sigfd < 0)
 			p[0].fd = -1;
-		if (poll(p, 3, pid > 0 ? 0 : sigfd < 0 ? 100 : -1) < 0)
+		ready = poll(p, 3, pid > 0 ? 0 : k->nr_pend ? KEEPER_FLUSH_MS : sigfd < 0 ? 100 : -1);
+		if (ready < 0)
 			continue;
-		while (sigfd >= 0 && read(sigfd, &si, sizeof(si)) == sizeof(si))
-			;
+		if (ready == 0 && pid <= 0)
+			flush(k);	/* the tracees are quiet: let the session see */
+		if (sigfd >= 0 && (p[0].revents & POLLIN))
+			sigfd_clear(sigfd);
 		if (k->consumer >= 0 && p[1].revents)
 			on_consumer(k);
 		if (k->front >= 0 && p[2].revents) {

@@ -2,7 +2,9 @@
 /*
  * The session's side of a keeper (keeper.c, relay.h): starting one for a
  * spawn or an attach (UKS_TRACEE_KEEPER), taking its stops instead of
- * waitpid(), and answering loop.c's ptrace() calls from them.
+ * waitpid(), and answering loop.c's ptrace() calls from them.  The keeper
+ * is told which system-call stops it may resume itself (relay.h) whenever
+ * the set of probes on the tracepoints changed.
  *
  * Lock order: none (one thread owns the session).
  */
@@ -10,14 +12,17 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <uks/tracee.h>
 
+#include "tracee/events.h"
 #include "tracee/internal.h"
 
 static int read_int(int fd, int *v)
@@ -82,6 +87,7 @@ static int start_keeper(struct uks_tracee_session *s,
 		return ret;
 	}
 	s->relayed = true;
+	s->relay_step = !(kflags & UKS_TRACEE_KEEP_FILTERED);
 	s->relay_fd = sv[0];
 	s->keeper = kp;
 	*first = (pid_t)msg;
@@ -131,6 +137,50 @@ int tracee_attach_kept(struct uks_tracee_session *s, pid_t pid, bool step)
 	return start_keeper(s, keeper_attach, &pid, step ? 0 : UKS_TRACEE_KEEP_FILTERED, &first);
 }
 
+static void policy_set(uint64_t *map, long nr)
+{
+	map[nr / 64] |= 1ull << (nr % 64);
+}
+
+/*
+ * Which stops loop.c needs to see stopped, and which exits it wants; see
+ * syscall_enter() and syscall_exit() there.  Execve's filename and the
+ * prctl(PR_SET_NAME) rename are read from the tracee; eprobes may read its
+ * memory.  Everything else is written from the message.
+ */
+static void policy_make(struct uks_tracee_session *s, struct relay_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->step = s->relay_step;
+	__uks_tracee_syscall_eprobed(p->sync_enter, p->sync_exit, RELAY_NR_SYSCALLS);
+	policy_set(p->sync_enter, SYS_execve);
+	policy_set(p->sync_enter, SYS_execveat);
+	policy_set(p->sync_exit, SYS_prctl);
+	if (uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME))
+		policy_set(p->sync_enter, SYS_prctl);
+	for (long nr = 0; nr < RELAY_NR_SYSCALLS; nr++)
+		if (uks_tracee_syscall_exit_on(nr))
+			policy_set(p->want_exit, nr);
+}
+
+/* A new policy when the probes changed since the last one (or none yet). */
+static void policy_update(struct uks_tracee_session *s)
+{
+	unsigned long gen = __uks_tracepoint_generation();
+	struct {
+		struct relay_cmd c;
+		struct relay_policy p;
+	} msg = { { RELAY_POLICY, 0, 0, 0 }, { 0 } };
+
+	if (s->policy_sent && gen == s->policy_gen)
+		return;
+	policy_make(s, &msg.p);
+	if (send(s->relay_fd, &msg, sizeof(msg), MSG_NOSIGNAL) != sizeof(msg))
+		return;		/* the keeper is gone: its EOF is read next */
+	s->policy_sent = true;
+	s->policy_gen = gen;
+}
+
 /*
  * The next stop from the keeper.  EOF: the keeper exited, every tracee is
  * gone (-ECHILD).  A signal before a message starts gives -EINTR.
@@ -138,33 +188,39 @@ int tracee_attach_kept(struct uks_tracee_session *s, pid_t pid, bool step)
 int tracee_relay_wait(struct uks_tracee_session *s, int flags)
 {
 	struct relay_stop *m = &s->cur;
-	size_t got = 0;
 
 	if (s->relay_fd < 0)
 		return -ECHILD;
-	if (flags & UKS_TRACEE_NOHANG) {
+	if ((flags & UKS_TRACEE_NOHANG) && !s->rlen) {
 		struct pollfd p = { s->relay_fd, POLLIN, 0 };
 
 		if (poll(&p, 1, 0) == 0)
 			return 0;
 	}
-	while (got < sizeof(*m)) {
-		ssize_t n = read(s->relay_fd, (char *)m + got, sizeof(*m) - got);
+	while (s->rlen < sizeof(*m)) {
+		ssize_t n = read(s->relay_fd, s->rbuf + s->rlen, sizeof(s->rbuf) - s->rlen);
 
-		if (n < 0 && errno == EINTR && !got)
+		if (n < 0 && errno == EINTR && !s->rlen)
 			return -EINTR;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
 			close(s->relay_fd);
 			s->relay_fd = -1;
+			s->rlen = 0;
 			m->tid = 0;
 			return -ECHILD;
 		}
-		got += (size_t)n;
+		s->rlen += (size_t)n;
 	}
+	memcpy(m, s->rbuf, sizeof(*m));
+	s->rlen -= sizeof(*m);
+	memmove(s->rbuf, s->rbuf + sizeof(*m), s->rlen);
 	if (m->type != RELAY_STOP || m->tid <= 0)
 		return -EPROTO;
+	policy_update(s);
+	if (m->flags & RELAY_RESUMED)
+		s->stats.resumed_early++;
 	return tracee_handle(s, m->tid, m->status);
 }
 
@@ -202,6 +258,8 @@ static long relay_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void 
 	case PTRACE_SYSCALL:
 	case PTRACE_LISTEN:
 	case PTRACE_DETACH:
+		if (tid == m->tid && (m->flags & RELAY_RESUMED))
+			return 0;	/* the keeper resumed it already */
 		if (s->relay_fd >= 0 && send(s->relay_fd, &c, sizeof(c), MSG_NOSIGNAL) == sizeof(c))
 			return 0;
 		break;

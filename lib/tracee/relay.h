@@ -9,10 +9,22 @@
  *			needs no answer, a stop exactly one RELAY_RESUME
  *			for its tid (the session's only ptrace request)
  *   session -> keeper	RELAY_RESUME {tid, request, data}: the keeper makes
- *			the ptrace() call; RELAY_RELEASE: stop relaying
+ *			the ptrace() call; RELAY_RELEASE: stop relaying;
+ *			RELAY_POLICY + struct relay_policy: which system-call
+ *			stops the keeper may resume on its own
  *
  * Everything the session asks of a stopped thread besides its resume is
  * sent up with the stop, so a traced call costs one message each way.
+ *
+ * Fast path: a syscall or seccomp stop the policy says nobody needs to see
+ * stopped (no eprobe reads the tracee's memory for that call, the session
+ * reads nothing of it from /proc) is resumed by the keeper at once, with
+ * PTRACE_SYSCALL when the exit is wanted, and sent up marked
+ * RELAY_RESUMED: the session writes its events from the message alone and
+ * makes no resume request for it.  Every other stop waits for the session,
+ * and all of them do until the first policy arrives.  The session sends a
+ * new policy as soon as it sees the tracepoints' generation move; a stop
+ * resumed under the old one had hit its tracepoints before the change.
  */
 #ifndef UKS_TRACEE_RELAY_H
 #define UKS_TRACEE_RELAY_H
@@ -23,10 +35,19 @@
 #define RELAY_STOP	1
 #define RELAY_RESUME	2
 #define RELAY_RELEASE	3
+#define RELAY_POLICY	4
+
+/* struct relay_stop.flags */
+#define RELAY_RESUMED	1u	/* the keeper resumed it: no resume request */
+
+/* System calls the policy covers (x86-64 numbers); others always wait. */
+#define RELAY_NR_SYSCALLS	512
+#define RELAY_POLICY_WORDS	(RELAY_NR_SYSCALLS / 64)
 
 /**
  * struct relay_stop - one waitpid() result of a tracee
  * @type:	RELAY_STOP
+ * @flags:	RELAY_RESUMED or 0
  * @tid:	the thread
  * @status:	its wait status
  * @info_ret:	PTRACE_GET_SYSCALL_INFO's return at a syscall or seccomp stop
@@ -42,6 +63,7 @@
  */
 struct relay_stop {
 	uint32_t type;
+	uint32_t flags;
 	int32_t tid;
 	int32_t status;
 	int32_t info_ret;
@@ -55,7 +77,8 @@ struct relay_stop {
 
 /**
  * struct relay_cmd - a request of the session
- * @type:	RELAY_RESUME or RELAY_RELEASE
+ * @type:	RELAY_RESUME, RELAY_RELEASE, or RELAY_POLICY (a struct
+ *		relay_policy follows)
  * @tid:	the thread
  * @req:	PTRACE_CONT, PTRACE_SYSCALL, PTRACE_LISTEN or PTRACE_DETACH
  * @data:	the signal to deliver
@@ -65,6 +88,21 @@ struct relay_cmd {
 	int32_t tid;
 	int32_t req;
 	int32_t data;
+};
+
+/**
+ * struct relay_policy - which system-call stops the keeper resumes itself
+ * @step:	the tracees are stepped (every resume is PTRACE_SYSCALL)
+ * @sync_enter:	bit per number: its entry stop waits for the session
+ * @sync_exit:	bit per number: its exit stop waits for the session
+ * @want_exit:	bit per number: resume its entry with PTRACE_SYSCALL
+ */
+struct relay_policy {
+	uint32_t step;
+	uint32_t pad;
+	uint64_t sync_enter[RELAY_POLICY_WORDS];
+	uint64_t sync_exit[RELAY_POLICY_WORDS];
+	uint64_t want_exit[RELAY_POLICY_WORDS];
 };
 
 #endif

@@ -31,6 +31,7 @@
 
 #include <uks/slab.h>
 
+#include "trace/eprobe.h"
 #include "tracee/events.h"
 #include "tracee/syscall_table.h"
 
@@ -301,6 +302,50 @@ bool uks_tracee_syscall_exit_on(long nr)
 	struct sys_events *ev = nr >= 0 && nr < UKS_TRACEE_NR_SYSCALLS ? by_nr[nr] : NULL;
 
 	return tp_on(&raw_exit_tp) || (ev && tp_on(&ev->exit));
+}
+
+struct eprobed {
+	uint64_t *enter, *exit;
+	long nr;
+};
+
+static void mark_all(uint64_t *map, long nr)
+{
+	for (long i = 0; i < nr; i++)
+		map[i / 64] |= 1ull << (i % 64);
+}
+
+static void mark_eprobed(const struct uks_tracepoint *tp, void *arg)
+{
+	struct eprobed *e = arg;
+
+	if (tp == &raw_enter_tp)
+		mark_all(e->enter, e->nr);
+	if (tp == &raw_exit_tp)
+		mark_all(e->exit, e->nr);
+	for (long i = 0; i < e->nr && i < UKS_TRACEE_NR_SYSCALLS; i++) {
+		if (!by_nr[i])
+			continue;
+		if (tp == &by_nr[i]->enter)
+			e->enter[i / 64] |= 1ull << (i % 64);
+		if (tp == &by_nr[i]->exit)
+			e->exit[i / 64] |= 1ull << (i % 64);
+	}
+}
+
+/**
+ * __uks_tracee_syscall_eprobed - the system calls an eprobe is enabled on
+ * @enter:	bit per number below @nr: an eprobe that reads the
+ *		tracee's memory on its entry event (or on raw_syscalls:sys_enter)
+ * @exit:	the same for the exit
+ *
+ * Bits are only set, never cleared.
+ */
+void __uks_tracee_syscall_eprobed(uint64_t *enter, uint64_t *exit, long nr)
+{
+	struct eprobed e = { enter, exit, nr };
+
+	__uks_trace_eprobe_for_each_tp(mark_eprobed, &e);
 }
 
 /**

@@ -13,6 +13,9 @@
  *		with WUNTRACED, continues it, exits 9 when all went right
  *   rename	prctl(PR_SET_NAME, "renamed") then exits 0
  *   threads	a second thread opens /uks-tracee/thread; exits 0
+ *   dup2 N	N times: dup2(0, 64 + i), then openat() of /uks-tracee/fast-i
+ *		from a buffer overwritten as soon as the call returns;
+ *		then dup2(-1, 64) (EBADF); exits 0
  */
 #ifndef UKS_TESTS_TRACEE_HELPER_H
 #define UKS_TESTS_TRACEE_HELPER_H
@@ -64,6 +67,20 @@ static int helper_main(const char *mode)
 		helper_open("/uks-tracee/probe-2");
 		helper_open("/uks-tracee/probe-3");
 		return 0;
+	}
+	if (!strncmp(mode, "dup2 ", 5)) {
+		long n = atol(mode + 5);
+		char path[64];
+
+		for (long i = 0; i < n; i++) {
+			if (syscall(SYS_dup2, 0, 64 + i) != 64 + i)
+				return 1;
+			snprintf(path, sizeof(path), "/uks-tracee/fast-%ld", i);
+			helper_open(path);
+			memset(path, 'X', sizeof(path) - 1);	/* stale if read late */
+			close((int)(64 + i));
+		}
+		return syscall(SYS_dup2, -1, 64) == -1 && errno == EBADF ? 0 : 2;
 	}
 	if (!strcmp(mode, "sigusr1")) {
 		signal(SIGUSR1, helper_usr1);

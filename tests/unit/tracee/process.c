@@ -4,8 +4,9 @@
  * reach run(), caught signals are delivered, job control works through a
  * traced parent (group-stop left to it with PTRACE_LISTEN), forks, execs
  * and threads are followed and their sched:/task: events carry the right
- * pids.  Every test runs twice: with the session as the tracer, and with
- * a keeper process holding the tracees and relaying their stops.
+ * pids.  Every test runs three times: with the session as the tracer,
+ * with a keeper process holding the tracees and relaying their stops, and
+ * with a keeper stepping them (no seccomp filter).
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,7 @@ FIXTURE_VARIANT(proc) {
 
 FIXTURE_VARIANT_ADD(proc, direct) { .flags = 0 };
 FIXTURE_VARIANT_ADD(proc, keeper) { .flags = UKS_TRACEE_KEEPER };
+FIXTURE_VARIANT_ADD(proc, keeper_step) { .flags = UKS_TRACEE_KEEPER | UKS_TRACEE_NO_SECCOMP };
 
 FIXTURE_SETUP(proc)
 {
@@ -198,6 +200,89 @@ TEST_F(proc, prctl_rename_and_exec_rename)
 	snprintf(expect, sizeof(expect), "task_rename: pid=%d oldcomm=process newcomm=process",
 		 (int)pid);
 	EXPECT_NE(NULL, strstr(out, expect));	/* exec renames too (__set_task_comm) */
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * Through a keeper, stops no eprobe needs stopped are resumed before the
+ * session sees them: their events must be the same, in the same order, with
+ * the right return values (an eprobe storing a field does not make them
+ * wait); the openat stops an eprobe reads a string at must still wait
+ * (the string is overwritten right after the call).
+ */
+TEST_F(proc, resumed_early_stops_write_the_same_events)
+{
+	struct uks_trace *tr = self->tr;
+	struct uks_tracee_stats st;
+	char expect[128], mode[32];
+	const char *pos;
+	int status = -1, n = 100;
+
+	ASSERT_EQ(0, wr(tr, "buffer_size_kb", "4096"));
+	ASSERT_EQ(0, wr(tr, "set_event", "syscalls:sys_enter_dup2 syscalls:sys_exit_dup2"));
+	ASSERT_EQ(0, wr(tr, "dynamic_events",
+			"e:esys/eopen syscalls/sys_enter_openat file=+0($filename):ustring"));
+	ASSERT_EQ(0, wr(tr, "events/esys/eopen/enable", "1"));
+	ASSERT_EQ(0, wr(tr, "events/esys/eopen/filter", "file ~ \"/uks-tracee/*\""));
+	/* fields of the record only: no reason to wait */
+	ASSERT_EQ(0, wr(tr, "dynamic_events", "e:esys/edup syscalls/sys_enter_dup2 fd=$newfd:u32"));
+	ASSERT_EQ(0, wr(tr, "events/esys/edup/enable", "1"));
+	snprintf(mode, sizeof(mode), "dup2 %d", n);
+	ASSERT_EQ(0, uks_tracee_spawn(self->s, helper_argv(mode), NULL));
+	ASSERT_EQ(0, uks_tracee_run(self->s, &status));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	rd(tr, "trace");
+	pos = out;
+	for (int i = 0; i < n && pos; i++) {
+		snprintf(expect, sizeof(expect), "sys_dup2(oldfd: 0, newfd: %x)\n", 64 + i);
+		pos = strstr(pos, expect);
+		EXPECT_NE(NULL, pos);
+		if (!pos)
+			break;
+		snprintf(expect, sizeof(expect), "edup: (syscalls.sys_enter_dup2) fd=%d\n", 64 + i);
+		pos = strstr(pos, expect);
+		EXPECT_NE(NULL, pos);
+		if (!pos)
+			break;
+		snprintf(expect, sizeof(expect), "sys_dup2 -> 0x%x\n", 64 + i);
+		pos = strstr(pos, expect);
+		EXPECT_NE(NULL, pos);
+		if (!pos)
+			break;
+		snprintf(expect, sizeof(expect), "file=\"/uks-tracee/fast-%d\"\n", i);
+		pos = strstr(pos, expect);
+		EXPECT_NE(NULL, pos);
+	}
+	EXPECT_EQ(0, count(out, "XXXX"));
+	if (pos) {
+		pos = strstr(pos, "sys_dup2(oldfd: ffffffff, newfd: 40)\n");
+		EXPECT_NE(NULL, pos);
+	}
+	if (pos)
+		EXPECT_NE(NULL, strstr(pos, "sys_dup2 -> 0xfffffffffffffff7\n"));
+	EXPECT_EQ(n + 1, count(out, "sys_dup2("));
+	EXPECT_EQ(n + 1, count(out, "sys_dup2 -> "));
+	EXPECT_EQ(n, count(out, "file=\"/uks-tracee/fast-"));
+	uks_tracee_get_stats(self->s, &st);
+	if (!(variant->flags & UKS_TRACEE_KEEPER)) {
+		EXPECT_EQ(0ul, st.resumed_early);
+	} else if (!(variant->flags & UKS_TRACEE_NO_SECCOMP)) {
+		/* every dup2 stop, entry and exit, and no openat stop went by early */
+		EXPECT_EQ(2ul * (unsigned long)(n + 1), st.resumed_early);
+	} else {
+		/* stepped: every call stops; the n openat entries waited */
+		EXPECT_GE(st.resumed_early, 2ul * (unsigned long)(n + 1));
+		EXPECT_LE(st.resumed_early + (unsigned long)n, st.syscall_stops);
+	}
 }
 
 TEST_F(proc, sched_and_task_formats_match_the_kernel)

@@ -328,9 +328,11 @@ bad:
 	return false;
 }
 
+/* @bad_pointer: set when @object is no live object of @s, not merely damaged */
 static bool free_consistency_checks(struct uks_kmem_cache *s, struct uks_page *page,
-				    void *object)
+				    void *object, bool *bad_pointer)
 {
+	*bad_pointer = true;
 	if (!__uks_check_valid_pointer(s, page, object)) {
 		__uks_slab_err(s, page, "Invalid object pointer 0x%016lx", (unsigned long)object);
 		return false;
@@ -339,8 +341,10 @@ static bool free_consistency_checks(struct uks_kmem_cache *s, struct uks_page *p
 		__uks_object_err(s, page, object, "Object already free");
 		return false;
 	}
+	*bad_pointer = false;
 	if (!check_object(s, page, object, SLUB_RED_ACTIVE))
 		return false;
+	*bad_pointer = true;
 	if (unlikely(s != page->slab_cache)) {
 		if (page->kind != PAGE_SLAB)
 			__uks_slab_err(s, page, "Attempt to free object(0x%016lx) outside of slab",
@@ -351,11 +355,18 @@ static bool free_consistency_checks(struct uks_kmem_cache *s, struct uks_page *p
 			__uks_object_err(s, page, object, "page slab pointer corrupt.");
 		return false;
 	}
+	*bad_pointer = false;
 	return true;
 }
 
+/*
+ * free_debug_processing(): false leaves the objects allocated (the kernel
+ * leaks them and goes on).  @bad_pointer says whether a pointer freed was
+ * no live object (invalid, already free, another cache's, a broken slab)
+ * rather than an object whose red zone or poison was overwritten.
+ */
 bool __uks_free_debug_processing(struct uks_kmem_cache *s, struct uks_page *page, void *head,
-				 void *tail, int bulk_cnt, unsigned long addr)
+				 void *tail, int bulk_cnt, unsigned long addr, bool *bad_pointer)
 {
 	struct kmem_cache_node *n = get_node(s, 0);
 	struct track_snapshot snap;
@@ -367,11 +378,13 @@ bool __uks_free_debug_processing(struct uks_kmem_cache *s, struct uks_page *page
 	pthread_mutex_lock(&n->list_lock);
 	slab_lock(page);
 
+	*bad_pointer = true;
 	if ((s->flags & UKS_SLAB_CONSISTENCY_CHECKS) && !check_slab(s, page))
 		goto out;
 next_object:
 	cnt++;
-	if ((s->flags & UKS_SLAB_CONSISTENCY_CHECKS) && !free_consistency_checks(s, page, object))
+	if ((s->flags & UKS_SLAB_CONSISTENCY_CHECKS) &&
+	    !free_consistency_checks(s, page, object, bad_pointer))
 		goto out;
 	if (s->flags & UKS_SLAB_STORE_USER)
 		set_track(s, object, TRACK_FREE, addr, &snap);
@@ -383,6 +396,7 @@ next_object:
 		goto next_object;
 	}
 	ret = true;
+	*bad_pointer = false;
 out:
 	if (cnt != bulk_cnt)
 		__uks_slab_err(s, page, "Bulk freelist count(%d) invalid(%d)", bulk_cnt, cnt);

@@ -128,16 +128,23 @@ void __uks_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head
 	struct kmem_cache_node *n = NULL;
 	unsigned long counters;
 	union slab_counters new;
-	bool was_frozen;
+	bool was_frozen, bad_pointer;
 	void *prior;
 
 	stat(s, FREE_SLOWPATH);
 
-	if (kmem_cache_debug(s) && !__uks_free_debug_processing(s, page, head, tail, cnt, addr)) {
-		/* The kernel leaks the object and goes on; the preload aborts, as glibc does. */
+	if (kmem_cache_debug(s) &&
+	    !__uks_free_debug_processing(s, page, head, tail, cnt, addr, &bad_pointer)) {
+		/*
+		 * The kernel leaks the object and goes on.  So does the preload
+		 * for an overwritten red zone or poison (the report is what
+		 * slub_debug is for), but a pointer that is no live object
+		 * aborts, as glibc's free() does.
+		 */
 #ifdef UKS_MALLOC_SHIM
-		__uks_malloc_abort("free", "object not freed", head,
-				   "slub_debug found it bad: see the report above");
+		if (bad_pointer)
+			__uks_malloc_abort("free", "object not freed", head,
+					   "slub_debug found it bad: see the report above");
 #endif
 		return;
 	}

@@ -554,7 +554,7 @@ void __uks_setup_object_debug(struct uks_kmem_cache *s, void *object);
 bool __uks_alloc_debug_processing(struct uks_kmem_cache *s, struct uks_page *page, void *object,
 				  unsigned long addr);
 bool __uks_free_debug_processing(struct uks_kmem_cache *s, struct uks_page *page, void *head,
-				 void *tail, int bulk_cnt, unsigned long addr);
+				 void *tail, int bulk_cnt, unsigned long addr, bool *bad_pointer);
 void __uks_init_tracking(struct uks_kmem_cache *s, void *object);
 void __uks_debug_fork_child(void);
 void __uks_trace(struct uks_kmem_cache *s, struct uks_page *page, void *object, int alloc);

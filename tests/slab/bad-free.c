@@ -91,6 +91,14 @@ int main(int argc, char **argv)
 	} else if (!strcmp(c, "realloc-stack")) {
 		q = realloc(announce(launder(stack_buf)), 100);
 		printf("survived: realloc returned %p\n", (void *)q);
+	} else if (!strcmp(c, "overflow")) {
+		/* a valid free of a damaged object: slub_debug's job, not a bad pointer */
+		p = launder(malloc(32));
+		p[32] = 0x41;
+		free(announce(p));
+		q = malloc(32);
+		printf("survived: the damaged object stays allocated: %s\n",
+		       q != p ? "yes" : "no");
 	} else {
 		fprintf(stderr, "bad-free: unknown case '%s'\n", c);
 		return 2;

@@ -76,6 +76,12 @@ ok "FZPU: a double free with another free between is caught too" -- \
 ok "FZPU: a stack address aborts" -- dies stack "$F $heap" "${D[@]}"
 ok "FZPU: a double free of a 1 MiB block aborts" -- \
 	dies double-1m "$F \(in free pages: freed already\?\)$" "${D[@]}"
+ok "FZPU: an overwritten red zone is reported and the program goes on, as in the kernel" -- bash -c "
+	env ${D[*]} LD_PRELOAD='$so' '$tmp/bad-free' overflow >'$tmp/out' 2>'$tmp/err'; rc=\$?
+	tail -n 3 '$tmp/out' '$tmp/err'; [ \$rc = 0 ] &&
+	grep -q 'BUG kmalloc-32 (Not tainted): Right Redzone overwritten' '$tmp/err' &&
+	grep -q 'FIX kmalloc-32: Object at 0x[0-9a-f]* not freed' '$tmp/err' &&
+	grep -qx 'survived: the damaged object stays allocated: yes' '$tmp/out'"
 
 # For comparison only, not a check: what glibc's malloc says.
 for c in interior stack double-small realloc-interior; do

@@ -261,6 +261,7 @@ static void find_hot(struct th_result *_th_r, bool read_only)
 	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
 	uks_damon_set_callback(ctx, &cb);
 	ASSERT_NE(MAP_FAILED, (void *)w);
+	toucher_watch_checks(ctx, &w->ts);
 	b.w = w;
 	w->b = &b;
 	w->ts.pages = &w->pages;

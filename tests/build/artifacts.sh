@@ -10,12 +10,12 @@ echo "TAP version 13"
 
 if command -v clang >/dev/null; then
 	ok "make CC=clang WERROR=1 builds everything without a warning" \
-		-- bash -c "make -s O='$tmp/clang' CC=clang WERROR=1 all tests >'$tmp/clang.log' 2>&1 && ! grep -q 'warning:' '$tmp/clang.log'"
+		-- bash -c "make -s -j$(nproc) O='$tmp/clang' CC=clang WERROR=1 all tests >'$tmp/clang.log' 2>&1 && ! grep -q 'warning:' '$tmp/clang.log'"
 else
 	skip "make CC=clang" "clang not installed (scripts/deps.sh installs it)"
 fi
 
-make -s O="$tmp/gcc" CC=gcc all >"$tmp/gcc.log" 2>&1
+make -s -j"$(nproc)" O="$tmp/gcc" CC=gcc all >"$tmp/gcc.log" 2>&1
 ok "gcc build succeeds" -- test -e "$tmp/gcc/libuks.so"
 syms=$(nm -D --defined-only "$tmp/gcc/libuks.so" | awk '$2 == "T" || $2 == "D" || $2 == "B" {print $3}')
 ok "libuks.so exports some functions" -- test -n "$syms"
@@ -34,12 +34,12 @@ done
 
 before=$(stat -c %Y "$tmp/gcc/lib/core/cpumask.o")
 sleep 1; cp -p include/uks/cpumask.h "$tmp/cpumask.h.bak"; touch include/uks/cpumask.h
-make -s O="$tmp/gcc" CC=gcc all >/dev/null 2>&1
+make -s -j"$(nproc)" O="$tmp/gcc" CC=gcc all >/dev/null 2>&1
 after=$(stat -c %Y "$tmp/gcc/lib/core/cpumask.o")
 touch -r "$tmp/cpumask.h.bak" include/uks/cpumask.h
 ok "touching a header rebuilds the objects that include it" -- test "$after" -gt "$before"
 clock_before=$(stat -c %Y "$tmp/gcc/lib/core/clock.o")
-sleep 1; make -s O="$tmp/gcc" CC=gcc all >/dev/null 2>&1
+sleep 1; make -s -j"$(nproc)" O="$tmp/gcc" CC=gcc all >/dev/null 2>&1
 ok "a rebuild with nothing changed recompiles nothing (config.h kept)" \
 	-- test "$(stat -c %Y "$tmp/gcc/lib/core/clock.o")" = "$clock_before"
 
@@ -49,7 +49,7 @@ for dep in FUSE3:fuse3 LIBURING:liburing LIBPNG:libpng; do
 		-- grep -qx "#define UKS_HAVE_${dep%%:*} $want" "$tmp/gcc/config.h"
 done
 
-make -s O="$tmp/gcc" CC=gcc install DESTDIR="$tmp/root" PREFIX=/opt/uks >/dev/null 2>&1
+make -s -j"$(nproc)" O="$tmp/gcc" CC=gcc install DESTDIR="$tmp/root" PREFIX=/opt/uks >/dev/null 2>&1
 ok "make install puts headers, libraries, uks.pc, binaries and man pages" \
 	-- test -f "$tmp/root/opt/uks/include/uks/uks.h" -a -f "$tmp/root/opt/uks/lib/libuks.a" \
 		-a -L "$tmp/root/opt/uks/lib/libuks.so" -a -f "$tmp/root/opt/uks/lib/pkgconfig/uks.pc" \

@@ -603,9 +603,10 @@ TEST_TIMEOUT(vaddr_refs_clipping_keeps_max_nr_regions_for_the_context, 60)
  *    any other process reading those files sets, so a busy machine walks
  *    more.  It is logged, not judged.
  *  - vaddr-sd: a sampled page is dirty only if written; the idle child
- *    writes none, so nearly every idle sample skips; and every sample
- *    after one the woken child ran through (struct toucher_samples: its
- *    whole buffer written between the last clear and the check) walks.
+ *    writes none, so nearly every idle sample skips; and a prepare after a
+ *    window the woken child ran through (struct toucher_samples: its whole
+ *    buffer written since the last clear) walks whenever one of the pages
+ *    it samples lies in that buffer, as one of them then reads dirty.
  *  - Either: while idle, next to no access in the child's buffers (its
  *    own anonymous memory, nobody else's to touch); once woken, in the
  *    aggregations the child ran through 2 samples or more, the buffer is
@@ -622,7 +623,7 @@ struct idle_busy {
 	unsigned long last_clears, last_skipped;	/* at the last after_sampling */
 	unsigned long idle_samples, idle_skipped;	/* idle aggregations 4.. */
 	unsigned long rule_broken;		/* vaddr-refs: skip != the last check clean */
-	unsigned long busy_due, busy_walked;	/* vaddr-sd: samples after a run-through */
+	unsigned long busy_due, busy_walked;	/* vaddr-sd: prepares due to walk */
 	unsigned int idle_accesses;		/* in the buffers, idle aggregations 4.. */
 	unsigned long idle_region_samples;	/* their regions x samples */
 	unsigned int hot_max;			/* the hot buffer's, this aggregation */
@@ -660,15 +661,20 @@ static int idle_busy_after_sampling(struct uks_damon_ctx *ctx)
 	toucher_after_sampling(&ib->ts);
 	damon_for_each_target(t, ctx) {
 		const struct vaddr_target *vt = t->pstate;
-		bool skipped;
+		bool skipped, hot_sampled = false;
+		struct damon_region *r;
 
 		if (!vt)
 			continue;
 		skipped = vt->nr_clears_skipped != ib->last_skipped;
+		/* this prepare's sampled pages: one in the buffer the child wrote? */
+		damon_for_each_region(r, t)
+			hot_sampled |= overlap(r->sampling_addr, r->sampling_addr + 1, ib->c->hot,
+					       HOT_SZ) != 0;
 		if (!strcmp(ib->prim, "vaddr-refs") && skipped != vt->refs_clean)
 			ib->rule_broken++;
 		/* the window that closed before this prepare was run through */
-		if (ib->aggregations > IDLE_AGGRS && ib->ts.last_ran) {
+		if (ib->aggregations > IDLE_AGGRS && ib->ts.last_ran && hot_sampled) {
 			ib->busy_due++;
 			ib->busy_walked += !skipped;
 		}
@@ -734,8 +740,8 @@ static void skips_the_walk_while_idle(struct th_result *_th_r, const char *prim)
 	uks_damon_stop(&ctx, 1);
 	reap_child(&c);
 	TH_LOG("%s idle: %lu of %lu samples skipped the walk, %u accesses in the buffers' %lu "
-	       "region samples; %lu prepares against the rule; busy: %lu of %lu samples after "
-	       "a run-through walked, the buffer seen in %d of %d aggregations judged",
+	       "region samples; %lu prepares against the rule; busy: %lu of %lu prepares after "
+	       "a run-through, sampling the buffer, walked; the buffer seen in %d of %d aggregations judged",
 	       prim, ib.idle_skipped, ib.idle_samples, ib.idle_accesses, ib.idle_region_samples,
 	       ib.rule_broken, ib.busy_walked, ib.busy_due, ib.busy_seen, ib.busy_judged);
 	ASSERT_GE(ib.aggregations, IDLE_AGGRS + BUSY_AGGRS);
@@ -743,7 +749,7 @@ static void skips_the_walk_while_idle(struct th_result *_th_r, const char *prim)
 	ASSERT_EQ(0UL, ib.rule_broken);
 	if (!strcmp(prim, "vaddr-sd")) {
 		ASSERT_GE(ib.idle_skipped * 10, ib.idle_samples * 9);
-		/* the check saw the pass's writes: the next prepare walks */
+		/* a sampled page in the written buffer reads dirty: the prepare walks */
 		ASSERT_EQ(ib.busy_walked, ib.busy_due);
 	}
 	/*

@@ -1,18 +1,45 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A task's number fields from /proc/TID/status ("Tgid", "PPid"), for the
- * layers that follow real processes (tracee, damon).  Header-only, so the
- * preload malloc, which links lib/core, carries none of it.
+ * A task's /proc/TID/status, and its number fields ("Tgid", "PPid"), for the
+ * layers that follow real processes (tracee, damon) and uksd's ptrace rule.
+ * Header-only, so the preload malloc, which links lib/core, carries none.
  */
 #ifndef UKS_LIB_CORE_PROC_STATUS_H
 #define UKS_LIB_CORE_PROC_STATUS_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+/**
+ * proc_status_read - /proc/@tid/status into @buf, NUL-terminated
+ * @tid: any task, a thread or a process
+ * @buf: receives the file's text (as much as fits)
+ * @size: size of @buf; one read() takes what fits
+ *
+ * Return: 0, -ESRCH when the task is gone, or another -errno.
+ */
+static inline int proc_status_read(pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	return 0;
+}
 
 /**
  * proc_status_pid - a pid-valued field of /proc/@tid/status
@@ -25,20 +52,11 @@
  */
 static inline pid_t proc_status_pid(pid_t tid, const char *field, pid_t dflt)
 {
-	char path[64], key[32], buf[1024], *p;
-	ssize_t n = 0;
-	int fd;
+	char key[32], buf[1024], *p;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	snprintf(key, sizeof(key), "\n%s:", field);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n <= 0)
+	if (proc_status_read(tid, buf, sizeof(buf)))
 		return dflt;
-	buf[n] = '\0';
 	p = strstr(buf, key);
 	return p ? (pid_t)strtol(p + strlen(key), NULL, 10) : dflt;
 }

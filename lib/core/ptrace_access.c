@@ -14,35 +14,15 @@
  * own tracer attaches (uks trace attaches with the caller's credentials).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "core/proc_status.h"
 #include "core/ptrace_access.h"
 
 #define CAP_SYS_PTRACE_BIT	19
-
-/* The status file of @pid into @buf (NUL-terminated), or -errno. */
-static int read_status(pid_t pid, char *buf, size_t size)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	return 0;
-}
 
 /* The four ids of a "Uid:" or "Gid:" line: real, effective, saved, fs. */
 static int status_ids(const char *status, const char *key, unsigned long ids[4])
@@ -75,7 +55,7 @@ int __uks_peer_has_cap(const struct uks_peer *peer, unsigned int cap)
 
 	if (!peer->pid)
 		return peer->uid == 0;
-	if (read_status(peer->pid, buf, sizeof(buf)))
+	if (proc_status_read(peer->pid, buf, sizeof(buf)))
 		return 0;
 	p = strstr(buf, "\nCapEff:");
 	if (!p || cap >= 64)
@@ -100,7 +80,7 @@ int __uks_ptrace_may_access(const struct uks_peer *peer, pid_t target)
 
 	if (target <= 0)
 		return -ESRCH;
-	err = read_status(target, buf, sizeof(buf));
+	err = proc_status_read(target, buf, sizeof(buf));
 	if (err)
 		return err;
 	if (peer->pid && peer->pid == target)

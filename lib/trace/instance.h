@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "trace/seq.h"
+#include "core/seq.h"
 
 struct uks_trace;
 

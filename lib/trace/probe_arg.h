@@ -14,7 +14,7 @@
 #include <sys/types.h>
 
 #include "trace/field.h"
-#include "trace/seq.h"
+#include "core/seq.h"
 
 struct uks_probe_args;
 

@@ -41,7 +41,7 @@
 #include "trace/filter.h"
 #include "trace/name_index.h"
 #include "trace/ring_buffer.h"
-#include "trace/seq.h"
+#include "core/seq.h"
 
 #define UKS_TRACE_DEFAULT_BUF_KB	1408	/* the kernel's default per CPU */
 #define UKS_ERROR_LOG_MAX		8

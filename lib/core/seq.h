@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A growable text buffer for building file contents (the kernel's seq_file
- * and trace_seq in one).  Memory comes from uks kmalloc.  On allocation
- * failure the buffer stops growing and ->overflow is set; callers report
- * -ENOMEM once at the end instead of checking every print.
+ * and trace_seq in one).  Memory comes from libc: core sits below the
+ * slab allocator (under libuks-malloc.so, libc's malloc is uks again).
+ * On allocation failure the buffer stops growing and ->overflow is set;
+ * callers report -ENOMEM once at the end instead of checking every print.
  */
-#ifndef UKS_LIB_TRACE_SEQ_H
-#define UKS_LIB_TRACE_SEQ_H
+#ifndef UKS_LIB_CORE_SEQ_H
+#define UKS_LIB_CORE_SEQ_H
 
 #include <stdbool.h>
 #include <stddef.h>

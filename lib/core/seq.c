@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <uks/slab.h>
+#include <stdlib.h>
 
-#include "trace/seq.h"
+#include "core/seq.h"
 
 static bool seq_reserve(struct uks_seq *s, size_t more)
 {
@@ -20,7 +20,7 @@ static bool seq_reserve(struct uks_seq *s, size_t more)
 	cap = s->cap ? s->cap : 256;
 	while (cap < need)
 		cap *= 2;
-	buf = uks_krealloc(s->buf, cap);
+	buf = realloc(s->buf, cap);
 	if (!buf) {
 		s->overflow = true;
 		return false;
@@ -89,6 +89,6 @@ void uks_seq_reset(struct uks_seq *s)
 
 void uks_seq_free(struct uks_seq *s)
 {
-	uks_kfree(s->buf);
+	free(s->buf);
 	*s = (struct uks_seq)UKS_SEQ_INIT;
 }

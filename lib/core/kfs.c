@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kfs: the walk from a path to a node, open files, and read offsets, for
+ * every subsystem's files (the contract is in kfs.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kfs.h"
+
+static void tree_lock(const struct kfs_root *root)
+{
+	if (root->lock)
+		root->lock(root->obj);
+}
+
+static void tree_unlock(const struct kfs_root *root)
+{
+	if (root->unlock)
+		root->unlock(root->obj);
+}
+
+/* The next component of *@path into @name; 0 at the end, 1, or -errno. */
+static int next_name(const char **path, char name[KFS_NAME_MAX])
+{
+	const char *p = *path;
+	size_t len;
+
+	while (*p == '/')
+		p++;
+	if (!*p) {
+		*path = p;
+		return 0;
+	}
+	len = strcspn(p, "/");
+	if (len >= KFS_NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(name, p, len);
+	name[len] = '\0';
+	*path = p + len;
+	return 1;
+}
+
+/* @name in the directory @dir: the static table first, then ->dir. */
+static int lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
+{
+	const struct kfs_node *n = dir->node;
+
+	if (!kfs_is_dir(n))
+		return -ENOTDIR;
+	for (const struct kfs_node *c = n->children; c && c->name; c++) {
+		if (!strcmp(c->name, name)) {
+			*child = *dir;
+			child->node = c;
+			return 0;
+		}
+	}
+	if (!n->dir || !n->dir->lookup)
+		return -ENOENT;
+	*child = *dir;
+	return n->dir->lookup(dir, name, child);
+}
+
+/*
+ * Resolve @path from @root into @ref; with @last, stop before the last
+ * component and copy it there (mkdir, rmdir).  Caller holds the tree lock.
+ */
+static int walk(const struct kfs_root *root, const char *path, struct kfs_ref *ref,
+		char *last)
+{
+	char name[KFS_NAME_MAX];
+	int ret;
+
+	*ref = (struct kfs_ref){ .node = root->node, .obj = root->obj };
+	ret = next_name(&path, name);
+	while (ret > 0) {
+		char next[KFS_NAME_MAX];
+		struct kfs_ref child;
+		int more = next_name(&path, next);
+
+		if (more < 0)
+			return more;
+		if (!more && last) {
+			strcpy(last, name);
+			return kfs_is_dir(ref->node) ? 0 : -ENOTDIR;
+		}
+		ret = lookup(ref, name, &child);
+		if (ret)
+			return ret;
+		*ref = child;
+		if (more)
+			strcpy(name, next);
+		ret = more;
+	}
+	if (ret < 0)
+		return ret;
+	return last ? -EEXIST : 0;	/* mkdir of the root itself */
+}
+
+int __uks_kfs_stat(const struct kfs_root *root, const char *path, struct kfs_stat *st)
+{
+	struct kfs_ref ref;
+	int ret;
+
+	tree_lock(root);
+	ret = walk(root, path, &ref, NULL);
+	tree_unlock(root);
+	if (!ret)
+		kfs_stat_of(ref.node, st);
+	return ret;
+}
+
+/*
+ * A listing is collected under the tree's lock and reported without it,
+ * so @fn may take locks of its own (FUSE replies, a socket write).  Each
+ * entry is a struct kfs_stat followed by the name and its NUL.
+ */
+static int collect(const char *name, const struct kfs_ref *child, void *arg)
+{
+	struct uks_seq *s = arg;
+	struct kfs_stat st;
+
+	kfs_stat_of(child->node, &st);
+	uks_seq_putmem(s, &st, sizeof(st));
+	uks_seq_putmem(s, name, strlen(name) + 1);
+	return s->overflow ? -ENOMEM : 0;
+}
+
+int __uks_kfs_list(const struct kfs_root *root, const char *path,
+		   int (*fn)(const char *name, const struct kfs_stat *st, void *arg), void *arg)
+{
+	struct uks_seq names = UKS_SEQ_INIT;
+	struct kfs_ref dir;
+	int ret;
+
+	tree_lock(root);
+	ret = walk(root, path, &dir, NULL);
+	if (!ret && !kfs_is_dir(dir.node))
+		ret = -ENOTDIR;
+	for (const struct kfs_node *c = dir.node->children; !ret && c && c->name; c++) {
+		struct kfs_ref child = dir;
+
+		child.node = c;
+		ret = collect(c->name, &child, &names);
+	}
+	if (!ret && dir.node->dir && dir.node->dir->iterate)
+		ret = dir.node->dir->iterate(&dir, collect, &names);
+	tree_unlock(root);
+	for (size_t off = 0; !ret && off < names.len;) {
+		struct kfs_stat st;
+		const char *name = names.buf + off + sizeof(st);
+
+		memcpy(&st, names.buf + off, sizeof(st));
+		ret = fn(name, &st, arg);
+		off += sizeof(st) + strlen(name) + 1;
+	}
+	uks_seq_free(&names);
+	return ret;
+}
+
+/* mkdir(2) and rmdir(2) are the parent directory's to allow (-EPERM). */
+static int dir_op(const struct kfs_root *root, const char *path, const struct uks_peer *peer,
+		  bool make)
+{
+	char name[KFS_NAME_MAX];
+	struct kfs_ref dir, child;
+	const struct kfs_dir_ops *ops;
+	int ret;
+
+	tree_lock(root);
+	ret = walk(root, path, &dir, name);
+	if (!ret) {
+		int found = lookup(&dir, name, &child);
+
+		if (make && !found)
+			ret = -EEXIST;
+		else if (!make && found)
+			ret = found;
+		else if (!make && !kfs_is_dir(child.node))
+			ret = -ENOTDIR;
+	}
+	tree_unlock(root);
+	if (ret)
+		return ret;
+	ops = dir.node->dir;
+	if (make)
+		return ops && ops->mkdir ? ops->mkdir(&dir, name, peer) : -EPERM;
+	return ops && ops->rmdir ? ops->rmdir(&dir, name, peer) : -EPERM;
+}
+
+int __uks_kfs_mkdir(const struct kfs_root *root, const char *path, const struct uks_peer *peer)
+{
+	return dir_op(root, path, peer, true);
+}
+
+int __uks_kfs_rmdir(const struct kfs_root *root, const char *path, const struct uks_peer *peer)
+{
+	return dir_op(root, path, peer, false);
+}
+
+/* The permission the mode grants its owner (the serving user). */
+static int check_access(mode_t mode, int flags)
+{
+	int acc = flags & O_ACCMODE;
+
+	if ((acc == O_RDONLY || acc == O_RDWR) && !(mode & S_IRUSR))
+		return -EACCES;
+	if ((acc == O_WRONLY || acc == O_RDWR) && !(mode & S_IWUSR))
+		return -EACCES;
+	if ((flags & O_TRUNC) && !(mode & S_IWUSR))
+		return -EACCES;
+	return 0;
+}
+
+int __uks_kfs_open(const struct kfs_root *root, const char *path, int flags,
+		   const struct uks_peer *peer, struct kfs_open_file **out)
+{
+	struct kfs_open_file *of = calloc(1, sizeof(*of));
+	int ret;
+
+	if (!of)
+		return -ENOMEM;
+	tree_lock(root);
+	ret = walk(root, path, &of->ref, NULL);
+	tree_unlock(root);
+	if (!ret && kfs_is_dir(of->ref.node))
+		ret = -EISDIR;
+	if (!ret)
+		ret = check_access(of->ref.node->mode, flags);
+	if (!ret && !of->ref.node->ops)
+		ret = -ENXIO;	/* a file without operations: a table's mistake */
+	if (ret) {
+		free(of);
+		return ret;
+	}
+	of->root = root;
+	of->flags = flags;
+	if (peer) {
+		of->opener = *peer;
+		of->peer = &of->opener;
+	}
+	if (of->ref.node->ops->open) {
+		ret = of->ref.node->ops->open(of);
+		if (ret) {
+			free(of);
+			return ret;
+		}
+	}
+	pthread_mutex_init(&of->lock, NULL);
+	if (root->opened)
+		root->opened(of);
+	*out = of;
+	return 0;
+}
+
+/* Read from the file's position; of->lock held. */
+static ssize_t read_on(struct kfs_open_file *of, void *buf, size_t len)
+{
+	const struct kfs_ops *ops = of->ref.node->ops;
+	size_t avail;
+	ssize_t n;
+
+	if (ops->read) {
+		n = ops->read(of, buf, len);
+		if (n > 0)
+			of->pos += n;
+		return n;
+	}
+	if (!ops->show)
+		return -EINVAL;
+	if (!of->shown) {
+		int ret;
+
+		uks_seq_reset(&of->seq);
+		tree_lock(of->root);
+		ret = ops->show(of, &of->seq);
+		tree_unlock(of->root);
+		if (ret < 0)
+			return ret;
+		if (of->seq.overflow)
+			return -ENOMEM;
+		of->shown = true;
+	}
+	avail = of->seq.len > (size_t)of->pos ? of->seq.len - (size_t)of->pos : 0;
+	if (len > avail)
+		len = avail;
+	if (!len)
+		return 0;	/* seq.buf may be NULL when nothing was shown */
+	memcpy(buf, of->seq.buf + of->pos, len);
+	of->pos += (off_t)len;
+	return (ssize_t)len;
+}
+
+/*
+ * lseek() on a seq_file: start over and skip to @off.  A file with an
+ * ->open is opened afresh (without O_TRUNC or O_APPEND, which acted at
+ * the first open), so "trace" takes a new snapshot as the kernel's does.
+ */
+static ssize_t reread_to(struct kfs_open_file *of, off_t off)
+{
+	const struct kfs_ops *ops = of->ref.node->ops;
+	char skip[4096];
+
+	if (ops->open) {
+		void *old = of->priv;
+		int flags = of->flags, ret;
+
+		of->flags &= ~(O_TRUNC | O_APPEND);
+		ret = ops->open(of);
+		of->flags = flags;
+		if (ret) {
+			of->priv = old;
+			return ret;
+		}
+		if (ops->release) {
+			void *fresh = of->priv;
+
+			of->priv = old;
+			ops->release(of);
+			of->priv = fresh;
+		}
+	}
+	of->shown = false;
+	of->pos = 0;
+	while (of->pos < off) {
+		size_t want = (size_t)(off - of->pos) < sizeof(skip) ? (size_t)(off - of->pos)
+								      : sizeof(skip);
+		ssize_t n = read_on(of, skip, want);
+
+		if (n <= 0)
+			return n;
+	}
+	return 0;
+}
+
+ssize_t __uks_kfs_read(struct kfs_open_file *of, void *buf, size_t len, off_t off)
+{
+	ssize_t n;
+
+	if ((of->flags & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
+	pthread_mutex_lock(&of->lock);
+	if (off >= 0 && off != of->pos && !(of->ref.node->flags & KFS_STREAM)) {
+		n = reread_to(of, off);
+		if (n < 0 || of->pos < off) {
+			pthread_mutex_unlock(&of->lock);
+			return n < 0 ? n : 0;
+		}
+	}
+	n = read_on(of, buf, len);
+	pthread_mutex_unlock(&of->lock);
+	return n;
+}
+
+ssize_t __uks_kfs_write(struct kfs_open_file *of, const void *buf, size_t len, off_t off,
+			const struct uks_peer *writer, const void *write_arg)
+{
+	const struct kfs_ops *ops = of->ref.node->ops;
+	ssize_t n;
+
+	if ((of->flags & O_ACCMODE) == O_RDONLY)
+		return -EBADF;
+	if (!ops->write)
+		return -EINVAL;
+	pthread_mutex_lock(&of->lock);
+	of->writer = writer;
+	of->write_arg = write_arg;
+	n = ops->write(of, buf, len, off);
+	of->writer = NULL;
+	of->write_arg = NULL;
+	pthread_mutex_unlock(&of->lock);
+	return n;
+}
+
+/* O_NONBLOCK is each read's own (fcntl may change it), as f_flags are. */
+void __uks_kfs_set_nonblock(struct kfs_open_file *of, bool nonblock)
+{
+	int flags = __atomic_load_n(&of->flags, __ATOMIC_RELAXED);
+
+	flags = nonblock ? flags | O_NONBLOCK : flags & ~O_NONBLOCK;
+	__atomic_store_n(&of->flags, flags, __ATOMIC_RELAXED);
+}
+
+int __uks_kfs_poll(struct kfs_open_file *of)
+{
+	return of->ref.node->ops->poll ? of->ref.node->ops->poll(of) : 1;
+}
+
+/* Not under of->lock: the blocked reader holds it. */
+void __uks_kfs_interrupt(struct kfs_open_file *of)
+{
+	if (of->ref.node->ops->interrupt)
+		of->ref.node->ops->interrupt(of);
+}
+
+long __uks_kfs_ioctl(struct kfs_open_file *of, unsigned int cmd, void *arg)
+{
+	return of->ref.node->ops->ioctl ? of->ref.node->ops->ioctl(of, cmd, arg) : -ENOTTY;
+}
+
+void __uks_kfs_close(struct kfs_open_file *of)
+{
+	if (!of)
+		return;
+	if (of->ref.node->ops->release)
+		of->ref.node->ops->release(of);
+	if (of->root->closed)
+		of->root->closed(of);
+	uks_seq_free(&of->seq);
+	pthread_mutex_destroy(&of->lock);
+	free(of);
+}

@@ -5,21 +5,18 @@
  * What.  The kernel spreads the files of the subsystems uks implements
  * over tracefs, debugfs and sysfs; uksfs puts them in one tree with the
  * kernel's paths, so a script written for /sys/kernel/tracing runs against
- * $ROOT/sys/kernel/tracing.  Providers serve subtrees (vfs.h); the
- * directories above their mount points are synthesised from the mount
- * table ("sys", "sys/kernel", ...), read-only, mode 0755.
+ * $ROOT/sys/kernel/tracing.  Each subsystem declares its files as kfs
+ * nodes next to its code (core/kfs.h) and uksfs attaches the trees at the
+ * kernel's paths; the directories above them are synthesised from the
+ * mount table ("sys", "sys/kernel", ...), read-only, mode 0755.
  *
- * Why a layer of its own: both front ends (fuse.c, sock.c) and tests go
- * through the same lookup, permission check and read-offset handling, so
- * the bytes are the same whichever way a file is reached.
+ * This layer is only the mount table: below a mount point, the path walk,
+ * open files and read offsets are kfs's (one walk, one offset layer), so
+ * both front ends (fuse.c, sock.c) and the subsystems' own file APIs give
+ * the same bytes.
  *
- * Offsets.  Provider files are sequential, like the kernel's seq_file and
- * trace_pipe.  A read at the file's current offset continues; a read at
- * another offset of a non-stream file reopens it and skips forward (what
- * lseek does to a seq_file); stream files ignore offsets.
- *
- * Lock order: vfs->lock (mount table, read-mostly) -> file->lock -> the
- * provider's locks.  The mount table is fixed once serving starts.
+ * Lock order: vfs->lock (mount table, read-mostly) -> the tree's locks.
+ * The mount table is fixed once serving starts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,9 +48,14 @@ UKS_EXPORT void uks_vfs_destroy(struct uks_vfs *vfs)
 {
 	if (!vfs)
 		return;
-	for (unsigned int i = 0; i < vfs->nr_mounts; i++)
-		if (vfs->mounts[i].ops->release)
-			vfs->mounts[i].ops->release(vfs->mounts[i].ctx);
+	for (unsigned int i = 0; i < vfs->nr_mounts; i++) {
+		const struct vfs_mount *m = &vfs->mounts[i];
+
+		if (m->ops && m->ops->release)
+			m->ops->release(m->ctx);
+		else if (!m->ops && m->root.release)
+			m->root.release(m->root.obj);
+	}
 	pthread_rwlock_destroy(&vfs->lock);
 	uks_kfree(vfs);
 }
@@ -88,8 +90,8 @@ int uks_vfs_normalise(const char *in, char *out, size_t size)
 	return 0;
 }
 
-int uks_vfs_mount(struct uks_vfs *vfs, const char *path, const struct vfs_provider_ops *ops,
-		  void *ctx)
+static int mount_at(struct uks_vfs *vfs, const char *path, const struct vfs_provider_ops *ops,
+		    void *ctx, const struct kfs_root *root)
 {
 	struct vfs_mount *m;
 	int ret = 0;
@@ -116,10 +118,34 @@ int uks_vfs_mount(struct uks_vfs *vfs, const char *path, const struct vfs_provid
 	m->len = strlen(m->path);
 	m->ops = ops;
 	m->ctx = ctx;
+	if (root)
+		m->root = *root;
 	vfs->nr_mounts++;
 out:
 	pthread_rwlock_unlock(&vfs->lock);
 	return ret;
+}
+
+int uks_vfs_mount(struct uks_vfs *vfs, const char *path, const struct vfs_provider_ops *ops,
+		  void *ctx)
+{
+	return mount_at(vfs, path, ops, ctx, NULL);
+}
+
+int __uks_vfs_attach(struct uks_vfs *vfs, const char *path, const struct kfs_root *root)
+{
+	int ret = mount_at(vfs, path, NULL, NULL, root);
+
+	if (ret && root->release)
+		root->release(root->obj);
+	return ret;
+}
+
+static void kfs_to_vfs_stat(const struct kfs_stat *ks, struct uks_vfs_stat *st)
+{
+	st->type = S_ISDIR(ks->mode) ? UKS_VFS_DIR : UKS_VFS_REG;
+	st->mode = ks->mode & 07777;
+	st->stream = !S_ISDIR(ks->mode) && (ks->flags & KFS_STREAM);
 }
 
 /*
@@ -166,6 +192,14 @@ static int stat_locked(struct uks_vfs *vfs, const char *path, struct uks_vfs_sta
 	const char *rest;
 
 	m = find_mount(vfs, path, &rest);
+	if (m && !m->ops) {
+		struct kfs_stat ks;
+		int ret = __uks_kfs_stat(&m->root, rest, &ks);
+
+		if (!ret)
+			kfs_to_vfs_stat(&ks, st);
+		return ret;
+	}
 	if (m)
 		return m->ops->stat(m->ctx, rest, st);
 	if (!is_synthetic_dir(vfs, path))
@@ -228,6 +262,20 @@ static int list_synthetic(struct uks_vfs *vfs, const char *dir,
 	return 0;
 }
 
+struct kfs_list_arg {
+	int (*fn)(const char *name, const struct uks_vfs_stat *st, void *arg);
+	void *arg;
+};
+
+static int kfs_list_one(const char *name, const struct kfs_stat *ks, void *arg)
+{
+	struct kfs_list_arg *la = arg;
+	struct uks_vfs_stat st;
+
+	kfs_to_vfs_stat(ks, &st);
+	return la->fn(name, &st, la->arg);
+}
+
 /** uks_vfs_list - see <uks/fs.h> */
 UKS_EXPORT int uks_vfs_list(struct uks_vfs *vfs, const char *path,
 			    int (*fn)(const char *name, const struct uks_vfs_stat *st, void *arg),
@@ -242,7 +290,11 @@ UKS_EXPORT int uks_vfs_list(struct uks_vfs *vfs, const char *path,
 		return ret;
 	pthread_rwlock_rdlock(&vfs->lock);
 	m = find_mount(vfs, norm, &rest);
-	if (m)
+	if (m && !m->ops) {
+		struct kfs_list_arg la = { fn, arg };
+
+		ret = __uks_kfs_list(&m->root, rest, kfs_list_one, &la);
+	} else if (m)
 		ret = m->ops->list(m->ctx, rest, fn, arg);
 	else if (is_synthetic_dir(vfs, norm))
 		ret = list_synthetic(vfs, norm, fn, arg);
@@ -268,6 +320,8 @@ static int check_access(const struct uks_vfs_stat *st, int flags)
 
 static int open_provider(struct uks_vfs_file *f)
 {
+	if (!f->mnt->ops)
+		return __uks_kfs_open(&f->mnt->root, f->path, f->flags, f->peer, &f->of);
 	return f->mnt->ops->open(f->mnt->ctx, f->path, f->flags, f->peer, &f->file);
 }
 
@@ -292,15 +346,15 @@ int __uks_vfs_open_as(struct uks_vfs *vfs, const char *path, int flags,
 	if (!f)
 		return -ENOMEM;
 	pthread_rwlock_rdlock(&vfs->lock);
-	ret = stat_locked(vfs, norm, &f->st);
-	if (!ret && f->st.type == UKS_VFS_DIR)
-		ret = -EISDIR;
-	if (!ret)
-		ret = check_access(&f->st, flags);
-	if (!ret) {
-		f->mnt = find_mount(vfs, norm, &rest);
-		if (!f->mnt)
-			ret = -ENOENT;
+	f->mnt = find_mount(vfs, norm, &rest);
+	if (f->mnt && f->mnt->ops) {
+		ret = stat_locked(vfs, norm, &f->st);
+		if (!ret && f->st.type == UKS_VFS_DIR)
+			ret = -EISDIR;
+		if (!ret)
+			ret = check_access(&f->st, flags);
+	} else if (!f->mnt) {
+		ret = is_synthetic_dir(vfs, norm) ? -EISDIR : -ENOENT;
 	}
 	if (!ret) {
 		strcpy(f->path, rest);
@@ -310,7 +364,13 @@ int __uks_vfs_open_as(struct uks_vfs *vfs, const char *path, int flags,
 			f->opener = *peer;
 			f->peer = &f->opener;
 		}
-		ret = open_provider(f);
+		ret = open_provider(f);	/* a kfs tree walks and checks the mode itself */
+	}
+	if (!ret && f->of) {
+		struct kfs_stat ks;
+
+		kfs_stat_of(f->of->ref.node, &ks);
+		kfs_to_vfs_stat(&ks, &f->st);
 	}
 	pthread_rwlock_unlock(&vfs->lock);
 	if (ret) {
@@ -363,6 +423,10 @@ ssize_t __uks_vfs_read_nb(struct uks_vfs_file *f, void *buf, size_t len, off_t o
 {
 	ssize_t n;
 
+	if (f->of) {
+		__uks_kfs_set_nonblock(f->of, nonblock);
+		return __uks_kfs_read(f->of, buf, len, off);
+	}
 	if ((f->flags & O_ACCMODE) == O_WRONLY)
 		return -EBADF;
 	pthread_mutex_lock(&f->lock);
@@ -397,6 +461,8 @@ ssize_t __uks_vfs_pwrite_as(struct uks_vfs_file *f, const void *buf, size_t len,
 {
 	ssize_t n;
 
+	if (f->of)
+		return __uks_kfs_write(f->of, buf, len, off, peer, NULL);
 	if ((f->flags & O_ACCMODE) == O_RDONLY)
 		return -EBADF;
 	pthread_mutex_lock(&f->lock);
@@ -414,13 +480,17 @@ UKS_EXPORT ssize_t uks_vfs_write(struct uks_vfs_file *f, const void *buf, size_t
 /** uks_vfs_poll - see <uks/fs.h> */
 UKS_EXPORT int uks_vfs_poll(struct uks_vfs_file *f)
 {
+	if (f->of)
+		return __uks_kfs_poll(f->of);
 	return f->mnt->ops->poll ? f->mnt->ops->poll(f->file) : 1;
 }
 
 /* Not under f->lock: the blocked reader holds it. */
 UKS_EXPORT void uks_vfs_interrupt(struct uks_vfs_file *f)
 {
-	if (f->mnt->ops->interrupt)
+	if (f->of)
+		__uks_kfs_interrupt(f->of);
+	else if (f->mnt->ops->interrupt)
 		f->mnt->ops->interrupt(f->file);
 }
 
@@ -429,9 +499,51 @@ UKS_EXPORT void uks_vfs_close(struct uks_vfs_file *f)
 {
 	if (!f)
 		return;
-	f->mnt->ops->close(f->file);
+	if (f->of)
+		__uks_kfs_close(f->of);
+	else
+		f->mnt->ops->close(f->file);
 	pthread_mutex_destroy(&f->lock);
 	uks_kfree(f);
+}
+
+long __uks_vfs_ioctl(struct uks_vfs_file *f, unsigned int cmd, void *arg)
+{
+	return f->of ? __uks_kfs_ioctl(f->of, cmd, arg) : -ENOTTY;
+}
+
+/* mkdir and rmdir are the tree's to allow; synthetic directories refuse (-EPERM). */
+static int dir_op(struct uks_vfs *vfs, const char *path, const struct uks_peer *peer, bool make)
+{
+	char norm[VFS_PATH_MAX];
+	const struct vfs_mount *m;
+	const char *rest;
+	int ret = uks_vfs_normalise(path, norm, sizeof(norm));
+
+	if (ret)
+		return ret;
+	pthread_rwlock_rdlock(&vfs->lock);
+	m = find_mount(vfs, norm, &rest);
+	if (m && !m->ops)
+		ret = make ? __uks_kfs_mkdir(&m->root, rest, peer) : __uks_kfs_rmdir(&m->root, rest, peer);
+	else if (m)
+		ret = -EPERM;
+	else if (is_synthetic_dir(vfs, norm))
+		ret = make ? -EEXIST : -EPERM;
+	else
+		ret = make ? -EPERM : -ENOENT;
+	pthread_rwlock_unlock(&vfs->lock);
+	return ret;
+}
+
+int __uks_vfs_mkdir(struct uks_vfs *vfs, const char *path, const struct uks_peer *peer)
+{
+	return dir_op(vfs, path, peer, true);
+}
+
+int __uks_vfs_rmdir(struct uks_vfs *vfs, const char *path, const struct uks_peer *peer)
+{
+	return dir_op(vfs, path, peer, false);
 }
 
 UKS_EXPORT const struct uks_vfs_stat *uks_vfs_file_stat(const struct uks_vfs_file *f)

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * uksfs internals: providers mounted in a struct uks_vfs.
+ * uksfs internals: subsystems' file trees (struct kfs_root, core/kfs.h)
+ * attached in a struct uks_vfs.
  *
- * A provider serves one subtree (tracefs, slab).  Paths it gets are
- * relative to its mount point ("" is its root) and already normalised:
- * no leading, trailing or doubled slashes, no "." or "..".
+ * A tree serves one subtree (tracefs, slab).  Paths it gets are relative
+ * to its mount point ("" is its root) and already normalised: no leading,
+ * trailing or doubled slashes, no "." or "..".
+ *
+ * (struct vfs_provider_ops is the older per-subtree interface, served
+ * until every subsystem declares kfs nodes.)
  *
  * Open and write get the caller (@peer): the task behind a FUSE request
  * or the socket's peer, whose pid is a thread id for FUSE.  NULL means
@@ -18,6 +22,7 @@
 #include <pthread.h>
 #include <uks/fs.h>
 
+#include "core/kfs.h"
 #include "core/ptrace_access.h"
 
 #define VFS_PATH_MAX	1024
@@ -45,6 +50,7 @@ struct vfs_provider_ops {
 struct vfs_mount {
 	char path[VFS_PATH_MAX];	/* normalised, e.g. "sys/kernel/tracing" */
 	size_t len;
+	struct kfs_root root;		/* the tree, when ->ops is NULL */
 	const struct vfs_provider_ops *ops;
 	void *ctx;
 };
@@ -63,13 +69,23 @@ struct uks_vfs_file {
 	const struct uks_peer *peer;	/* who opened it: &opener, or NULL */
 	struct uks_peer opener;
 	struct uks_vfs_stat st;
-	void *file;			/* the provider's */
+	struct kfs_open_file *of;	/* a kfs tree's file */
+	void *file;			/* or the provider's */
 	off_t pos;
 	pthread_mutex_t lock;		/* one read or write at a time */
 };
 
 int uks_vfs_mount(struct uks_vfs *vfs, const char *path, const struct vfs_provider_ops *ops,
 		  void *ctx);
+/*
+ * Serve @root's tree at @path.  The tree is uksfs's from then on, also
+ * when attaching fails: its ->release runs then, or at uks_vfs_destroy().
+ */
+int __uks_vfs_attach(struct uks_vfs *vfs, const char *path, const struct kfs_root *root);
+/* mkdir(2), rmdir(2) and ioctl(2) for a caller, as the front ends ask. */
+int __uks_vfs_mkdir(struct uks_vfs *vfs, const char *path, const struct uks_peer *peer);
+int __uks_vfs_rmdir(struct uks_vfs *vfs, const char *path, const struct uks_peer *peer);
+long __uks_vfs_ioctl(struct uks_vfs_file *f, unsigned int cmd, void *arg);
 /* Normalise @in into @out; -ENOENT for "..", -ENAMETOOLONG. */
 int uks_vfs_normalise(const char *in, char *out, size_t size);
 

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The subsystems' trees, attached at the paths the caller names: each
+ * subsystem declares its files next to its code (core/kfs.h); uksfs only
+ * says where they appear.
+ */
+#include <uks/fs.h>
+
+#include "core/compiler.h"
+#include "fs/vfs.h"
+#include "sched/sysfs.h"
+
+/** uks_vfs_add_a32 - see <uks/fs.h> */
+UKS_EXPORT int uks_vfs_add_a32(struct uks_vfs *vfs, const char *path, const char *list,
+			       const char *config)
+{
+	struct kfs_root root;
+	int ret = __uks_sched_sysfs_root(list, config, &root);
+
+	return ret ? ret : __uks_vfs_attach(vfs, path, &root);
+}

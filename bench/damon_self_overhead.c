@@ -2,7 +2,7 @@
 /*
  * bench/damon_self_overhead: how much the "self" primitive (the in-process
  * agent's: sampled pages taken away with userfaultfd) slows the monitored
- * program down.  Target (issue 6): <= 5% with DAMON's usual attributes.
+ * program down.  Target: <= 5% with DAMON's usual attributes.
  *
  * The workload is one thread doing a fixed number of 8-byte read-modify-
  * writes on a 128 MiB buffer, 80% of them in a hot 16 MiB part and 20%

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench (a) of issue 7: the vduse virtio-blk data path through the
+ * The vduse virtio-blk data path through the
  * emulated kernel side, one thread.  4 KiB random reads and writes at
  * queue depth 1 and 32 on the null and ram backends.
  *

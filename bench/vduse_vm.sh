@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# bench/vduse_vm.sh: issue 7 benchmark (b).  In one tests/vm guest run
+# bench/vduse_vm.sh: the VDUSE block device in a real kernel.  In one tests/vm guest run
 # (Debian 6.12 under QEMU TCG), 4 KiB random reads and writes at queue
 # depth 1 and 32 (blkbench, io_uring, O_DIRECT) on our vduse-blk device and
 # on qemu-storage-daemon's vduse-blk export, same backend (null, then RAM).
 # The guest is emulated, so only the uks/qsd ratio means anything; the
 # target is >= 1.0x.  `make bench` runs it (mk/parts/vm.mk).
-# The same guest run also gives issue 6's monitor CPU on a kernel with
+# The same guest run also gives DAMON's monitor CPU on a kernel with
 # soft-dirty bits and DAMON: bench/damon_overhead (tests/vm/guest.d/
 # 50-damon.sh), uks's monitor thread (vaddr-sd) against the kernel's own
 # kdamond (vaddr) on the same workload, and bench/damon_self_overhead, the

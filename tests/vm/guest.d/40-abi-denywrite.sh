@@ -1,5 +1,5 @@
 #!/bin/sh
-# `uks abi-check denywrite` (issue 8) on the guest's kernel: every
+# `uks abi-check denywrite` on the guest's kernel: every
 # PASS/FAIL/SKIP line it prints becomes one test point.
 [ "${UKS_VM_GUEST:-}" = 1 ] || { echo "1..0 # SKIP runs inside the tests/vm guest only (bash tests/vm/run.sh)"; exit 77; }
 . /tests/tap.ash

@@ -1,6 +1,6 @@
 #!/bin/sh
 # uks-vm: bench
-# DAMON's real-process primitives on Debian's kernel (issue 6).  The host
+# DAMON's real-process primitives on Debian's kernel.  The host
 # these tests usually run on has neither soft-dirty bits nor accessed bits
 # that follow accesses, so there vaddr-sd and vaddr-refs skip; this kernel
 # has CONFIG_MEM_SOFT_DIRTY and TCG emulates the accessed bits, so here

@@ -202,13 +202,13 @@ def main():
     w(' * Generic arguments (unsigned long arg0..arg5; no prototype found): %s\n'
       % (', '.join(generic) or 'none'))
     w(' */\n#include "tracee/syscall_table.h"\n\n')
-    w('const struct uks_syscall_meta uks_syscall_table[] = {\n')
+    w('const struct uks_syscall_meta __uks_tracee_syscall_table[] = {\n')
     for nr, name, args in rows:
         types = ', '.join('"%s"' % t for t, _ in args) or '0'
         names = ', '.join('"%s"' % a for _, a in args) or '0'
         w('\t{ %d, "%s", %d, { %s }, { %s } },\n' % (nr, name, len(args), types, names))
-    w('};\n\nconst unsigned int uks_syscall_table_size =\n'
-      '\tsizeof(uks_syscall_table) / sizeof(uks_syscall_table[0]);\n')
+    w('};\n\nconst unsigned int __uks_tracee_syscall_table_size =\n'
+      '\tsizeof(__uks_tracee_syscall_table) / sizeof(__uks_tracee_syscall_table[0]);\n')
 
 
 if __name__ == '__main__':

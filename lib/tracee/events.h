@@ -19,17 +19,17 @@
 /* Highest x86-64 number with syscalls:* events, plus one. */
 #define UKS_TRACEE_NR_SYSCALLS	512
 
-int uks_tracee_syscall_events_init(void);
-int uks_tracee_sched_events_init(void);
+int __uks_tracee_syscall_events_init(void);
+int __uks_tracee_sched_events_init(void);
 
 /* Some probe is attached to an event for @nr's entry or exit. */
-bool uks_tracee_syscall_enter_on(long nr);
-bool uks_tracee_syscall_exit_on(long nr);
+bool __uks_tracee_syscall_enter_on(long nr);
+bool __uks_tracee_syscall_exit_on(long nr);
 /* Set the bit of every number below @nr whose entry/exit event has an eprobe. */
 void __uks_tracee_syscall_eprobed(uint64_t *enter, uint64_t *exit, long nr);
 /* Returns the number of records written (tracepoints with a probe). */
-int uks_tracee_emit_sys_enter(long nr, const unsigned long args[6]);
-int uks_tracee_emit_sys_exit(long nr, long ret);
+int __uks_tracee_emit_sys_enter(long nr, const unsigned long args[6]);
+int __uks_tracee_emit_sys_exit(long nr, long ret);
 
 enum uks_tracee_sched_event {
 	UKS_TRACEE_SCHED_FORK,
@@ -40,14 +40,14 @@ enum uks_tracee_sched_event {
 	UKS_TRACEE_NR_SCHED,
 };
 
-bool uks_tracee_sched_on(enum uks_tracee_sched_event ev);
-int uks_tracee_emit_fork(const char *parent_comm, pid_t parent, const char *child_comm,
-			 pid_t child);
-int uks_tracee_emit_exec(const char *filename, pid_t pid, pid_t old_pid);
-int uks_tracee_emit_exit(const char *comm, pid_t pid, int prio);
-int uks_tracee_emit_newtask(pid_t pid, const char *comm, unsigned long clone_flags,
-			    short oom_score_adj);
-int uks_tracee_emit_rename(pid_t pid, const char *oldcomm, const char *newcomm,
-			   short oom_score_adj);
+bool __uks_tracee_sched_on(enum uks_tracee_sched_event ev);
+int __uks_tracee_emit_fork(const char *parent_comm, pid_t parent, const char *child_comm,
+			   pid_t child);
+int __uks_tracee_emit_exec(const char *filename, pid_t pid, pid_t old_pid);
+int __uks_tracee_emit_exit(const char *comm, pid_t pid, int prio);
+int __uks_tracee_emit_newtask(pid_t pid, const char *comm, unsigned long clone_flags,
+			      short oom_score_adj);
+int __uks_tracee_emit_rename(pid_t pid, const char *oldcomm, const char *newcomm,
+			     short oom_score_adj);
 
 #endif

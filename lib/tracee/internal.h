@@ -94,40 +94,40 @@ struct uks_tracee_session {
 	size_t rlen;
 };
 
-struct tracee_thread *tracee_find(struct uks_tracee_session *s, pid_t tid);
-struct tracee_thread *tracee_add(struct uks_tracee_session *s, pid_t tid, pid_t tgid,
-				 unsigned int flags);
-void tracee_remove(struct uks_tracee_session *s, struct tracee_thread *t);
-void tracee_read_comm(pid_t tid, char comm[16]);
-pid_t tracee_read_tgid(pid_t tid);
-pid_t tracee_read_ppid(pid_t tid);
-void tracee_rekey(struct uks_tracee_session *s, struct tracee_thread *t, pid_t tid);
+struct tracee_thread *__uks_tracee_find(struct uks_tracee_session *s, pid_t tid);
+struct tracee_thread *__uks_tracee_add(struct uks_tracee_session *s, pid_t tid, pid_t tgid,
+				       unsigned int flags);
+void __uks_tracee_remove(struct uks_tracee_session *s, struct tracee_thread *t);
+void __uks_tracee_read_comm(pid_t tid, char comm[16]);
+pid_t __uks_tracee_read_tgid(pid_t tid);
+pid_t __uks_tracee_read_ppid(pid_t tid);
+void __uks_tracee_rekey(struct uks_tracee_session *s, struct tracee_thread *t, pid_t tid);
 
 /* ptrace() of the session: direct, or answered and relayed for a keeper (relay.c) */
-long tracee_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data);
+long __uks_tracee_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data);
 
 /* loop.c */
-int tracee_handle(struct uks_tracee_session *s, pid_t tid, int status);
-void tracee_resume(struct uks_tracee_session *s, struct tracee_thread *t, int sig);
+int __uks_tracee_handle(struct uks_tracee_session *s, pid_t tid, int status);
+void __uks_tracee_resume(struct uks_tracee_session *s, struct tracee_thread *t, int sig);
 
 /* seccomp.c */
 struct sock_fprog;
-int tracee_seccomp_build(struct sock_fprog *prog);
-void tracee_seccomp_free(struct sock_fprog *prog);
-int tracee_seccomp_install(const struct sock_fprog *prog);
+int __uks_tracee_seccomp_build(struct sock_fprog *prog);
+void __uks_tracee_seccomp_free(struct sock_fprog *prog);
+int __uks_tracee_seccomp_install(const struct sock_fprog *prog);
 
 /* relay.c */
-int tracee_start_kept(struct uks_tracee_session *s, const char *path, char *const argv[],
-		      const struct sock_fprog *prog, bool step, pid_t *child);
-int tracee_attach_kept(struct uks_tracee_session *s, pid_t pid, bool step);
-int tracee_relay_wait(struct uks_tracee_session *s, int flags);
+int __uks_tracee_start_kept(struct uks_tracee_session *s, const char *path, char *const argv[],
+			    const struct sock_fprog *prog, bool step, pid_t *child);
+int __uks_tracee_attach_kept(struct uks_tracee_session *s, pid_t pid, bool step);
+int __uks_tracee_relay_wait(struct uks_tracee_session *s, int flags);
 
 /* keeper.c */
-struct uks_tracee_keeper *tracee_keeper_alloc(unsigned int flags);
-void tracee_keeper_free(struct uks_tracee_keeper *k);
-int tracee_keeper_seize(struct uks_tracee_keeper *k, pid_t pid);
+struct uks_tracee_keeper *__uks_tracee_keeper_alloc(unsigned int flags);
+void __uks_tracee_keeper_free(struct uks_tracee_keeper *k);
+int __uks_tracee_keeper_seize(struct uks_tracee_keeper *k, pid_t pid);
 __attribute__((noreturn))
-void tracee_keeper_spawn(struct uks_tracee_keeper *k, int fd, const char *path,
-			 char *const argv[], const struct sock_fprog *prog, bool step);
+void __uks_tracee_keeper_spawn(struct uks_tracee_keeper *k, int fd, const char *path,
+			       char *const argv[], const struct sock_fprog *prog, bool step);
 
 #endif

@@ -458,7 +458,7 @@ static void become_keeper(void)
 }
 
 /* A keeper's state, allocated before the fork that starts it. */
-struct uks_tracee_keeper *tracee_keeper_alloc(unsigned int flags)
+struct uks_tracee_keeper *__uks_tracee_keeper_alloc(unsigned int flags)
 {
 	struct uks_tracee_keeper *k = uks_kzalloc(sizeof(*k));
 
@@ -475,14 +475,14 @@ struct uks_tracee_keeper *tracee_keeper_alloc(unsigned int flags)
 	return k;
 }
 
-void tracee_keeper_free(struct uks_tracee_keeper *k)
+void __uks_tracee_keeper_free(struct uks_tracee_keeper *k)
 {
 	uks_kfree(k->tids);
 	uks_kfree(k);
 }
 
 /* Become a keeper and seize every thread of @pid; 0 or -errno. */
-int tracee_keeper_seize(struct uks_tracee_keeper *k, pid_t pid)
+int __uks_tracee_keeper_seize(struct uks_tracee_keeper *k, pid_t pid)
 {
 	int err = 0, rounds = 0;
 
@@ -520,12 +520,12 @@ UKS_EXPORT int uks_tracee_keeper_create(pid_t pid, unsigned int flags,
 	*out = NULL;
 	if (pid <= 0 || (flags & ~UKS_TRACEE_KEEP_FILTERED))
 		return -EINVAL;
-	k = tracee_keeper_alloc(flags);
+	k = __uks_tracee_keeper_alloc(flags);
 	if (!k)
 		return -ENOMEM;
-	err = tracee_keeper_seize(k, pid);
+	err = __uks_tracee_keeper_seize(k, pid);
 	if (err) {
-		tracee_keeper_free(k);
+		__uks_tracee_keeper_free(k);
 		return err;
 	}
 	*out = k;
@@ -605,23 +605,23 @@ UKS_EXPORT int uks_tracee_keeper_run(struct uks_tracee_keeper *k, int consumer_f
 		close(k->consumer);
 	if (k->front >= 0)
 		close(k->front);
-	tracee_keeper_free(k);
+	__uks_tracee_keeper_free(k);
 	return 0;
 }
 
 /**
- * tracee_keeper_spawn - the keeper side of a session's spawn: start the
+ * __uks_tracee_keeper_spawn - the keeper side of a session's spawn: start the
  * command as our child, hold it, and relay to the session at @fd
  *
- * @k:		the keeper's state (from tracee_keeper_alloc(), before the fork)
+ * @k:		the keeper's state (from __uks_tracee_keeper_alloc(), before the fork)
  *
  * Runs in the keeper process (forked by the session); the command is
  * forked before the keeper leaves the caller's session, so it keeps the
  * terminal's process group.  Sends the command's pid (or -errno) as an
  * int, then relays.  Never returns.
  */
-void tracee_keeper_spawn(struct uks_tracee_keeper *k, int fd, const char *path,
-			 char *const argv[], const struct sock_fprog *prog, bool step)
+void __uks_tracee_keeper_spawn(struct uks_tracee_keeper *k, int fd, const char *path,
+			       char *const argv[], const struct sock_fprog *prog, bool step)
 {
 	extern char **environ;
 	int p[2], msg;
@@ -643,7 +643,7 @@ void tracee_keeper_spawn(struct uks_tracee_keeper *k, int fd, const char *path,
 		if (n != 1)
 			_exit(127);
 		close(p[0]);
-		if (prog && tracee_seccomp_install(prog))
+		if (prog && __uks_tracee_seccomp_install(prog))
 			_exit(126);
 		execve(path, argv, environ);
 		_exit(errno == ENOENT ? 127 : 126);	/* as a shell */

@@ -62,17 +62,17 @@ static void as_self(void)
 }
 
 /**
- * tracee_resume - let @t run on
+ * __uks_tracee_resume - let @t run on
  * @sig:	signal to deliver (0 for none)
  *
  * PTRACE_SYSCALL when the thread is stepped or an exit stop is wanted,
  * PTRACE_CONT otherwise.
  */
-void tracee_resume(struct uks_tracee_session *s, struct tracee_thread *t, int sig)
+void __uks_tracee_resume(struct uks_tracee_session *s, struct tracee_thread *t, int sig)
 {
 	int req = t->flags & (TT_STEP | TT_WANT_EXIT) ? PTRACE_SYSCALL : PTRACE_CONT;
 
-	tracee_ptrace(s, req, t->task.pid, 0, (void *)(long)sig);
+	__uks_tracee_ptrace(s, req, t->task.pid, 0, (void *)(long)sig);
 }
 
 static int read_small(const char *path, char *buf, size_t len)
@@ -147,7 +147,7 @@ static void save_exec_file(struct tracee_thread *t)
 
 	uks_kfree(t->exec_file);
 	t->exec_file = NULL;
-	if (!uks_tracee_sched_on(UKS_TRACEE_SCHED_EXEC))
+	if (!__uks_tracee_sched_on(UKS_TRACEE_SCHED_EXEC))
 		return;
 	buf = uks_kmalloc(EXEC_PATH_MAX);
 	if (!buf)
@@ -185,16 +185,16 @@ static void syscall_enter(struct uks_tracee_session *s, struct tracee_thread *t,
 	t->nr = (long)nr;
 	for (int i = 0; i < 6; i++)
 		t->args[i] = (unsigned long)args[i];
-	if (uks_tracee_syscall_enter_on(t->nr)) {
+	if (__uks_tracee_syscall_enter_on(t->nr)) {
 		as_task(t);
-		s->stats.events += (unsigned long)uks_tracee_emit_sys_enter(t->nr, t->args);
+		s->stats.events += (unsigned long)__uks_tracee_emit_sys_enter(t->nr, t->args);
 		as_self();
 	}
 	if (t->nr == SYS_execve || t->nr == SYS_execveat)
 		save_exec_file(t);
-	if (uks_tracee_syscall_exit_on(t->nr) ||
+	if (__uks_tracee_syscall_exit_on(t->nr) ||
 	    (t->nr == SYS_prctl && t->args[0] == PR_SET_NAME &&
-	     uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME)))
+	     __uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME)))
 		t->flags |= TT_WANT_EXIT;
 }
 
@@ -206,19 +206,19 @@ static void syscall_exit(struct uks_tracee_session *s, struct tracee_thread *t, 
 	t->nr = -1;
 	if (nr < 0)
 		return;
-	if (uks_tracee_syscall_exit_on(nr)) {
+	if (__uks_tracee_syscall_exit_on(nr)) {
 		as_task(t);
-		s->stats.events += (unsigned long)uks_tracee_emit_sys_exit(nr, rval);
+		s->stats.events += (unsigned long)__uks_tracee_emit_sys_exit(nr, rval);
 		as_self();
 	}
 	/* prctl(PR_SET_NAME) succeeded: __set_task_comm() fires task_rename */
 	if (nr == SYS_prctl && t->args[0] == PR_SET_NAME && rval == 0) {
 		char newcomm[16];
 
-		tracee_read_comm(t->task.pid, newcomm);
-		if (uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME)) {
+		__uks_tracee_read_comm(t->task.pid, newcomm);
+		if (__uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME)) {
 			as_task(t);
-			s->stats.events += (unsigned long)uks_tracee_emit_rename(t->task.pid,
+			s->stats.events += (unsigned long)__uks_tracee_emit_rename(t->task.pid,
 				t->task.comm, newcomm, read_oom_score_adj(t->task.pid));
 			as_self();
 		}
@@ -232,7 +232,8 @@ static void syscall_stop(struct uks_tracee_session *s, struct tracee_thread *t, 
 	struct __ptrace_syscall_info info;
 
 	memset(&info, 0, sizeof(info));
-	if (tracee_ptrace(s, PTRACE_GET_SYSCALL_INFO, t->task.pid, (void *)sizeof(info), &info) <= 0)
+	if (__uks_tracee_ptrace(s, PTRACE_GET_SYSCALL_INFO, t->task.pid, (void *)sizeof(info),
+				&info) <= 0)
 		return;
 	switch (info.op) {
 	case PTRACE_SYSCALL_INFO_SECCOMP:
@@ -261,7 +262,7 @@ static unsigned long clone_flags_of(struct uks_tracee_session *s, pid_t tid)
 	struct user_regs_struct regs;
 	unsigned long flags = 0;
 
-	if (tracee_ptrace(s, PTRACE_GETREGS, tid, 0, &regs))
+	if (__uks_tracee_ptrace(s, PTRACE_GETREGS, tid, 0, &regs))
 		return 0;
 	switch (regs.orig_rax) {
 	case SYS_vfork:
@@ -287,22 +288,23 @@ static void fork_event(struct uks_tracee_session *s, struct tracee_thread *t)
 	struct tracee_thread *c;
 	pid_t child, tgid;
 
-	if (tracee_ptrace(s, PTRACE_GETEVENTMSG, t->task.pid, 0, &msg))
+	if (__uks_tracee_ptrace(s, PTRACE_GETEVENTMSG, t->task.pid, 0, &msg))
 		return;
 	child = (pid_t)msg;
 	tgid = flags & CLONE_THREAD ? t->task.tgid : child;
-	c = tracee_find(s, child);
+	c = __uks_tracee_find(s, child);
 	if (!c)
-		c = tracee_add(s, child, tgid, t->flags & TT_STEP);
+		c = __uks_tracee_add(s, child, tgid, t->flags & TT_STEP);
 	if (c) {
 		c->task.tgid = tgid;
 		memcpy(c->task.comm, t->task.comm, sizeof(c->task.comm));
 	}
-	if (uks_tracee_sched_on(UKS_TRACEE_TASK_NEWTASK) || uks_tracee_sched_on(UKS_TRACEE_SCHED_FORK)) {
+	if (__uks_tracee_sched_on(UKS_TRACEE_TASK_NEWTASK) ||
+	    __uks_tracee_sched_on(UKS_TRACEE_SCHED_FORK)) {
 		as_task(t);
-		s->stats.events += (unsigned long)uks_tracee_emit_newtask(child, t->task.comm, flags,
-			read_oom_score_adj(t->task.pid));
-		s->stats.events += (unsigned long)uks_tracee_emit_fork(t->task.comm, t->task.pid,
+		s->stats.events += (unsigned long)__uks_tracee_emit_newtask(
+			child, t->task.comm, flags, read_oom_score_adj(t->task.pid));
+		s->stats.events += (unsigned long)__uks_tracee_emit_fork(t->task.comm, t->task.pid,
 			t->task.comm, child);
 		as_self();
 	}
@@ -313,10 +315,10 @@ static void exit_event(struct uks_tracee_session *s, struct tracee_thread *t)
 	t->flags &= ~(TT_IN_SYSCALL | TT_WANT_EXIT);
 	t->flags |= TT_EXITED;
 	t->prio = read_prio(t->task.pid, t->prio);
-	if (uks_tracee_sched_on(UKS_TRACEE_SCHED_EXIT)) {
+	if (__uks_tracee_sched_on(UKS_TRACEE_SCHED_EXIT)) {
 		as_task(t);
-		s->stats.events += (unsigned long)uks_tracee_emit_exit(t->task.comm, t->task.pid,
-								       t->prio);
+		s->stats.events += (unsigned long)__uks_tracee_emit_exit(t->task.comm, t->task.pid,
+									 t->prio);
 		as_self();
 	}
 }
@@ -325,16 +327,16 @@ static void exit_event(struct uks_tracee_session *s, struct tracee_thread *t)
 static struct tracee_thread *exec_takeover(struct uks_tracee_session *s,
 					   struct tracee_thread *t, pid_t old)
 {
-	struct tracee_thread *o = tracee_find(s, old);
+	struct tracee_thread *o = __uks_tracee_find(s, old);
 
 	if (!o || o == t)
 		return t;
 	/* @t is the old leader's record: it is gone without an exit report */
-	if (!(t->flags & TT_EXITED) && uks_tracee_sched_on(UKS_TRACEE_SCHED_EXIT))
+	if (!(t->flags & TT_EXITED) && __uks_tracee_sched_on(UKS_TRACEE_SCHED_EXIT))
 		exit_event(s, t);
 	o->flags |= t->flags & TT_SEEN;
-	tracee_remove(s, t);
-	tracee_rekey(s, o, o->task.tgid);
+	__uks_tracee_remove(s, t);
+	__uks_tracee_rekey(s, o, o->task.tgid);
 	return o;
 }
 
@@ -345,17 +347,20 @@ static struct tracee_thread *exec_event(struct uks_tracee_session *s, struct tra
 	char newcomm[16], exe[EXEC_PATH_MAX];
 	const char *file;
 
-	old = tracee_ptrace(s, PTRACE_GETEVENTMSG, t->task.pid, 0, &msg) ? t->task.pid : (pid_t)msg;
+	if (__uks_tracee_ptrace(s, PTRACE_GETEVENTMSG, t->task.pid, 0, &msg))
+		old = t->task.pid;
+	else
+		old = (pid_t)msg;
 	t = exec_takeover(s, t, old);
-	tracee_read_comm(t->task.pid, newcomm);
-	if (uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME)) {
+	__uks_tracee_read_comm(t->task.pid, newcomm);
+	if (__uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME)) {
 		as_task(t);
-		s->stats.events += (unsigned long)uks_tracee_emit_rename(t->task.pid, t->task.comm,
-			newcomm, read_oom_score_adj(t->task.pid));
+		s->stats.events += (unsigned long)__uks_tracee_emit_rename(
+			t->task.pid, t->task.comm, newcomm, read_oom_score_adj(t->task.pid));
 		as_self();
 	}
 	memcpy(t->task.comm, newcomm, sizeof(newcomm));
-	if (uks_tracee_sched_on(UKS_TRACEE_SCHED_EXEC)) {
+	if (__uks_tracee_sched_on(UKS_TRACEE_SCHED_EXEC)) {
 		file = t->exec_file;
 		if (!file) {
 			char path[64];
@@ -367,7 +372,7 @@ static struct tracee_thread *exec_event(struct uks_tracee_session *s, struct tra
 			file = exe;
 		}
 		as_task(t);
-		s->stats.events += (unsigned long)uks_tracee_emit_exec(file, t->task.pid, old);
+		s->stats.events += (unsigned long)__uks_tracee_emit_exec(file, t->task.pid, old);
 		as_self();
 	}
 	uks_kfree(t->exec_file);
@@ -383,10 +388,10 @@ static bool stop_signal(int sig)
 /* How a thread we hear of first by its own stop is traced: like its process or parent. */
 static unsigned int new_thread_flags(struct uks_tracee_session *s, pid_t tid, pid_t tgid)
 {
-	struct tracee_thread *rel = tracee_find(s, tgid);
+	struct tracee_thread *rel = __uks_tracee_find(s, tgid);
 
 	if (!rel)
-		rel = tracee_find(s, tracee_read_ppid(tid));
+		rel = __uks_tracee_find(s, __uks_tracee_read_ppid(tid));
 	if (rel)
 		return rel->flags & TT_STEP;
 	if (s->relayed && !s->spawned)
@@ -396,13 +401,13 @@ static unsigned int new_thread_flags(struct uks_tracee_session *s, pid_t tid, pi
 
 static void exited(struct uks_tracee_session *s, pid_t tid, int status)
 {
-	struct tracee_thread *t = tracee_find(s, tid);
+	struct tracee_thread *t = __uks_tracee_find(s, tid);
 
 	if (t) {
 		/* killed without an exit stop (SIGKILL): the kernel still wrote the event */
 		if (!(t->flags & TT_EXITED))
 			exit_event(s, t);
-		tracee_remove(s, t);
+		__uks_tracee_remove(s, t);
 	}
 	if (tid == s->spawned) {
 		s->spawned_status = status;
@@ -411,14 +416,14 @@ static void exited(struct uks_tracee_session *s, pid_t tid, int status)
 }
 
 /**
- * tracee_handle - handle one waitpid() result of a tracee
+ * __uks_tracee_handle - handle one waitpid() result of a tracee
  * @tid:	the thread waitpid() returned
  * @status:	its status
  *
  * Returns 1 (handled), or -ENOMEM when a new thread could not be tracked
  * (it is resumed untracked).
  */
-int tracee_handle(struct uks_tracee_session *s, pid_t tid, int status)
+int __uks_tracee_handle(struct uks_tracee_session *s, pid_t tid, int status)
 {
 	struct tracee_thread *t;
 	int sig, ev;
@@ -431,13 +436,13 @@ int tracee_handle(struct uks_tracee_session *s, pid_t tid, int status)
 		return 1;
 	sig = WSTOPSIG(status);
 	ev = status >> 16;
-	t = tracee_find(s, tid);
+	t = __uks_tracee_find(s, tid);
 	if (!t) {
-		pid_t tgid = tracee_read_tgid(tid);
+		pid_t tgid = __uks_tracee_read_tgid(tid);
 
-		t = tracee_add(s, tid, tgid, new_thread_flags(s, tid, tgid));
+		t = __uks_tracee_add(s, tid, tgid, new_thread_flags(s, tid, tgid));
 		if (!t) {
-			tracee_ptrace(s, PTRACE_CONT, tid, 0, 0);
+			__uks_tracee_ptrace(s, PTRACE_CONT, tid, 0, 0);
 			return -ENOMEM;
 		}
 	}
@@ -459,7 +464,7 @@ int tracee_handle(struct uks_tracee_session *s, pid_t tid, int status)
 			/* group-stop: stay stopped, let the real parent see it */
 			s->stats.group_stops++;
 			t->flags |= TT_LISTEN;
-			tracee_ptrace(s, PTRACE_LISTEN, tid, 0, 0);
+			__uks_tracee_ptrace(s, PTRACE_LISTEN, tid, 0, 0);
 			return 1;
 		}
 		t->flags &= ~TT_LISTEN;
@@ -467,9 +472,9 @@ int tracee_handle(struct uks_tracee_session *s, pid_t tid, int status)
 		/* signal-delivery-stop: the signal goes on to the tracee */
 		t->flags |= TT_SEEN;
 		s->stats.signals++;
-		tracee_resume(s, t, sig);
+		__uks_tracee_resume(s, t, sig);
 		return 1;
 	}
-	tracee_resume(s, t, 0);
+	__uks_tracee_resume(s, t, 0);
 	return 1;
 }

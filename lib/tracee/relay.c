@@ -51,7 +51,7 @@ static int start_keeper(struct uks_tracee_session *s,
 			void (*start)(int fd, struct uks_tracee_keeper *k, void *arg), void *arg,
 			unsigned int kflags, pid_t *first)
 {
-	struct uks_tracee_keeper *k = tracee_keeper_alloc(kflags);
+	struct uks_tracee_keeper *k = __uks_tracee_keeper_alloc(kflags);
 	int sv[2], msg, ret;
 	pid_t kp;
 
@@ -59,7 +59,7 @@ static int start_keeper(struct uks_tracee_session *s,
 		return -ENOMEM;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
 		ret = -errno;
-		tracee_keeper_free(k);
+		__uks_tracee_keeper_free(k);
 		return ret;
 	}
 	kp = fork();
@@ -67,7 +67,7 @@ static int start_keeper(struct uks_tracee_session *s,
 		ret = -errno;
 		close(sv[0]);
 		close(sv[1]);
-		tracee_keeper_free(k);
+		__uks_tracee_keeper_free(k);
 		return ret;
 	}
 	if (kp == 0) {
@@ -76,7 +76,7 @@ static int start_keeper(struct uks_tracee_session *s,
 		_exit(1);
 	}
 	close(sv[1]);
-	tracee_keeper_free(k);
+	__uks_tracee_keeper_free(k);
 	ret = read_int(sv[0], &msg);
 	if (!ret && msg <= 0)
 		ret = msg ? msg : -EPROTO;
@@ -105,13 +105,13 @@ static void keeper_spawn(int fd, struct uks_tracee_keeper *k, void *arg)
 {
 	struct spawn_args *a = arg;
 
-	tracee_keeper_spawn(k, fd, a->path, a->argv, a->prog, a->step);
+	__uks_tracee_keeper_spawn(k, fd, a->path, a->argv, a->prog, a->step);
 }
 
 static void keeper_attach(int fd, struct uks_tracee_keeper *k, void *arg)
 {
 	pid_t pid = *(pid_t *)arg;
-	int ret = tracee_keeper_seize(k, pid);
+	int ret = __uks_tracee_keeper_seize(k, pid);
 	int msg = ret ? ret : pid;
 
 	if (write(fd, &msg, sizeof(msg)) != sizeof(msg) || ret)
@@ -121,8 +121,8 @@ static void keeper_attach(int fd, struct uks_tracee_keeper *k, void *arg)
 }
 
 /* Spawn @path through a keeper; @child is set to the command's pid. */
-int tracee_start_kept(struct uks_tracee_session *s, const char *path, char *const argv[],
-		      const struct sock_fprog *prog, bool step, pid_t *child)
+int __uks_tracee_start_kept(struct uks_tracee_session *s, const char *path, char *const argv[],
+			    const struct sock_fprog *prog, bool step, pid_t *child)
 {
 	struct spawn_args sa = { path, argv, prog, step };
 
@@ -130,7 +130,7 @@ int tracee_start_kept(struct uks_tracee_session *s, const char *path, char *cons
 }
 
 /* Attach to @pid through a keeper (stepped unless it installs our filter). */
-int tracee_attach_kept(struct uks_tracee_session *s, pid_t pid, bool step)
+int __uks_tracee_attach_kept(struct uks_tracee_session *s, pid_t pid, bool step)
 {
 	pid_t first;
 
@@ -156,10 +156,10 @@ static void policy_make(struct uks_tracee_session *s, struct relay_policy *p)
 	policy_set(p->sync_enter, SYS_execve);
 	policy_set(p->sync_enter, SYS_execveat);
 	policy_set(p->sync_exit, SYS_prctl);
-	if (uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME))
+	if (__uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME))
 		policy_set(p->sync_enter, SYS_prctl);
 	for (long nr = 0; nr < RELAY_NR_SYSCALLS; nr++)
-		if (uks_tracee_syscall_exit_on(nr))
+		if (__uks_tracee_syscall_exit_on(nr))
 			policy_set(p->want_exit, nr);
 }
 
@@ -185,7 +185,7 @@ static void policy_update(struct uks_tracee_session *s)
  * The next stop from the keeper.  EOF: the keeper exited, every tracee is
  * gone (-ECHILD).  A signal before a message starts gives -EINTR.
  */
-int tracee_relay_wait(struct uks_tracee_session *s, int flags)
+int __uks_tracee_relay_wait(struct uks_tracee_session *s, int flags)
 {
 	struct relay_stop *m = &s->cur;
 
@@ -221,7 +221,7 @@ int tracee_relay_wait(struct uks_tracee_session *s, int flags)
 	policy_update(s);
 	if (m->flags & RELAY_RESUMED)
 		s->stats.resumed_early++;
-	return tracee_handle(s, m->tid, m->status);
+	return __uks_tracee_handle(s, m->tid, m->status);
 }
 
 /* ptrace() for a stop the keeper sent: its answers, or its resume. */
@@ -271,8 +271,8 @@ static long relay_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void 
 	return -1;
 }
 
-/** tracee_ptrace - ptrace() of the session's tracees: direct or through the keeper */
-long tracee_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data)
+/** __uks_tracee_ptrace - ptrace() of the session's tracees: direct or through the keeper */
+long __uks_tracee_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void *addr, void *data)
 {
 	if (s->relayed)
 		return relay_ptrace(s, req, tid, addr, data);

@@ -163,25 +163,25 @@ static void init_events(void)
 }
 
 /**
- * uks_tracee_sched_events_init - register the sched: and task: events
+ * __uks_tracee_sched_events_init - register the sched: and task: events
  *
  * Once per process.  Returns 0 or the registration's -errno.
  */
-int uks_tracee_sched_events_init(void)
+int __uks_tracee_sched_events_init(void)
 {
 	pthread_once(&init_once, init_events);
 	return init_err;
 }
 
-/** uks_tracee_sched_on - does @ev have a probe attached? */
-bool uks_tracee_sched_on(enum uks_tracee_sched_event ev)
+/** __uks_tracee_sched_on - does @ev have a probe attached? */
+bool __uks_tracee_sched_on(enum uks_tracee_sched_event ev)
 {
 	return __atomic_load_n(&sched_tps[ev].key, __ATOMIC_RELAXED) > 0;
 }
 
 static int emit(enum uks_tracee_sched_event ev, void *rec, size_t len)
 {
-	if (!uks_tracee_sched_on(ev))
+	if (!__uks_tracee_sched_on(ev))
 		return 0;
 	uks_tracepoint_emit(&sched_tps[ev], (char *)rec + sizeof(struct uks_trace_entry),
 			    len - sizeof(struct uks_trace_entry));
@@ -195,11 +195,11 @@ static void comm_copy(char dst[16], const char *src)
 }
 
 /**
- * uks_tracee_emit_fork - sched_process_fork (written as the parent)
+ * __uks_tracee_emit_fork - sched_process_fork (written as the parent)
  * Returns the number of tracepoints hit.
  */
-int uks_tracee_emit_fork(const char *parent_comm, pid_t parent, const char *child_comm,
-			 pid_t child)
+int __uks_tracee_emit_fork(const char *parent_comm, pid_t parent, const char *child_comm,
+			   pid_t child)
 {
 	struct fork_rec r = { .parent_pid = parent, .child_pid = child };
 
@@ -208,8 +208,8 @@ int uks_tracee_emit_fork(const char *parent_comm, pid_t parent, const char *chil
 	return emit(UKS_TRACEE_SCHED_FORK, &r, sizeof(r));
 }
 
-/** uks_tracee_emit_exec - sched_process_exec (written as the new image) */
-int uks_tracee_emit_exec(const char *filename, pid_t pid, pid_t old_pid)
+/** __uks_tracee_emit_exec - sched_process_exec (written as the new image) */
+int __uks_tracee_emit_exec(const char *filename, pid_t pid, pid_t old_pid)
 {
 	struct {
 		struct exec_rec r;
@@ -226,8 +226,8 @@ int uks_tracee_emit_exec(const char *filename, pid_t pid, pid_t old_pid)
 	return emit(UKS_TRACEE_SCHED_EXEC, &b, sizeof(b.r) + n + 1);
 }
 
-/** uks_tracee_emit_exit - sched_process_exit (written as the exiting thread) */
-int uks_tracee_emit_exit(const char *comm, pid_t pid, int prio)
+/** __uks_tracee_emit_exit - sched_process_exit (written as the exiting thread) */
+int __uks_tracee_emit_exit(const char *comm, pid_t pid, int prio)
 {
 	struct exit_rec r = { .pid = pid, .prio = prio };
 
@@ -235,9 +235,9 @@ int uks_tracee_emit_exit(const char *comm, pid_t pid, int prio)
 	return emit(UKS_TRACEE_SCHED_EXIT, &r, sizeof(r));
 }
 
-/** uks_tracee_emit_newtask - task_newtask (written as the parent) */
-int uks_tracee_emit_newtask(pid_t pid, const char *comm, unsigned long clone_flags,
-			    short oom_score_adj)
+/** __uks_tracee_emit_newtask - task_newtask (written as the parent) */
+int __uks_tracee_emit_newtask(pid_t pid, const char *comm, unsigned long clone_flags,
+			      short oom_score_adj)
 {
 	struct newtask_rec r;
 
@@ -249,9 +249,9 @@ int uks_tracee_emit_newtask(pid_t pid, const char *comm, unsigned long clone_fla
 	return emit(UKS_TRACEE_TASK_NEWTASK, &r, sizeof(r));
 }
 
-/** uks_tracee_emit_rename - task_rename (written as the renamed thread) */
-int uks_tracee_emit_rename(pid_t pid, const char *oldcomm, const char *newcomm,
-			   short oom_score_adj)
+/** __uks_tracee_emit_rename - task_rename (written as the renamed thread) */
+int __uks_tracee_emit_rename(pid_t pid, const char *oldcomm, const char *newcomm,
+			     short oom_score_adj)
 {
 	struct rename_rec r;
 

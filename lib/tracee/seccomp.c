@@ -45,25 +45,26 @@
 
 static bool traced_nr(long nr)
 {
-	if (uks_tracee_syscall_enter_on(nr) || uks_tracee_syscall_exit_on(nr))
+	if (__uks_tracee_syscall_enter_on(nr) || __uks_tracee_syscall_exit_on(nr))
 		return true;
-	if ((nr == SYS_execve || nr == SYS_execveat) && uks_tracee_sched_on(UKS_TRACEE_SCHED_EXEC))
+	if ((nr == SYS_execve || nr == SYS_execveat) &&
+	    __uks_tracee_sched_on(UKS_TRACEE_SCHED_EXEC))
 		return true;
-	return nr == SYS_prctl && uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME);
+	return nr == SYS_prctl && __uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME);
 }
 
 /**
- * tracee_seccomp_build - the filter for the events enabled now
+ * __uks_tracee_seccomp_build - the filter for the events enabled now
  * @prog:	filled with a program from the slab allocator
  *
- * Returns 0 or -ENOMEM.  Free with tracee_seccomp_free().
+ * Returns 0 or -ENOMEM.  Free with __uks_tracee_seccomp_free().
  */
-int tracee_seccomp_build(struct sock_fprog *prog)
+int __uks_tracee_seccomp_build(struct sock_fprog *prog)
 {
 	struct sock_filter *f;
 	unsigned int n = 0, nr_traced = 0;
 	/* Everything at once when the raw events want every call. */
-	bool all = uks_tracee_syscall_enter_on(-1) || uks_tracee_syscall_exit_on(-1);
+	bool all = __uks_tracee_syscall_enter_on(-1) || __uks_tracee_syscall_exit_on(-1);
 
 	for (long nr = 0; !all && nr < UKS_TRACEE_NR_SYSCALLS; nr++)
 		nr_traced += traced_nr(nr);
@@ -103,21 +104,21 @@ int tracee_seccomp_build(struct sock_fprog *prog)
 	return 0;
 }
 
-/** tracee_seccomp_free - free a program from tracee_seccomp_build() */
-void tracee_seccomp_free(struct sock_fprog *prog)
+/** __uks_tracee_seccomp_free - free a program from __uks_tracee_seccomp_build() */
+void __uks_tracee_seccomp_free(struct sock_fprog *prog)
 {
 	uks_kfree(prog->filter);
 	prog->filter = NULL;
 }
 
 /**
- * tracee_seccomp_install - install @prog in the calling process
+ * __uks_tracee_seccomp_install - install @prog in the calling process
  *
  * For the spawned child between fork and exec: async-signal-safe.  Tries
  * without no_new_privs first (a privileged tracer's child keeps setuid
  * semantics), then sets it.  Returns 0 or -errno.
  */
-int tracee_seccomp_install(const struct sock_fprog *prog)
+int __uks_tracee_seccomp_install(const struct sock_fprog *prog)
 {
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) == 0)
 		return 0;
@@ -143,17 +144,17 @@ UKS_EXPORT ssize_t uks_tracee_filter(void *buf, size_t len)
 {
 	struct sock_fprog prog;
 	size_t bytes;
-	int ret = tracee_seccomp_build(&prog);
+	int ret = __uks_tracee_seccomp_build(&prog);
 
 	if (ret)
 		return ret;
 	bytes = (size_t)prog.len * sizeof(*prog.filter);
 	if (bytes > len) {
-		tracee_seccomp_free(&prog);
+		__uks_tracee_seccomp_free(&prog);
 		return -ENOSPC;
 	}
 	memcpy(buf, prog.filter, bytes);
-	tracee_seccomp_free(&prog);
+	__uks_tracee_seccomp_free(&prog);
 	return (ssize_t)bytes;
 }
 
@@ -173,5 +174,5 @@ UKS_EXPORT int uks_tracee_install_filter(const void *prog, size_t len)
 	if (!len || len % sizeof(struct sock_filter) ||
 	    len / sizeof(struct sock_filter) > BPF_MAXINSNS)
 		return -EINVAL;
-	return tracee_seccomp_install(&fp);
+	return __uks_tracee_seccomp_install(&fp);
 }

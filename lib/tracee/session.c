@@ -60,7 +60,7 @@ static unsigned int hash_tid(pid_t tid)
 	return (unsigned int)tid % TRACEE_HASH;
 }
 
-struct tracee_thread *tracee_find(struct uks_tracee_session *s, pid_t tid)
+struct tracee_thread *__uks_tracee_find(struct uks_tracee_session *s, pid_t tid)
 {
 	for (struct tracee_thread *t = s->hash[hash_tid(tid)]; t; t = t->next)
 		if (t->task.pid == tid)
@@ -68,7 +68,7 @@ struct tracee_thread *tracee_find(struct uks_tracee_session *s, pid_t tid)
 	return NULL;
 }
 
-void tracee_read_comm(pid_t tid, char comm[16])
+void __uks_tracee_read_comm(pid_t tid, char comm[16])
 {
 	char path[64];
 	ssize_t n = 0;
@@ -89,18 +89,18 @@ void tracee_read_comm(pid_t tid, char comm[16])
 		comm[n - 1] = '\0';
 }
 
-pid_t tracee_read_tgid(pid_t tid)
+pid_t __uks_tracee_read_tgid(pid_t tid)
 {
 	return proc_status_pid(tid, "Tgid", tid);
 }
 
-pid_t tracee_read_ppid(pid_t tid)
+pid_t __uks_tracee_read_ppid(pid_t tid)
 {
 	return proc_status_pid(tid, "PPid", 0);
 }
 
-struct tracee_thread *tracee_add(struct uks_tracee_session *s, pid_t tid, pid_t tgid,
-				 unsigned int flags)
+struct tracee_thread *__uks_tracee_add(struct uks_tracee_session *s, pid_t tid, pid_t tgid,
+				       unsigned int flags)
 {
 	struct tracee_thread *t = uks_kzalloc(sizeof(*t));
 	unsigned int h = hash_tid(tid);
@@ -112,7 +112,7 @@ struct tracee_thread *tracee_add(struct uks_tracee_session *s, pid_t tid, pid_t 
 	t->flags = flags;
 	t->nr = -1;
 	t->prio = 120;
-	tracee_read_comm(tid, t->task.comm);
+	__uks_tracee_read_comm(tid, t->task.comm);
 	t->next = s->hash[h];
 	s->hash[h] = t;
 	s->nr_threads++;
@@ -130,7 +130,7 @@ static void unhash(struct uks_tracee_session *s, struct tracee_thread *t)
 		*pp = t->next;
 }
 
-void tracee_remove(struct uks_tracee_session *s, struct tracee_thread *t)
+void __uks_tracee_remove(struct uks_tracee_session *s, struct tracee_thread *t)
 {
 	unhash(s, t);
 	s->nr_threads--;
@@ -139,7 +139,7 @@ void tracee_remove(struct uks_tracee_session *s, struct tracee_thread *t)
 }
 
 /* @t's thread id became @tid (a non-leader exec'd: it is the leader now). */
-void tracee_rekey(struct uks_tracee_session *s, struct tracee_thread *t, pid_t tid)
+void __uks_tracee_rekey(struct uks_tracee_session *s, struct tracee_thread *t, pid_t tid)
 {
 	unsigned int h = hash_tid(tid);
 
@@ -159,9 +159,9 @@ void tracee_rekey(struct uks_tracee_session *s, struct tracee_thread *t, pid_t t
  */
 UKS_EXPORT int uks_tracee_register_events(void)
 {
-	int ret = uks_tracee_syscall_events_init();
+	int ret = __uks_tracee_syscall_events_init();
 
-	return ret ? ret : uks_tracee_sched_events_init();
+	return ret ? ret : __uks_tracee_sched_events_init();
 }
 
 /**
@@ -286,15 +286,16 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 	path = resolve_path(argv[0]);
 	if (!path)
 		return -ENOMEM;
-	if (!step && (ret = tracee_seccomp_build(&prog))) {
+	if (!step && (ret = __uks_tracee_seccomp_build(&prog))) {
 		uks_kfree(path);
 		return ret;
 	}
 	if (s->flags & UKS_TRACEE_KEEPER) {
-		ret = tracee_start_kept(s, path, argv, prog.filter ? &prog : NULL, step, &child);
+		ret = __uks_tracee_start_kept(s, path, argv, prog.filter ? &prog : NULL, step,
+					      &child);
 		if (ret)
 			goto out;
-		t = tracee_add(s, child, child, step ? TT_STEP : TT_SEEN);
+		t = __uks_tracee_add(s, child, child, step ? TT_STEP : TT_SEEN);
 		if (!t) {
 			kill(child, SIGKILL);
 			ret = -ENOMEM;
@@ -327,7 +328,7 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 		if (n != 1)
 			_exit(127);
 		close(p[0]);
-		if (prog.filter && tracee_seccomp_install(&prog))
+		if (prog.filter && __uks_tracee_seccomp_install(&prog))
 			_exit(126);
 		execve(path, argv, environ);
 		_exit(errno == ENOENT ? 127 : 126);
@@ -343,7 +344,7 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 	/* Stepping needs a first stop to start PTRACE_SYSCALL from. */
 	if (step)
 		ptrace(PTRACE_INTERRUPT, child, 0, 0);
-	t = tracee_add(s, child, child, step ? TT_STEP : TT_SEEN);
+	t = __uks_tracee_add(s, child, child, step ? TT_STEP : TT_SEEN);
 	if (write(p[1], "g", 1) != 1 || !t) {
 		ret = t ? -EIO : -ENOMEM;
 		close(p[1]);
@@ -351,7 +352,7 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 		while (waitpid(child, NULL, __WALL) < 0 && errno == EINTR)
 			;
 		if (t)
-			tracee_remove(s, t);
+			__uks_tracee_remove(s, t);
 		goto out;
 	}
 	close(p[1]);
@@ -361,7 +362,7 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 	ret = 0;
 out:
 	if (prog.filter)
-		tracee_seccomp_free(&prog);
+		__uks_tracee_seccomp_free(&prog);
 	uks_kfree(path);
 	return ret;
 }
@@ -383,7 +384,7 @@ static int seize_threads(struct uks_tracee_session *s, pid_t pid, unsigned int h
 	while ((de = readdir(d))) {
 		pid_t tid = (pid_t)atoi(de->d_name);
 
-		if (tid <= 0 || tracee_find(s, tid))
+		if (tid <= 0 || __uks_tracee_find(s, tid))
 			continue;
 		if (ptrace(PTRACE_SEIZE, tid, 0, TRACE_OPTS)) {
 			/* gone, or auto-attached already through a clone we have not seen */
@@ -392,7 +393,7 @@ static int seize_threads(struct uks_tracee_session *s, pid_t pid, unsigned int h
 			continue;
 		}
 		ptrace(PTRACE_INTERRUPT, tid, 0, 0);
-		if (!tracee_add(s, tid, pid, how)) {
+		if (!__uks_tracee_add(s, tid, pid, how)) {
 			*err = -ENOMEM;
 			break;
 		}
@@ -419,11 +420,11 @@ static int attach(struct uks_tracee_session *s, pid_t pid, unsigned int how)
 		if (s->relayed)
 			return -EBUSY;	/* one keeper per session */
 		s->relay_step = how & TT_STEP;
-		return tracee_attach_kept(s, pid, how & TT_STEP);
+		return __uks_tracee_attach_kept(s, pid, how & TT_STEP);
 	}
 	while (seize_threads(s, pid, how, &err) > 0 && !err && ++rounds < 100)
 		;
-	if (err && !tracee_find(s, pid))
+	if (err && !__uks_tracee_find(s, pid))
 		return err;
 	return err == -ENOMEM ? err : 0;
 }
@@ -470,7 +471,7 @@ static void detach_one(struct uks_tracee_session *s, struct tracee_thread *t)
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) && errno == ESRCH) {
 		/* Not traced any more or a zombie: reap what is left, if ours. */
 		waitpid(tid, &status, __WALL | WNOHANG);
-		tracee_remove(s, t);
+		__uks_tracee_remove(s, t);
 		return;
 	}
 	for (;;) {
@@ -483,7 +484,7 @@ static void detach_one(struct uks_tracee_session *s, struct tracee_thread *t)
 				s->spawned_status = status;
 				s->spawned_done = true;
 			}
-			tracee_remove(s, t);
+			__uks_tracee_remove(s, t);
 			return;
 		}
 		if (WIFSTOPPED(status))
@@ -493,13 +494,14 @@ static void detach_one(struct uks_tracee_session *s, struct tracee_thread *t)
 	    status >> 16 == PTRACE_EVENT_CLONE) {
 		unsigned long child;
 
-		if (!ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) && !tracee_find(s, (pid_t)child))
-			tracee_add(s, (pid_t)child, tracee_read_tgid((pid_t)child), 0);
+		if (!ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) &&
+		    !__uks_tracee_find(s, (pid_t)child))
+			__uks_tracee_add(s, (pid_t)child, __uks_tracee_read_tgid((pid_t)child), 0);
 	} else if (status >> 16 == 0 && WSTOPSIG(status) != (SIGTRAP | 0x80)) {
 		sig = WSTOPSIG(status);		/* signal-delivery-stop: deliver it */
 	}
 	ptrace(PTRACE_DETACH, tid, 0, sig);
-	tracee_remove(s, t);
+	__uks_tracee_remove(s, t);
 }
 
 /**
@@ -527,7 +529,7 @@ UKS_EXPORT int uks_tracee_detach(struct uks_tracee_session *s)
 		}
 		for (unsigned int h = 0; h < TRACEE_HASH; h++) {
 			while (s->hash[h]) {
-				tracee_remove(s, s->hash[h]);
+				__uks_tracee_remove(s, s->hash[h]);
 				n++;
 			}
 		}
@@ -558,7 +560,7 @@ UKS_EXPORT int uks_tracee_step(struct uks_tracee_session *s, int flags)
 	pid_t pid;
 
 	if (s->relayed)
-		return tracee_relay_wait(s, flags);
+		return __uks_tracee_relay_wait(s, flags);
 	if (!s->nr_threads)
 		return -ECHILD;
 	pid = waitpid(-1, &status, __WALL | (flags & UKS_TRACEE_NOHANG ? WNOHANG : 0));
@@ -566,7 +568,7 @@ UKS_EXPORT int uks_tracee_step(struct uks_tracee_session *s, int flags)
 		return -errno;
 	if (pid == 0)
 		return 0;
-	return tracee_handle(s, pid, status);
+	return __uks_tracee_handle(s, pid, status);
 }
 
 /**

@@ -255,8 +255,8 @@ static void init_events(void)
 	init_err = uks_tracepoint_register(&raw_enter_tp);
 	if (!init_err)
 		init_err = uks_tracepoint_register(&raw_exit_tp);
-	for (unsigned int i = 0; !init_err && i < uks_syscall_table_size; i++) {
-		const struct uks_syscall_meta *m = &uks_syscall_table[i];
+	for (unsigned int i = 0; !init_err && i < __uks_tracee_syscall_table_size; i++) {
+		const struct uks_syscall_meta *m = &__uks_tracee_syscall_table[i];
 
 		if (m->nr < 0 || m->nr >= UKS_TRACEE_NR_SYSCALLS)
 			continue;
@@ -266,12 +266,12 @@ static void init_events(void)
 }
 
 /**
- * uks_tracee_syscall_events_init - register the system-call events
+ * __uks_tracee_syscall_events_init - register the system-call events
  *
  * Once per process; later calls return the first call's result.
  * Returns 0 or -ENOMEM.
  */
-int uks_tracee_syscall_events_init(void)
+int __uks_tracee_syscall_events_init(void)
 {
 	pthread_once(&init_once, init_events);
 	return init_err;
@@ -283,21 +283,21 @@ static bool tp_on(const struct uks_tracepoint *tp)
 }
 
 /**
- * uks_tracee_syscall_enter_on - is anything attached to @nr's entry?
+ * __uks_tracee_syscall_enter_on - is anything attached to @nr's entry?
  * @nr:		x86-64 system-call number
  *
  * True when raw_syscalls:sys_enter or syscalls:sys_enter_<name> has a
  * probe (an enabled event in some instance, or an eprobe on it).
  */
-bool uks_tracee_syscall_enter_on(long nr)
+bool __uks_tracee_syscall_enter_on(long nr)
 {
 	struct sys_events *ev = nr >= 0 && nr < UKS_TRACEE_NR_SYSCALLS ? by_nr[nr] : NULL;
 
 	return tp_on(&raw_enter_tp) || (ev && tp_on(&ev->enter));
 }
 
-/** uks_tracee_syscall_exit_on - as uks_tracee_syscall_enter_on(), for the exit */
-bool uks_tracee_syscall_exit_on(long nr)
+/** __uks_tracee_syscall_exit_on - as __uks_tracee_syscall_enter_on(), for the exit */
+bool __uks_tracee_syscall_exit_on(long nr)
 {
 	struct sys_events *ev = nr >= 0 && nr < UKS_TRACEE_NR_SYSCALLS ? by_nr[nr] : NULL;
 
@@ -349,13 +349,13 @@ void __uks_tracee_syscall_eprobed(uint64_t *enter, uint64_t *exit, long nr)
 }
 
 /**
- * uks_tracee_emit_sys_enter - write the entry events of one system call
+ * __uks_tracee_emit_sys_enter - write the entry events of one system call
  * @nr:		number
  * @args:	the six argument registers
  *
  * Returns the number of tracepoints hit (0, 1 or 2).
  */
-int uks_tracee_emit_sys_enter(long nr, const unsigned long args[6])
+int __uks_tracee_emit_sys_enter(long nr, const unsigned long args[6])
 {
 	struct sys_events *ev = nr >= 0 && nr < UKS_TRACEE_NR_SYSCALLS ? by_nr[nr] : NULL;
 	int hits = 0;
@@ -381,13 +381,13 @@ int uks_tracee_emit_sys_enter(long nr, const unsigned long args[6])
 }
 
 /**
- * uks_tracee_emit_sys_exit - write the exit events of one system call
+ * __uks_tracee_emit_sys_exit - write the exit events of one system call
  * @nr:		number (from the entry)
  * @ret:	return value (-errno on failure)
  *
  * Returns the number of tracepoints hit.
  */
-int uks_tracee_emit_sys_exit(long nr, long ret)
+int __uks_tracee_emit_sys_exit(long nr, long ret)
 {
 	struct sys_events *ev = nr >= 0 && nr < UKS_TRACEE_NR_SYSCALLS ? by_nr[nr] : NULL;
 	int hits = 0;

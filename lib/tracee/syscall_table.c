@@ -12,7 +12,7 @@
  */
 #include "tracee/syscall_table.h"
 
-const struct uks_syscall_meta uks_syscall_table[] = {
+const struct uks_syscall_meta __uks_tracee_syscall_table[] = {
 	{ 0, "read", 3, { "unsigned int", "char *", "size_t" }, { "fd", "buf", "count" } },
 	{ 1, "write", 3, { "unsigned int", "const char *", "size_t" }, { "fd", "buf", "count" } },
 	{ 2, "open", 3, { "const char *", "int", "umode_t" }, { "filename", "flags", "mode" } },
@@ -362,5 +362,5 @@ const struct uks_syscall_meta uks_syscall_table[] = {
 	{ 450, "set_mempolicy_home_node", 4, { "unsigned long", "unsigned long", "unsigned long", "unsigned long" }, { "start", "len", "home_node", "flags" } },
 };
 
-const unsigned int uks_syscall_table_size =
-	sizeof(uks_syscall_table) / sizeof(uks_syscall_table[0]);
+const unsigned int __uks_tracee_syscall_table_size =
+	sizeof(__uks_tracee_syscall_table) / sizeof(__uks_tracee_syscall_table[0]);

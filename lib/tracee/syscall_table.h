@@ -27,7 +27,7 @@ struct uks_syscall_meta {
 };
 
 /* Sorted by @nr. */
-extern const struct uks_syscall_meta uks_syscall_table[];
-extern const unsigned int uks_syscall_table_size;
+extern const struct uks_syscall_meta __uks_tracee_syscall_table[];
+extern const unsigned int __uks_tracee_syscall_table_size;
 
 #endif

@@ -62,7 +62,7 @@ UKS_EXPORT int uks_vduse_backend_open(const char *spec, bool readonly, bool dire
 	if (!strncmp(spec, "file:", 5)) {
 		if (!spec[5])
 			return -EINVAL;
-		ret = vduse_backend_file_open(spec + 5, readonly, direct, nr_queues, &be);
+		ret = __uks_vduse_backend_file_open(spec + 5, readonly, direct, nr_queues, &be);
 	} else if (!strncmp(spec, "ram:", 4) || !strncmp(spec, "null:", 5)) {
 		bool ram = spec[0] == 'r';
 
@@ -71,7 +71,8 @@ UKS_EXPORT int uks_vduse_backend_open(const char *spec, bool readonly, bool dire
 			return ret;
 		if (!size || size % 512)
 			return -EINVAL;
-		ret = ram ? vduse_backend_ram_open(size, &be) : vduse_backend_null_open(size, &be);
+		ret = ram ? __uks_vduse_backend_ram_open(size, &be)
+			  : __uks_vduse_backend_null_open(size, &be);
 	} else {
 		return -EINVAL;
 	}

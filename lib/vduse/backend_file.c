@@ -97,7 +97,7 @@ static void file_complete(struct file_backend *fb, struct vduse_op *op, int64_t 
 	}
 	if (res > 0 && op->kind != VDUSE_OP_READ && op->kind != VDUSE_OP_WRITE)
 		res = 0;
-	vduse_op_done(op, res);
+	__uks_vduse_op_done(op, res);
 }
 
 static int64_t file_sync_op(struct file_backend *fb, struct vduse_op *op)
@@ -228,8 +228,8 @@ static const struct vduse_be_ops file_ops = {
 	.close = file_close,
 };
 
-int vduse_backend_file_open(const char *path, bool readonly, bool direct,
-			    unsigned int nr_queues, struct uks_vduse_backend **out)
+int __uks_vduse_backend_file_open(const char *path, bool readonly, bool direct,
+				  unsigned int nr_queues, struct uks_vduse_backend **out)
 {
 	struct file_backend *fb;
 	struct stat st;

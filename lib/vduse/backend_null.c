@@ -12,7 +12,7 @@
 
 static void null_submit(struct uks_vduse_backend *be, unsigned int q, struct vduse_op *op)
 {
-	vduse_op_done(op, (int64_t)op->len);
+	__uks_vduse_op_done(op, (int64_t)op->len);
 }
 
 static void null_drain(struct uks_vduse_backend *be, unsigned int q)
@@ -38,7 +38,7 @@ static const struct vduse_be_ops null_ops = {
 	.close = null_close,
 };
 
-int vduse_backend_null_open(uint64_t size, struct uks_vduse_backend **out)
+int __uks_vduse_backend_null_open(uint64_t size, struct uks_vduse_backend **out)
 {
 	struct uks_vduse_backend *be = calloc(1, sizeof(*be));
 

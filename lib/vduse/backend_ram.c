@@ -41,7 +41,7 @@ static void ram_submit(struct uks_vduse_backend *be, unsigned int q, struct vdus
 	uint64_t off = op->off, done = 0;
 
 	if (op->off > rb->len || op->len > rb->len - op->off) {
-		vduse_op_done(op, -EIO);	/* capacity was checked; a shrink raced */
+		__uks_vduse_op_done(op, -EIO);	/* capacity was checked; a shrink raced */
 		return;
 	}
 	switch (op->kind) {
@@ -57,7 +57,7 @@ static void ram_submit(struct uks_vduse_backend *be, unsigned int q, struct vdus
 			off += l;
 			done += l;
 		}
-		vduse_op_done(op, (int64_t)done);
+		__uks_vduse_op_done(op, (int64_t)done);
 		return;
 	case VDUSE_OP_DISCARD:
 	case VDUSE_OP_WRITE_ZEROES_UNMAP:
@@ -69,7 +69,7 @@ static void ram_submit(struct uks_vduse_backend *be, unsigned int q, struct vdus
 	default:	/* FLUSH: nothing is volatile beyond RAM itself */
 		break;
 	}
-	vduse_op_done(op, 0);
+	__uks_vduse_op_done(op, 0);
 }
 
 static void ram_drain(struct uks_vduse_backend *be, unsigned int q)
@@ -105,7 +105,7 @@ static const struct vduse_be_ops ram_ops = {
 	.close = ram_close,
 };
 
-int vduse_backend_ram_open(uint64_t size, struct uks_vduse_backend **out)
+int __uks_vduse_backend_ram_open(uint64_t size, struct uks_vduse_backend **out)
 {
 	struct ram_backend *rb;
 

@@ -66,19 +66,19 @@ static size_t iov_copy(const struct iovec *iov, unsigned int n, size_t skip, uin
 	return done;
 }
 
-size_t vduse_iov_copy_from(const struct iovec *iov, unsigned int n, size_t skip, void *dst,
-			   size_t len)
+size_t __uks_vduse_iov_copy_from(const struct iovec *iov, unsigned int n, size_t skip, void *dst,
+				 size_t len)
 {
 	return iov_copy(iov, n, skip, dst, len, false);
 }
 
-size_t vduse_iov_copy_to(const struct iovec *iov, unsigned int n, size_t skip,
-			 const void *src, size_t len)
+size_t __uks_vduse_iov_copy_to(const struct iovec *iov, unsigned int n, size_t skip,
+			       const void *src, size_t len)
 {
 	return iov_copy(iov, n, skip, (uint8_t *)src, len, true);	/* only read from */
 }
 
-void vduse_iov_zero(const struct iovec *iov, unsigned int n)
+void __uks_vduse_iov_zero(const struct iovec *iov, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
 		memset(iov[i].iov_base, 0, iov[i].iov_len);
@@ -93,7 +93,7 @@ static uint64_t iov_total(const struct iovec *iov, unsigned int n)
 	return t;
 }
 
-void vduse_op_done(struct vduse_op *op, int64_t res)
+void __uks_vduse_op_done(struct vduse_op *op, int64_t res)
 {
 	struct vduse_req *r = op->req;
 
@@ -180,7 +180,7 @@ static void start_dwz(struct uks_vduse_blk *blk, struct vduse_req *r, struct iov
 		r->status = VIRTIO_BLK_S_UNSUPP;
 		return;
 	}
-	vduse_iov_copy_from(iov, n, 0, seg, len);
+	__uks_vduse_iov_copy_from(iov, n, 0, seg, len);
 	r->sector = le64toh(seg[0].sector);
 	r->data_len = 0;
 	for (unsigned int i = 0; i < nseg; i++) {
@@ -207,7 +207,7 @@ static void start_dwz(struct uks_vduse_blk *blk, struct vduse_req *r, struct iov
 	submit_ops(blk, r, nseg);
 }
 
-void vduse_blk_start(struct uks_vduse_blk *blk, struct vduse_req *r)
+void __uks_vduse_blk_start(struct uks_vduse_blk *blk, struct vduse_req *r)
 {
 	struct iovec *out = r->iov, *in = r->iov + r->nr_out;
 	unsigned int nout = r->nr_out, nin = r->nr_in;
@@ -243,7 +243,7 @@ void vduse_blk_start(struct uks_vduse_blk *blk, struct vduse_req *r)
 		uks_trace_vduse_vduse_request(r->vq->index, r->type, 0, 0);
 		return;
 	}
-	if (vduse_iov_copy_from(out, nout, 0, &hdr, sizeof(hdr)) < sizeof(hdr)) {
+	if (__uks_vduse_iov_copy_from(out, nout, 0, &hdr, sizeof(hdr)) < sizeof(hdr)) {
 		r->status = VIRTIO_BLK_S_IOERR;
 		uks_trace_vduse_vduse_request(r->vq->index, r->type, 0, 0);
 		return;
@@ -267,7 +267,7 @@ void vduse_blk_start(struct uks_vduse_blk *blk, struct vduse_req *r)
 		uint64_t room = iov_total(in, nin);
 		size_t l = room < VDUSE_ID_BYTES ? (size_t)room : VDUSE_ID_BYTES;
 
-		r->data_len = vduse_iov_copy_to(in, nin, 0, blk->serial, l);
+		r->data_len = __uks_vduse_iov_copy_to(in, nin, 0, blk->serial, l);
 		r->used_len += (uint32_t)r->data_len;
 		break;
 	}
@@ -282,7 +282,7 @@ void vduse_blk_start(struct uks_vduse_blk *blk, struct vduse_req *r)
 	uks_trace_vduse_vduse_request(r->vq->index, r->type, r->sector, (unsigned int)r->data_len);
 }
 
-void vduse_blk_finish(struct uks_vduse_blk *blk, struct vduse_req *r)
+void __uks_vduse_blk_finish(struct uks_vduse_blk *blk, struct vduse_req *r)
 {
 	struct vduse_vq *vq = r->vq;
 
@@ -300,7 +300,7 @@ void vduse_blk_finish(struct uks_vduse_blk *blk, struct vduse_req *r)
 		uks_trace_vduse_vduse_complete(vq->index, r->type, r->sector,
 					       (unsigned int)r->data_len, r->status,
 					       r->t_start ? uks_clock_mono_ns() - r->t_start : 0);
-	vduse_vring_push(vq, r->head, r->used_len);
+	__uks_vduse_vring_push(vq, r->head, r->used_len);
 	uks_kmem_cache_free(blk->req_cache, r);
 }
 
@@ -328,26 +328,26 @@ UKS_EXPORT int uks_vduse_blk_queue_process(struct uks_vduse_blk *blk, unsigned i
 				ret = -ENOMEM;
 				break;
 			}
-			ret = vduse_vring_pop(blk, vq, r);
+			ret = __uks_vduse_vring_pop(blk, vq, r);
 			if (ret <= 0) {
 				uks_kmem_cache_free(blk->req_cache, r);
 				break;
 			}
-			vduse_blk_start(blk, r);
+			__uks_vduse_blk_start(blk, r);
 			vq->batch[n++] = r;
 		}
 		if (n) {
 			blk->be->ops->drain(blk->be, q);
 			for (unsigned int i = 0; i < n; i++)
-				vduse_blk_finish(blk, vq->batch[i]);
-			vduse_vring_notify(blk, vq, old);
+				__uks_vduse_blk_finish(blk, vq->batch[i]);
+			__uks_vduse_vring_notify(blk, vq, old);
 			total += (int)n;
 		}
 		if (ret < 0)
 			return ret;
 		if (n == vq->num)
 			continue;
-		if (!vduse_vring_enable_kicks(vq))
+		if (!__uks_vduse_vring_enable_kicks(vq))
 			return total;
 	}
 }
@@ -424,7 +424,7 @@ UKS_EXPORT int uks_vduse_blk_queue_start(struct uks_vduse_blk *blk, unsigned int
 
 	if (q >= blk->p.nr_queues)
 		return -EINVAL;
-	ret = vduse_vring_map(blk, &blk->vqs[q], addr);
+	ret = __uks_vduse_vring_map(blk, &blk->vqs[q], addr);
 	if (ret)
 		blk->vqs[q].num = 0;
 	return ret;

@@ -42,7 +42,7 @@ static void *dev_map(struct uks_vduse_transport *t, uint64_t iova, uint64_t len,
 {
 	struct uks_vduse_dev *dev = (struct uks_vduse_dev *)t;
 
-	return vduse_iotlb_map(&dev->tlb, iova, len, perm, avail);
+	return __uks_vduse_iotlb_map(&dev->tlb, iova, len, perm, avail);
 }
 
 static int dev_inject_irq(struct uks_vduse_transport *t, unsigned int q)
@@ -217,20 +217,20 @@ UKS_EXPORT int uks_vduse_dev_create(const struct uks_vduse_blk_params *p,
 	ret = setup_queues(dev);
 	if (ret)
 		goto fail;
-	vduse_iotlb_init(&dev->tlb, dev->dev_fd);
+	__uks_vduse_iotlb_init(&dev->tlb, dev->dev_fd);
 	dev->msg_stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (dev->msg_stop_fd < 0) {
 		ret = -errno;
 		goto fail_tlb;
 	}
 	if (dev->reconnected && driver_was_running(dev)) {
-		ret = vduse_dev_start_queues(dev, true);
+		ret = __uks_vduse_dev_start_queues(dev, true);
 		if (ret)
 			goto fail_tlb;
 	}
-	ret = -pthread_create(&dev->msg_thread, NULL, vduse_dev_msg_thread, dev);
+	ret = -pthread_create(&dev->msg_thread, NULL, __uks_vduse_dev_msg_thread, dev);
 	if (ret) {
-		vduse_dev_stop_queues(dev);
+		__uks_vduse_dev_stop_queues(dev);
 		goto fail_tlb;
 	}
 	dev->msg_running = true;
@@ -238,7 +238,7 @@ UKS_EXPORT int uks_vduse_dev_create(const struct uks_vduse_blk_params *p,
 	return 0;
 
 fail_tlb:
-	vduse_iotlb_fini(&dev->tlb);
+	__uks_vduse_iotlb_fini(&dev->tlb);
 fail:
 	if (dev->dev_fd >= 0) {
 		close(dev->dev_fd);
@@ -266,8 +266,8 @@ UKS_EXPORT int uks_vduse_dev_destroy(struct uks_vduse_dev *dev)
 				strerror(errno));
 		pthread_join(dev->msg_thread, NULL);
 	}
-	vduse_dev_stop_queues(dev);
-	vduse_iotlb_fini(&dev->tlb);
+	__uks_vduse_dev_stop_queues(dev);
+	__uks_vduse_iotlb_fini(&dev->tlb);
 	close(dev->dev_fd);
 	dev->dev_fd = -1;
 	ret = ctl_destroy(dev->ctl_fd, dev->name);

@@ -24,11 +24,11 @@ struct vduse_iotlb {
 	uint64_t faults, invalidations;
 };
 
-void vduse_iotlb_init(struct vduse_iotlb *tlb, int dev_fd);
-void *vduse_iotlb_map(struct vduse_iotlb *tlb, uint64_t iova, uint64_t len, unsigned int perm,
-		      uint64_t *avail);
-void vduse_iotlb_invalidate(struct vduse_iotlb *tlb, uint64_t start, uint64_t last);
-void vduse_iotlb_fini(struct vduse_iotlb *tlb);
+void __uks_vduse_iotlb_init(struct vduse_iotlb *tlb, int dev_fd);
+void *__uks_vduse_iotlb_map(struct vduse_iotlb *tlb, uint64_t iova, uint64_t len, unsigned int perm,
+			    uint64_t *avail);
+void __uks_vduse_iotlb_invalidate(struct vduse_iotlb *tlb, uint64_t start, uint64_t last);
+void __uks_vduse_iotlb_fini(struct vduse_iotlb *tlb);
 
 /* One virtqueue's thread: waits on the kick eventfd, serves the ring. */
 struct vduse_dev_queue {
@@ -64,8 +64,8 @@ struct uks_vduse_dev {
 };
 
 /* dev_msg.c: the control-message thread and the data path start/stop. */
-void *vduse_dev_msg_thread(void *arg);
-int vduse_dev_start_queues(struct uks_vduse_dev *dev, bool resume);
-void vduse_dev_stop_queues(struct uks_vduse_dev *dev);
+void *__uks_vduse_dev_msg_thread(void *arg);
+int __uks_vduse_dev_start_queues(struct uks_vduse_dev *dev, bool resume);
+void __uks_vduse_dev_stop_queues(struct uks_vduse_dev *dev);
 
 #endif

@@ -165,7 +165,7 @@ fail:
 	return ret;
 }
 
-int vduse_dev_start_queues(struct uks_vduse_dev *dev, bool resume)
+int __uks_vduse_dev_start_queues(struct uks_vduse_dev *dev, bool resume)
 {
 	int ret;
 
@@ -174,7 +174,7 @@ int vduse_dev_start_queues(struct uks_vduse_dev *dev, bool resume)
 	for (unsigned int i = 0; i < dev->p.nr_queues; i++) {
 		ret = start_queue(dev, &dev->q[i], resume);
 		if (ret) {
-			vduse_dev_stop_queues(dev);
+			__uks_vduse_dev_stop_queues(dev);
 			return ret;
 		}
 	}
@@ -184,7 +184,7 @@ int vduse_dev_start_queues(struct uks_vduse_dev *dev, bool resume)
 	return 0;
 }
 
-void vduse_dev_stop_queues(struct uks_vduse_dev *dev)
+void __uks_vduse_dev_stop_queues(struct uks_vduse_dev *dev)
 {
 	for (unsigned int i = 0; i < dev->p.nr_queues; i++) {
 		struct vduse_dev_queue *q = &dev->q[i];
@@ -211,13 +211,13 @@ static int set_status(struct uks_vduse_dev *dev, uint8_t status)
 
 	pthread_mutex_lock(&dev->state_lock);
 	if ((status & VIRTIO_CONFIG_S_DRIVER_OK) && !(dev->status & VIRTIO_CONFIG_S_DRIVER_OK)) {
-		ret = vduse_dev_start_queues(dev, false);
+		ret = __uks_vduse_dev_start_queues(dev, false);
 		if (ret)
 			pr_err("vduse: %s: DRIVER_OK, but the data path did not start: %s\n",
 			       dev->name, strerror(-ret));
 	} else if (!status) {
-		vduse_dev_stop_queues(dev);
-		vduse_iotlb_invalidate(&dev->tlb, 0, UINT64_MAX);
+		__uks_vduse_dev_stop_queues(dev);
+		__uks_vduse_iotlb_invalidate(&dev->tlb, 0, UINT64_MAX);
 	}
 	if (!ret)
 		dev->status = status;
@@ -230,7 +230,7 @@ static void update_iotlb(struct uks_vduse_dev *dev, uint64_t start, uint64_t las
 	pthread_mutex_lock(&dev->state_lock);
 	for (unsigned int i = 0; i < dev->p.nr_queues; i++)
 		pthread_mutex_lock(&dev->q[i].lock);
-	vduse_iotlb_invalidate(&dev->tlb, start, last);
+	__uks_vduse_iotlb_invalidate(&dev->tlb, start, last);
 	for (unsigned int i = 0; i < dev->p.nr_queues; i++) {
 		struct vduse_dev_queue *q = &dev->q[i];
 
@@ -277,7 +277,7 @@ static void handle(struct uks_vduse_dev *dev, const struct vduse_dev_request *re
 	}
 }
 
-void *vduse_dev_msg_thread(void *arg)
+void *__uks_vduse_dev_msg_thread(void *arg)
 {
 	struct uks_vduse_dev *dev = arg;
 	struct pollfd pfd[2] = { { .fd = dev->dev_fd, .events = POLLIN },

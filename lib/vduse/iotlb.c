@@ -15,7 +15,7 @@
  * thread at once; a miss takes the write side to insert.  Invalidation takes
  * the write side too, but a pointer handed out by a lookup lives beyond the
  * lock, so dev.c quiesces the queue threads (holds every queue mutex)
- * around vduse_iotlb_invalidate(); that is the lock order:
+ * around __uks_vduse_iotlb_invalidate(); that is the lock order:
  * queue mutexes -> iotlb lock.
  */
 #include <errno.h>
@@ -45,7 +45,7 @@ static int prot_of(unsigned int perm)
 	return PROT_NONE;
 }
 
-void vduse_iotlb_init(struct vduse_iotlb *tlb, int dev_fd)
+void __uks_vduse_iotlb_init(struct vduse_iotlb *tlb, int dev_fd)
 {
 	memset(tlb, 0, sizeof(*tlb));
 	tlb->dev_fd = dev_fd;
@@ -105,8 +105,8 @@ static const struct vduse_iotlb_map *fault_in(struct vduse_iotlb *tlb, uint64_t 
 	return m;
 }
 
-void *vduse_iotlb_map(struct vduse_iotlb *tlb, uint64_t iova, uint64_t len, unsigned int perm,
-		      uint64_t *avail)
+void *__uks_vduse_iotlb_map(struct vduse_iotlb *tlb, uint64_t iova, uint64_t len, unsigned int perm,
+			    uint64_t *avail)
 {
 	const struct vduse_iotlb_map *m;
 	void *p = NULL;
@@ -131,7 +131,7 @@ void *vduse_iotlb_map(struct vduse_iotlb *tlb, uint64_t iova, uint64_t len, unsi
 	return p;
 }
 
-void vduse_iotlb_invalidate(struct vduse_iotlb *tlb, uint64_t start, uint64_t last)
+void __uks_vduse_iotlb_invalidate(struct vduse_iotlb *tlb, uint64_t start, uint64_t last)
 {
 	pthread_rwlock_wrlock(&tlb->lock);
 	for (unsigned int i = 0; i < tlb->nr;) {
@@ -148,9 +148,9 @@ void vduse_iotlb_invalidate(struct vduse_iotlb *tlb, uint64_t start, uint64_t la
 	pthread_rwlock_unlock(&tlb->lock);
 }
 
-void vduse_iotlb_fini(struct vduse_iotlb *tlb)
+void __uks_vduse_iotlb_fini(struct vduse_iotlb *tlb)
 {
-	vduse_iotlb_invalidate(tlb, 0, UINT64_MAX);
+	__uks_vduse_iotlb_invalidate(tlb, 0, UINT64_MAX);
 	free(tlb->maps);
 	tlb->maps = NULL;
 	tlb->cap = 0;

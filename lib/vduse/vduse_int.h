@@ -63,7 +63,7 @@ struct vduse_op {
 
 struct vduse_be_ops {
 	const char *kind;
-	/* Queue @op on queue @q; complete it now or later with vduse_op_done(). */
+	/* Queue @op on queue @q; complete it now or later with __uks_vduse_op_done(). */
 	void (*submit)(struct uks_vduse_backend *be, unsigned int q, struct vduse_op *op);
 	/* Complete every op submitted on queue @q (file: wait for io_uring). */
 	void (*drain)(struct uks_vduse_backend *be, unsigned int q);
@@ -79,12 +79,12 @@ struct uks_vduse_backend {
 };
 
 /* @res: bytes transferred (checked against op->len) or -errno. */
-void vduse_op_done(struct vduse_op *op, int64_t res);
+void __uks_vduse_op_done(struct vduse_op *op, int64_t res);
 
-int vduse_backend_ram_open(uint64_t size, struct uks_vduse_backend **out);
-int vduse_backend_null_open(uint64_t size, struct uks_vduse_backend **out);
-int vduse_backend_file_open(const char *path, bool readonly, bool direct,
-			    unsigned int nr_queues, struct uks_vduse_backend **out);
+int __uks_vduse_backend_ram_open(uint64_t size, struct uks_vduse_backend **out);
+int __uks_vduse_backend_null_open(uint64_t size, struct uks_vduse_backend **out);
+int __uks_vduse_backend_file_open(const char *path, bool readonly, bool direct,
+				  unsigned int nr_queues, struct uks_vduse_backend **out);
 
 /* ------------------------------------------------------------ ring */
 
@@ -146,25 +146,25 @@ struct uks_vduse_blk {
  * the chain failed validation), 0 if the ring is empty, -EIO if the ring
  * itself is unusable (the queue is then marked broken).
  */
-int vduse_vring_pop(struct uks_vduse_blk *blk, struct vduse_vq *vq, struct vduse_req *r);
-void vduse_vring_push(struct vduse_vq *vq, uint16_t head, uint32_t len);
+int __uks_vduse_vring_pop(struct uks_vduse_blk *blk, struct vduse_vq *vq, struct vduse_req *r);
+void __uks_vduse_vring_push(struct vduse_vq *vq, uint16_t head, uint32_t len);
 /* Publish used->idx and inject the interrupt unless suppressed; @old: used idx before. */
-void vduse_vring_notify(struct uks_vduse_blk *blk, struct vduse_vq *vq, uint16_t old);
+void __uks_vduse_vring_notify(struct uks_vduse_blk *blk, struct vduse_vq *vq, uint16_t old);
 /* EVENT_IDX: publish avail_event; return true if more chains arrived meanwhile. */
-bool vduse_vring_enable_kicks(struct vduse_vq *vq);
-int vduse_vring_map(struct uks_vduse_blk *blk, struct vduse_vq *vq,
-		    const struct uks_vduse_vq_addr *a);
+bool __uks_vduse_vring_enable_kicks(struct vduse_vq *vq);
+int __uks_vduse_vring_map(struct uks_vduse_blk *blk, struct vduse_vq *vq,
+			  const struct uks_vduse_vq_addr *a);
 
 /* blk.c: start the request @r describes (its ops go to the backend). */
-void vduse_blk_start(struct uks_vduse_blk *blk, struct vduse_req *r);
+void __uks_vduse_blk_start(struct uks_vduse_blk *blk, struct vduse_req *r);
 /* blk.c: write the status, fill the used element, trace, free @r. */
-void vduse_blk_finish(struct uks_vduse_blk *blk, struct vduse_req *r);
+void __uks_vduse_blk_finish(struct uks_vduse_blk *blk, struct vduse_req *r);
 
 /* Copy helpers over a piece list (partial reads across mapping boundaries). */
-size_t vduse_iov_copy_from(const struct iovec *iov, unsigned int n, size_t skip, void *dst,
-			   size_t len);
-size_t vduse_iov_copy_to(const struct iovec *iov, unsigned int n, size_t skip,
-			 const void *src, size_t len);
-void vduse_iov_zero(const struct iovec *iov, unsigned int n);
+size_t __uks_vduse_iov_copy_from(const struct iovec *iov, unsigned int n, size_t skip, void *dst,
+				 size_t len);
+size_t __uks_vduse_iov_copy_to(const struct iovec *iov, unsigned int n, size_t skip,
+			       const void *src, size_t len);
+void __uks_vduse_iov_zero(const struct iovec *iov, unsigned int n);
 
 #endif

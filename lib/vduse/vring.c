@@ -52,8 +52,8 @@ static void *map_whole(struct uks_vduse_blk *blk, uint64_t iova, uint64_t len, u
 	return p && avail >= len ? p : NULL;
 }
 
-int vduse_vring_map(struct uks_vduse_blk *blk, struct vduse_vq *vq,
-		    const struct uks_vduse_vq_addr *a)
+int __uks_vduse_vring_map(struct uks_vduse_blk *blk, struct vduse_vq *vq,
+			  const struct uks_vduse_vq_addr *a)
 {
 	unsigned int num = a->num;
 
@@ -209,7 +209,7 @@ static int walk_chain(struct uks_vduse_blk *blk, struct vduse_vq *vq, struct vdu
 	}
 }
 
-int vduse_vring_pop(struct uks_vduse_blk *blk, struct vduse_vq *vq, struct vduse_req *r)
+int __uks_vduse_vring_pop(struct uks_vduse_blk *blk, struct vduse_vq *vq, struct vduse_req *r)
 {
 	uint16_t avail_idx, head;
 	int ret;
@@ -248,7 +248,7 @@ int vduse_vring_pop(struct uks_vduse_blk *blk, struct vduse_vq *vq, struct vduse
 	return 1;
 }
 
-void vduse_vring_push(struct vduse_vq *vq, uint16_t head, uint32_t len)
+void __uks_vduse_vring_push(struct vduse_vq *vq, uint16_t head, uint32_t len)
 {
 	struct vring_used_elem *e = &vq->used->ring[vq->used_idx & (vq->num - 1)];
 
@@ -257,7 +257,7 @@ void vduse_vring_push(struct vduse_vq *vq, uint16_t head, uint32_t len)
 	vq->used_idx++;
 }
 
-void vduse_vring_notify(struct uks_vduse_blk *blk, struct vduse_vq *vq, uint16_t old)
+void __uks_vduse_vring_notify(struct uks_vduse_blk *blk, struct vduse_vq *vq, uint16_t old)
 {
 	uint16_t new = vq->used_idx;
 	bool need;
@@ -276,7 +276,7 @@ void vduse_vring_notify(struct uks_vduse_blk *blk, struct vduse_vq *vq, uint16_t
 		atomic_fetch_add_explicit(&vq->st_irqs, 1, memory_order_relaxed);
 }
 
-bool vduse_vring_enable_kicks(struct vduse_vq *vq)
+bool __uks_vduse_vring_enable_kicks(struct vduse_vq *vq)
 {
 	uint16_t idx;
 

@@ -136,25 +136,27 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~(unsigned int)FUSE_CAP_AUTO_INVAL_DATA;
 }
 
-static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+/* @name in the directory numbered @parent, as a path into @path; 0 or an errno. */
+static int child_path(struct fuse_fs *fs, fuse_ino_t parent, const char *name, char *path,
+		      size_t size)
 {
-	struct fuse_fs *fs = fs_of(req);
-	struct fs_node *dir = __uks_fs_node_by_ino(&fs->nodes, parent), *n;
+	struct fs_node *dir = __uks_fs_node_by_ino(&fs->nodes, parent);
+
+	if (!dir)
+		return ENOENT;
+	if ((size_t)snprintf(path, size, "%s%s%s", dir->path, *dir->path ? "/" : "", name) >= size)
+		return ENAMETOOLONG;
+	return 0;
+}
+
+/* Answer a lookup (or a mkdir) of @path with its entry. */
+static void reply_entry(fuse_req_t req, struct fuse_fs *fs, const char *path)
+{
 	struct fuse_entry_param e;
 	struct uks_vfs_stat vs;
-	char path[VFS_PATH_MAX];
-	int ret;
+	struct fs_node *n;
+	int ret = uks_vfs_stat(fs->vfs, path, &vs);
 
-	if (!dir) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
-	if ((size_t)snprintf(path, sizeof(path), "%s%s%s", dir->path, *dir->path ? "/" : "",
-			     name) >= sizeof(path)) {
-		fuse_reply_err(req, ENAMETOOLONG);
-		return;
-	}
-	ret = uks_vfs_stat(fs->vfs, path, &vs);
 	if (ret) {
 		fuse_reply_err(req, -ret);
 		return;
@@ -170,6 +172,51 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	e.attr_timeout = e.entry_timeout = ATTR_TIMEOUT;
 	fill_stat(fs, n->ino, &vs, &e.attr);
 	fuse_reply_entry(req, &e);
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_fs *fs = fs_of(req);
+	char path[VFS_PATH_MAX];
+	int ret = child_path(fs, parent, name, path, sizeof(path));
+
+	if (ret)
+		fuse_reply_err(req, ret);
+	else
+		reply_entry(req, fs, path);
+}
+
+/* mkdir(2) and rmdir(2): the directory's tree decides (instances/; else EPERM). */
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct fuse_fs *fs = fs_of(req);
+	char path[VFS_PATH_MAX];
+	struct uks_peer peer;
+	int ret = child_path(fs, parent, name, path, sizeof(path));
+
+	(void)mode;	/* the tree gives its directories the kernel's mode */
+	if (!ret) {
+		req_peer(req, &peer);
+		ret = -__uks_vfs_mkdir(fs->vfs, path, &peer);
+	}
+	if (ret)
+		fuse_reply_err(req, ret);
+	else
+		reply_entry(req, fs, path);
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_fs *fs = fs_of(req);
+	char path[VFS_PATH_MAX];
+	struct uks_peer peer;
+	int ret = child_path(fs, parent, name, path, sizeof(path));
+
+	if (!ret) {
+		req_peer(req, &peer);
+		ret = -__uks_vfs_rmdir(fs->vfs, path, &peer);
+	}
+	fuse_reply_err(req, ret);
 }
 
 static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
@@ -516,6 +563,8 @@ static const struct fuse_lowlevel_ops fs_ops = {
 	.init = op_init,
 	.lookup = op_lookup,
 	.forget = op_forget,
+	.mkdir = op_mkdir,
+	.rmdir = op_rmdir,
 	.getattr = op_getattr,
 	.setattr = op_setattr,
 	.opendir = op_opendir,

@@ -70,7 +70,7 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(O)/%)
 FUZZ_SRCS := $(wildcard fuzz/*.c)
 
 all: $(LIBA) $(LIBSO) $(LIBMALLOC) $(UKS) $(UKSD)
-.PHONY: deps all check bench fuzz demo install clean examples tests
+.PHONY: deps all check bench bench-compare fuzz demo install clean examples tests
 
 # ---------------------------------------------------------------- rules
 $(O)/%.o: %.c $(CONFIG_H)
@@ -168,6 +168,19 @@ check: deps
 
 bench: all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+
+# Two builds against each other (bench/compare.sh, docs/TESTING.md):
+# BEFORE=dir, AFTER=dir (default: this build, made first), ROUNDS=n.
+# Not part of make check.
+COMPARE_BINS := $(O)/bench/trace-event $(O)/bench/slab-fastpath $(O)/bench/malloc-peers
+AFTER ?= $(O)
+ifneq ($(filter bench-compare,$(MAKECMDGOALS)),)
+ifeq ($(BEFORE),)
+$(error make bench-compare: BEFORE=dir is required (a build directory to compare $(AFTER) with))
+endif
+endif
+bench-compare: $(if $(filter $(O),$(AFTER)),all $(COMPARE_BINS))
+	@bash bench/compare.sh $(if $(ROUNDS),-r $(ROUNDS)) $(BEFORE) $(AFTER)
 
 FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang

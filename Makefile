@@ -120,7 +120,10 @@ $(O)/lib/fs/fuse.o $(O)/pic/lib/fs/fuse.o: private ALL_CFLAGS += $(FUSE_CFLAGS)
 LIBS += $(shell pkg-config --libs fuse3)
 endif
 
-CLI_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard cli/*.c)))
+# The uks program: cli/ and the kernel ABI checks of tools/abi-check/ (not
+# in libuks: they fork, exec, ptrace and remap their own mm).
+CLI_OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard cli/*.c tools/abi-check/*.c)))
+$(O)/cli/abi_check.o: private ALL_CFLAGS += -I tools
 
 $(UKS): $(CLI_OBJS) $(LIBA)
 	$(Q_LD)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)

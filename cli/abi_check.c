@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * uks abi-check denywrite: the MAP_DENYWRITE-removal conformance checks
- * of lib/sched/denywrite.c on this machine's kernel, one line per check:
+ * of tools/abi-check/denywrite.c on this machine's kernel, one line per check:
  * "PASS name: detail", "FAIL name: observed ...", "SKIP name: why".
  * Exit status 0 when nothing failed, 1 otherwise, 2 for usage errors.
  */
@@ -9,8 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <uks/sched.h>
-
+#include "abi-check/abi_check.h"
 #include "cli.h"
 
 static void abi_usage(FILE *out)
@@ -34,10 +33,10 @@ static void abi_usage(FILE *out)
 	      "Exit status: 0 no check failed, 1 a check failed, 2 usage.\n", out);
 }
 
-static void print_result(const struct uks_abi_result *r, void *arg)
+static void print_result(const struct abi_result *r, void *arg)
 {
 	(void)arg;
-	printf("%s %s: %s\n", uks_abi_verdict_name(r->verdict), r->name, r->detail);
+	printf("%s %s: %s\n", abi_verdict_name(r->verdict), r->name, r->detail);
 	fflush(stdout);
 }
 
@@ -51,7 +50,7 @@ int cli_abi_check(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct uks_denywrite_opts o = { 0 };
+	struct denywrite_opts o = { 0 };
 	int c, ret;
 
 	if (argc >= 2 && !strcmp(argv[1], "denywrite")) {
@@ -85,7 +84,7 @@ int cli_abi_check(int argc, char **argv)
 		abi_usage(stderr);
 		return 2;
 	}
-	ret = uks_denywrite_check(&o, print_result, NULL);
+	ret = denywrite_check(&o, print_result, NULL);
 	if (ret < 0) {
 		fprintf(stderr, "uks abi-check denywrite: cannot run: %s\n", strerror(-ret));
 		return 1;

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sched/denywrite.h"
+#include "denywrite.h"
 
 /* ------------------------------------------- PR_SET_MM exe_file link */
 
@@ -237,7 +237,7 @@ void dw_check_prctl(struct dw *d, bool map)
 	snprintf(c, sizeof(c), "%s/%s-c", d->dir, v);
 	snprintf(name, sizeof(name), "%s-%s", v, map ? "exec-releases" : "exit-releases");
 	if (dw_copy_file(d->prog, b, 0755) || dw_copy_file(d->prog, c, 0755) || pipe2(p, O_CLOEXEC)) {
-		dw_say(d, UKS_ABI_SKIP, name, "cannot set up the link targets");
+		dw_say(d, ABI_SKIP, name, "cannot set up the link targets");
 		return;
 	}
 	pid = fork();
@@ -252,12 +252,12 @@ void dw_check_prctl(struct dw *d, bool map)
 		close(p[0]);
 		if (pid > 0)
 			dw_kill_child(pid);
-		dw_say(d, UKS_ABI_SKIP, name, "fork failed");
+		dw_say(d, ABI_SKIP, name, "fork failed");
 		return;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		char *colon, *sp;
-		enum uks_abi_verdict vd;
+		enum abi_verdict vd;
 
 		line[strcspn(line, "\n")] = '\0';
 		if (!strncmp(line, "LINKED ", 7)) {
@@ -270,40 +270,40 @@ void dw_check_prctl(struct dw *d, bool map)
 		colon = strstr(line, ": ");
 		if (!sp || !colon || colon < sp)
 			continue;
-		vd = !strncmp(line, "PASS", 4) ? UKS_ABI_PASS : !strncmp(line, "FAIL", 4) ? UKS_ABI_FAIL : UKS_ABI_SKIP;
+		vd = !strncmp(line, "PASS", 4) ? ABI_PASS : !strncmp(line, "FAIL", 4) ? ABI_FAIL : ABI_SKIP;
 		*colon = '\0';
 		dw_say(d, vd, sp + 1, "%s", colon + 2);
 	}
 	fclose(f);
 	if (waitpid(pid, &st, 0) < 0) {
-		dw_say(d, UKS_ABI_SKIP, name, "waitpid: %s", dw_err_name(errno));
+		dw_say(d, ABI_SKIP, name, "waitpid: %s", dw_err_name(errno));
 		return;
 	}
 	if (!linked[0]) {
 		if (WIFSTOPPED(st))
 			dw_kill_child(pid);
-		dw_say(d, UKS_ABI_SKIP, name, "no file was linked as /proc/PID/exe (see above)");
+		dw_say(d, ABI_SKIP, name, "no file was linked as /proc/PID/exe (see above)");
 		return;
 	}
 	if (map) {
 		if (!WIFSTOPPED(st)) {
-			dw_say(d, UKS_ABI_SKIP, name, "the child did not stop after its execve() (%s)",
+			dw_say(d, ABI_SKIP, name, "the child did not stop after its execve() (%s)",
 			    notrace ? "ptrace(PTRACE_TRACEME) not permitted" : noexec ? "exec failed" : "unexpected status");
 			return;
 		}
 		e = dw_try_open(linked, O_WRONLY);
 		dw_kill_child(pid);
 		if (!e)
-			dw_say(d, UKS_ABI_PASS, name, "after the linking task's execve(), the previously linked file opens O_WRONLY");
+			dw_say(d, ABI_PASS, name, "after the linking task's execve(), the previously linked file opens O_WRONLY");
 		else
-			dw_say(d, UKS_ABI_FAIL, name, "observed open(O_WRONLY) of the previously linked file after execve(): %s, want success", dw_err_name(e));
+			dw_say(d, ABI_FAIL, name, "observed open(O_WRONLY) of the previously linked file after execve(): %s, want success", dw_err_name(e));
 		return;
 	}
 	e = dw_try_open(linked, O_WRONLY);
 	if (!e)
-		dw_say(d, UKS_ABI_PASS, name, "after the linking task exited, the linked file opens O_WRONLY");
+		dw_say(d, ABI_PASS, name, "after the linking task exited, the linked file opens O_WRONLY");
 	else
-		dw_say(d, UKS_ABI_FAIL, name, "observed open(O_WRONLY) of the linked file after exit: %s, want success", dw_err_name(e));
+		dw_say(d, ABI_FAIL, name, "observed open(O_WRONLY) of the linked file after exit: %s, want success", dw_err_name(e));
 }
 
 /* ------------------------------------------------------------- uselib */
@@ -320,7 +320,7 @@ void dw_check_uselib(struct dw *d)
 	uint64_t addr;
 
 	if (hole == MAP_FAILED) {
-		dw_say(d, UKS_ABI_SKIP, name, "mmap: %s", dw_err_name(errno));
+		dw_say(d, ABI_SKIP, name, "mmap: %s", dw_err_name(errno));
 		return;
 	}
 	munmap(hole, 8192);
@@ -344,7 +344,7 @@ void dw_check_uselib(struct dw *d)
 	img[64 + 49] = 0x10;			/* p_align 4096 */
 	snprintf(path, sizeof(path), "%s/uselib.so", d->dir);
 	if (dw_write_all(path, img, sizeof(img)) || pipe2(p, O_CLOEXEC)) {
-		dw_say(d, UKS_ABI_SKIP, name, "cannot write the library file");
+		dw_say(d, ABI_SKIP, name, "cannot write the library file");
 		return;
 	}
 	pid = fork();
@@ -364,23 +364,23 @@ void dw_check_uselib(struct dw *d)
 		close(p[0]);
 		if (pid > 0)
 			waitpid(pid, &st, 0);
-		dw_say(d, UKS_ABI_SKIP, name, "the uselib child failed");
+		dw_say(d, ABI_SKIP, name, "the uselib child failed");
 		return;
 	}
 	close(p[0]);
 	waitpid(pid, &st, 0);
 	if (res[0] == ENOSYS)
-		dw_say(d, UKS_ABI_SKIP, name, "uselib(2) not available on this kernel (ENOSYS: CONFIG_USELIB off or the call removed)");
+		dw_say(d, ABI_SKIP, name, "uselib(2) not available on this kernel (ENOSYS: CONFIG_USELIB off or the call removed)");
 	else if (res[0])
-		dw_say(d, UKS_ABI_SKIP, name, "uselib(2) refused the one-page ELF library: %s", dw_err_name(res[0]));
+		dw_say(d, ABI_SKIP, name, "uselib(2) refused the one-page ELF library: %s", dw_err_name(res[0]));
 	else if (!res[1])
-		dw_say(d, UKS_ABI_SKIP, name, "uselib(2) succeeded but the library is not mapped");
+		dw_say(d, ABI_SKIP, name, "uselib(2) succeeded but the library is not mapped");
 	else if (!res[2])
-		dw_say(d, UKS_ABI_PASS, name, "open(O_WRONLY) of a library loaded with uselib(2) succeeds while mapped");
+		dw_say(d, ABI_PASS, name, "open(O_WRONLY) of a library loaded with uselib(2) succeeds while mapped");
 	else
-		dw_say(d, UKS_ABI_FAIL, name, "observed open(O_WRONLY) of a uselib(2) library: %s, want success", dw_err_name(res[2]));
+		dw_say(d, ABI_FAIL, name, "observed open(O_WRONLY) of a uselib(2) library: %s, want success", dw_err_name(res[2]));
 #else
-	dw_say(d, UKS_ABI_SKIP, name, "uselib(2) not available: no such system call on this architecture");
+	dw_say(d, ABI_SKIP, name, "uselib(2) not available: no such system call on this architecture");
 #endif
 }
 

@@ -46,19 +46,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/compiler.h"
 #include <uks/sched.h>
 
-#include "sched/denywrite.h"
+#include "denywrite.h"
 
-UKS_EXPORT const char *uks_abi_verdict_name(enum uks_abi_verdict v)
+void dw_say(struct dw *d, enum abi_verdict v, const char *name, const char *fmt, ...)
 {
-	return v == UKS_ABI_PASS ? "PASS" : v == UKS_ABI_FAIL ? "FAIL" : "SKIP";
-}
-
-void dw_say(struct dw *d, enum uks_abi_verdict v, const char *name, const char *fmt, ...)
-{
-	struct uks_abi_result r = { .name = name, .verdict = v };
+	struct abi_result r = { .name = name, .verdict = v };
 	char detail[512];
 	va_list ap;
 
@@ -66,7 +60,7 @@ void dw_say(struct dw *d, enum uks_abi_verdict v, const char *name, const char *
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
 	r.detail = detail;
-	if (v == UKS_ABI_FAIL)
+	if (v == ABI_FAIL)
 		d->fails++;
 	d->report(&r, d->arg);
 }
@@ -217,23 +211,23 @@ static void check_running(struct dw *d)
 	if (err) {
 		const char *why = err == EPERM ? "ptrace(PTRACE_TRACEME) not permitted" : "exec failed";
 
-		dw_say(d, UKS_ABI_SKIP, "exe-open-wronly", "%s: %s", why, dw_err_name(err));
-		dw_say(d, UKS_ABI_SKIP, "exe-open-rdwr-trunc", "%s: %s", why, dw_err_name(err));
-		dw_say(d, UKS_ABI_SKIP, "exe-creat", "%s: %s", why, dw_err_name(err));
-		dw_say(d, UKS_ABI_SKIP, "exe-writable-after-exit", "%s: %s", why, dw_err_name(err));
+		dw_say(d, ABI_SKIP, "exe-open-wronly", "%s: %s", why, dw_err_name(err));
+		dw_say(d, ABI_SKIP, "exe-open-rdwr-trunc", "%s: %s", why, dw_err_name(err));
+		dw_say(d, ABI_SKIP, "exe-creat", "%s: %s", why, dw_err_name(err));
+		dw_say(d, ABI_SKIP, "exe-writable-after-exit", "%s: %s", why, dw_err_name(err));
 		return;
 	}
 	e = dw_try_open(d->prog, O_WRONLY);
 	if (e == ETXTBSY)
-		dw_say(d, UKS_ABI_PASS, "exe-open-wronly", "open(O_WRONLY) of a running executable: ETXTBSY");
+		dw_say(d, ABI_PASS, "exe-open-wronly", "open(O_WRONLY) of a running executable: ETXTBSY");
 	else
-		dw_say(d, UKS_ABI_FAIL, "exe-open-wronly", "observed open(O_WRONLY) of a running executable: %s, want ETXTBSY", dw_err_name(e));
+		dw_say(d, ABI_FAIL, "exe-open-wronly", "observed open(O_WRONLY) of a running executable: %s, want ETXTBSY", dw_err_name(e));
 
 	e = dw_try_open(d->prog, O_RDWR | O_TRUNC);
 	if (e == ETXTBSY && file_size(d->prog) == size)
-		dw_say(d, UKS_ABI_PASS, "exe-open-rdwr-trunc", "open(O_RDWR|O_TRUNC): ETXTBSY, size unchanged (%lld bytes)", (long long)size);
+		dw_say(d, ABI_PASS, "exe-open-rdwr-trunc", "open(O_RDWR|O_TRUNC): ETXTBSY, size unchanged (%lld bytes)", (long long)size);
 	else
-		dw_say(d, UKS_ABI_FAIL, "exe-open-rdwr-trunc", "observed open(O_RDWR|O_TRUNC): %s, size %lld -> %lld, want ETXTBSY and no change",
+		dw_say(d, ABI_FAIL, "exe-open-rdwr-trunc", "observed open(O_RDWR|O_TRUNC): %s, size %lld -> %lld, want ETXTBSY and no change",
 		    dw_err_name(e), (long long)size, (long long)file_size(d->prog));
 
 	int fd = creat(d->prog, 0755);
@@ -242,17 +236,17 @@ static void check_running(struct dw *d)
 	if (fd >= 0)
 		close(fd);
 	if (e == ETXTBSY && file_size(d->prog) == size)
-		dw_say(d, UKS_ABI_PASS, "exe-creat", "creat() of a running executable: ETXTBSY (creat07)");
+		dw_say(d, ABI_PASS, "exe-creat", "creat() of a running executable: ETXTBSY (creat07)");
 	else
-		dw_say(d, UKS_ABI_FAIL, "exe-creat", "observed creat(): %s, size %lld -> %lld, want ETXTBSY",
+		dw_say(d, ABI_FAIL, "exe-creat", "observed creat(): %s, size %lld -> %lld, want ETXTBSY",
 		    dw_err_name(e), (long long)size, (long long)file_size(d->prog));
 
 	dw_kill_child(pid);
 	e = dw_try_open(d->prog, O_WRONLY);
 	if (!e)
-		dw_say(d, UKS_ABI_PASS, "exe-writable-after-exit", "open(O_WRONLY) succeeds once the program is gone");
+		dw_say(d, ABI_PASS, "exe-writable-after-exit", "open(O_WRONLY) succeeds once the program is gone");
 	else
-		dw_say(d, UKS_ABI_FAIL, "exe-writable-after-exit", "observed open(O_WRONLY) after the program exited: %s", dw_err_name(e));
+		dw_say(d, ABI_FAIL, "exe-writable-after-exit", "observed open(O_WRONLY) after the program exited: %s", dw_err_name(e));
 }
 
 /* ------------------------------------------------- exec while writable */
@@ -264,20 +258,20 @@ static void check_exec_writer(struct dw *d)
 	int err;
 
 	if (fd < 0) {
-		dw_say(d, UKS_ABI_SKIP, "exec-while-open-for-write", "cannot open the copy for writing: %s", dw_err_name(errno));
+		dw_say(d, ABI_SKIP, "exec-while-open-for-write", "cannot open the copy for writing: %s", dw_err_name(errno));
 		return;
 	}
 	err = spawn_stopped(d->prog, &pid);
 	close(fd);
 	if (err == ETXTBSY)
-		dw_say(d, UKS_ABI_PASS, "exec-while-open-for-write", "execve() of a file open for writing: ETXTBSY (execve04)");
+		dw_say(d, ABI_PASS, "exec-while-open-for-write", "execve() of a file open for writing: ETXTBSY (execve04)");
 	else if (err == EPERM)
-		dw_say(d, UKS_ABI_SKIP, "exec-while-open-for-write", "ptrace(PTRACE_TRACEME) not permitted");
+		dw_say(d, ABI_SKIP, "exec-while-open-for-write", "ptrace(PTRACE_TRACEME) not permitted");
 	else if (!err) {
 		dw_kill_child(pid);
-		dw_say(d, UKS_ABI_FAIL, "exec-while-open-for-write", "observed execve() of a file open for writing succeeded, want ETXTBSY");
+		dw_say(d, ABI_FAIL, "exec-while-open-for-write", "observed execve() of a file open for writing succeeded, want ETXTBSY");
 	} else
-		dw_say(d, UKS_ABI_FAIL, "exec-while-open-for-write", "observed execve(): %s, want ETXTBSY", dw_err_name(err));
+		dw_say(d, ABI_FAIL, "exec-while-open-for-write", "observed execve(): %s, want ETXTBSY", dw_err_name(err));
 }
 
 /* ------------------------------------------------------------- dlopen */
@@ -294,7 +288,7 @@ static void check_dlopen(struct dw *d)
 
 		h = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
 		if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) || !lm || !lm->l_name[0]) {
-			dw_say(d, UKS_ABI_SKIP, "dlopen-lib-writable", "no shared library to copy (dlopen libm.so.6: %s)",
+			dw_say(d, ABI_SKIP, "dlopen-lib-writable", "no shared library to copy (dlopen libm.so.6: %s)",
 			    h ? "no path" : dlerror());
 			if (h)
 				dlclose(h);
@@ -307,24 +301,24 @@ static void check_dlopen(struct dw *d)
 	snprintf(copy, sizeof(copy), "%s/lib.so", d->dir);
 	e = dw_copy_file(src, copy, 0755);
 	if (e) {
-		dw_say(d, UKS_ABI_SKIP, "dlopen-lib-writable", "cannot copy %s: %s", src, dw_err_name(-e));
+		dw_say(d, ABI_SKIP, "dlopen-lib-writable", "cannot copy %s: %s", src, dw_err_name(-e));
 		return;
 	}
 	h = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		dw_say(d, UKS_ABI_SKIP, "dlopen-lib-writable", "dlopen of a copy of %s: %s", src, dlerror());
+		dw_say(d, ABI_SKIP, "dlopen-lib-writable", "dlopen of a copy of %s: %s", src, dlerror());
 		return;
 	}
 	if (!dw_pid_maps_file(getpid(), copy)) {
-		dw_say(d, UKS_ABI_SKIP, "dlopen-lib-writable", "the copy of %s is not mapped after dlopen", src);
+		dw_say(d, ABI_SKIP, "dlopen-lib-writable", "the copy of %s is not mapped after dlopen", src);
 		dlclose(h);
 		return;
 	}
 	e = dw_try_open(copy, O_WRONLY);
 	if (!e)
-		dw_say(d, UKS_ABI_PASS, "dlopen-lib-writable", "open(O_WRONLY) of a dlopen'ed copy of %s succeeds while mapped", src);
+		dw_say(d, ABI_PASS, "dlopen-lib-writable", "open(O_WRONLY) of a dlopen'ed copy of %s succeeds while mapped", src);
 	else
-		dw_say(d, UKS_ABI_FAIL, "dlopen-lib-writable", "observed open(O_WRONLY) of a dlopen'ed library: %s, want success", dw_err_name(e));
+		dw_say(d, ABI_FAIL, "dlopen-lib-writable", "observed open(O_WRONLY) of a dlopen'ed library: %s, want success", dw_err_name(e));
 	dlclose(h);
 }
 
@@ -398,7 +392,7 @@ static void check_interp(struct dw *d)
 	bool own = strlen(d->dir) + sizeof("/ld") > sizeof("/lib/ld-linux.so.2");
 
 	if (own && !mkdtemp(shortdir)) {
-		dw_say(d, UKS_ABI_SKIP, "interp-writable-after-exec", "mkdtemp %s: %s", shortdir, dw_err_name(errno));
+		dw_say(d, ABI_SKIP, "interp-writable-after-exec", "mkdtemp %s: %s", shortdir, dw_err_name(errno));
 		return;
 	}
 	snprintf(ld, sizeof(ld), "%s/ld", own ? shortdir : d->dir);
@@ -421,24 +415,24 @@ static void check_interp_at(struct dw *d, const char *ld)
 	int e;
 
 	if (!src) {
-		dw_say(d, UKS_ABI_SKIP, name, "no dynamically linked program found (the uks binary and /bin/true, /bin/sh, ... are static or missing)");
+		dw_say(d, ABI_SKIP, name, "no dynamically linked program found (the uks binary and /bin/true, /bin/sh, ... are static or missing)");
 		return;
 	}
 	snprintf(dyn, sizeof(dyn), "%s/dyn", d->dir);
 	if (strlen(ld) + 1 > info.interp_size) {
-		dw_say(d, UKS_ABI_SKIP, name, "scratch path %s longer than the PT_INTERP of %s", ld, src);
+		dw_say(d, ABI_SKIP, name, "scratch path %s longer than the PT_INTERP of %s", ld, src);
 		return;
 	}
 	e = read_all(src, &img, &len);
 	if (e || info.interp_off + info.interp_size > len) {
-		dw_say(d, UKS_ABI_SKIP, name, "cannot read %s: %s", src, dw_err_name(e ? -e : EINVAL));
+		dw_say(d, ABI_SKIP, name, "cannot read %s: %s", src, dw_err_name(e ? -e : EINVAL));
 		free(img);
 		return;
 	}
 	snprintf(interp, sizeof(interp), "%s", (const char *)img + info.interp_off);
 	e = dw_copy_file(interp, ld, 0755);
 	if (e) {
-		dw_say(d, UKS_ABI_SKIP, name, "cannot copy the interpreter %s: %s", interp, dw_err_name(-e));
+		dw_say(d, ABI_SKIP, name, "cannot copy the interpreter %s: %s", interp, dw_err_name(-e));
 		free(img);
 		return;
 	}
@@ -447,17 +441,17 @@ static void check_interp_at(struct dw *d, const char *ld)
 	e = dw_write_all(dyn, img, len);
 	free(img);
 	if (e) {
-		dw_say(d, UKS_ABI_SKIP, name, "cannot write the program copy: %s", dw_err_name(-e));
+		dw_say(d, ABI_SKIP, name, "cannot write the program copy: %s", dw_err_name(-e));
 		return;
 	}
 	e = spawn_stopped(dyn, &pid);
 	if (e) {
-		dw_say(d, UKS_ABI_SKIP, name, "exec of a copy of %s with PT_INTERP %s: %s", src, ld, dw_err_name(e));
+		dw_say(d, ABI_SKIP, name, "exec of a copy of %s with PT_INTERP %s: %s", src, ld, dw_err_name(e));
 		return;
 	}
 	if (!dw_pid_maps_file(pid, ld)) {
 		dw_kill_child(pid);
-		dw_say(d, UKS_ABI_SKIP, name, "the copied interpreter is not mapped in the stopped program");
+		dw_say(d, ABI_SKIP, name, "the copied interpreter is not mapped in the stopped program");
 		return;
 	}
 	e = dw_try_open(ld, O_WRONLY);
@@ -465,10 +459,10 @@ static void check_interp_at(struct dw *d, const char *ld)
 
 	dw_kill_child(pid);
 	if (!e && prog_e == ETXTBSY)
-		dw_say(d, UKS_ABI_PASS, name, "after execve() of a copy of %s the mapped interpreter (copy of %s) opens O_WRONLY; the program itself: ETXTBSY",
+		dw_say(d, ABI_PASS, name, "after execve() of a copy of %s the mapped interpreter (copy of %s) opens O_WRONLY; the program itself: ETXTBSY",
 		    src, interp);
 	else
-		dw_say(d, UKS_ABI_FAIL, name, "observed open(O_WRONLY) of the mapped interpreter: %s (want success), of the program: %s (want ETXTBSY)",
+		dw_say(d, ABI_FAIL, name, "observed open(O_WRONLY) of the mapped interpreter: %s (want success), of the program: %s (want ETXTBSY)",
 		    dw_err_name(e), dw_err_name(prog_e));
 }
 
@@ -484,26 +478,26 @@ static void check_mmap(struct dw *d)
 	e = dw_copy_file(d->prog, data, 0755);
 	fd = e ? -1 : open(data, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		dw_say(d, UKS_ABI_SKIP, "mmap-denywrite-ignored", "cannot make a data file");
-		dw_say(d, UKS_ABI_SKIP, "mmap-denywrite-with-writer", "cannot make a data file");
+		dw_say(d, ABI_SKIP, "mmap-denywrite-ignored", "cannot make a data file");
+		dw_say(d, ABI_SKIP, "mmap-denywrite-with-writer", "cannot make a data file");
 		return;
 	}
 	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_DENYWRITE, fd, 0);
 	if (p == MAP_FAILED)
 		p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_DENYWRITE, fd, 0);
 	if (p == MAP_FAILED) {
-		dw_say(d, UKS_ABI_SKIP, "mmap-denywrite-ignored", "mmap(MAP_DENYWRITE): %s", dw_err_name(errno));
+		dw_say(d, ABI_SKIP, "mmap-denywrite-ignored", "mmap(MAP_DENYWRITE): %s", dw_err_name(errno));
 	} else {
 		e = dw_try_open(data, O_WRONLY);
 		munmap(p, 4096);
 		if (!e)
-			dw_say(d, UKS_ABI_PASS, "mmap-denywrite-ignored", "open(O_WRONLY) of a file mapped MAP_PRIVATE|MAP_DENYWRITE succeeds");
+			dw_say(d, ABI_PASS, "mmap-denywrite-ignored", "open(O_WRONLY) of a file mapped MAP_PRIVATE|MAP_DENYWRITE succeeds");
 		else
-			dw_say(d, UKS_ABI_FAIL, "mmap-denywrite-ignored", "observed open(O_WRONLY) of a MAP_DENYWRITE mapping: %s, want success", dw_err_name(e));
+			dw_say(d, ABI_FAIL, "mmap-denywrite-ignored", "observed open(O_WRONLY) of a MAP_DENYWRITE mapping: %s, want success", dw_err_name(e));
 	}
 	wfd = open(data, O_WRONLY | O_CLOEXEC);
 	if (wfd < 0) {
-		dw_say(d, UKS_ABI_SKIP, "mmap-denywrite-with-writer", "cannot open the data file for writing: %s", dw_err_name(errno));
+		dw_say(d, ABI_SKIP, "mmap-denywrite-with-writer", "cannot open the data file for writing: %s", dw_err_name(errno));
 	} else {
 		p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_DENYWRITE, fd, 0);
 		e = p == MAP_FAILED ? errno : 0;
@@ -511,9 +505,9 @@ static void check_mmap(struct dw *d)
 			munmap(p, 4096);
 		close(wfd);
 		if (!e)
-			dw_say(d, UKS_ABI_PASS, "mmap-denywrite-with-writer", "mmap(MAP_DENYWRITE) of a file open for writing succeeds");
+			dw_say(d, ABI_PASS, "mmap-denywrite-with-writer", "mmap(MAP_DENYWRITE) of a file open for writing succeeds");
 		else
-			dw_say(d, UKS_ABI_FAIL, "mmap-denywrite-with-writer", "observed mmap(MAP_DENYWRITE) with a writer: %s, want success", dw_err_name(e));
+			dw_say(d, ABI_FAIL, "mmap-denywrite-with-writer", "observed mmap(MAP_DENYWRITE) with a writer: %s, want success", dw_err_name(e));
 	}
 	close(fd);
 }
@@ -531,9 +525,9 @@ static void cleanup_dir(const char *dir)
 	rmdir(dir);
 }
 
-UKS_EXPORT int uks_denywrite_check(const struct uks_denywrite_opts *opts, uks_abi_report_fn report, void *arg)
+int denywrite_check(const struct denywrite_opts *opts, abi_report_fn report, void *arg)
 {
-	static const struct uks_denywrite_opts none;
+	static const struct denywrite_opts none;
 	const char *tmp = opts && opts->tmpdir ? opts->tmpdir : secure_getenv("TMPDIR");
 	struct dw d = { .report = report, .arg = arg, .opts = opts ? opts : &none };
 	int e;

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal to lib/sched/denywrite*.c: the checker state and helpers. */
-#ifndef UKS_SCHED_DENYWRITE_H
-#define UKS_SCHED_DENYWRITE_H
+/* Internal to tools/abi-check/denywrite*.c: the checker state and helpers. */
+#ifndef UKS_TOOLS_ABI_CHECK_DENYWRITE_H
+#define UKS_TOOLS_ABI_CHECK_DENYWRITE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <uks/sched.h>
+#include "abi_check.h"
 
 #ifndef MAP_DENYWRITE
 #define MAP_DENYWRITE 0x0800
@@ -33,16 +34,16 @@ struct dw_mm_map {
 };
 
 struct dw {
-	uks_abi_report_fn report;
+	abi_report_fn report;
 	void *arg;
 	int fails;
 	char dir[256];
 	char prog[PATH_MAX];	/* copy of the executable */
-	const struct uks_denywrite_opts *opts;
+	const struct denywrite_opts *opts;
 };
 
 __attribute__((format(printf, 4, 5)))
-void dw_say(struct dw *d, enum uks_abi_verdict v, const char *name, const char *fmt, ...);
+void dw_say(struct dw *d, enum abi_verdict v, const char *name, const char *fmt, ...);
 const char *dw_err_name(int err);
 int dw_copy_file(const char *src, const char *dst, mode_t mode);
 int dw_try_open(const char *path, int flags);

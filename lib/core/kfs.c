@@ -22,25 +22,29 @@ static void tree_unlock(const struct kfs_root *root)
 		root->unlock(root->obj);
 }
 
-/* The next component of *@path into @name; 0 at the end, 1, or -errno. */
+/*
+ * The next component of *@path into @name, *@path moved past it: 1, 0 at
+ * the end, or -ENAMETOOLONG.
+ */
 static int next_name(const char **path, char name[KFS_NAME_MAX])
 {
-	const char *p = *path;
-	size_t len;
+	const char *p = *path + strspn(*path, "/");
+	size_t len = strcspn(p, "/");
 
-	while (*p == '/')
-		p++;
-	if (!*p) {
-		*path = p;
+	*path = p + len;
+	if (!len)
 		return 0;
-	}
-	len = strcspn(p, "/");
 	if (len >= KFS_NAME_MAX)
 		return -ENAMETOOLONG;
 	memcpy(name, p, len);
 	name[len] = '\0';
-	*path = p + len;
 	return 1;
+}
+
+/* Nothing but slashes left? */
+static bool at_end(const char *path)
+{
+	return !path[strspn(path, "/")];
 }
 
 /* @name in the directory @dir: the static table first, then ->dir. */
@@ -66,6 +70,8 @@ static int lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *c
 /*
  * Resolve @path from @root into @ref; with @last, stop before the last
  * component and copy it there (mkdir, rmdir).  Caller holds the tree lock.
+ * Components are taken in order, as link_path_walk() does: an error of an
+ * earlier one (-ENOENT, -ENOTDIR) comes before a later one's -ENAMETOOLONG.
  */
 static int walk(const struct kfs_root *root, const char *path, struct kfs_ref *ref,
 		char *last)
@@ -74,15 +80,12 @@ static int walk(const struct kfs_root *root, const char *path, struct kfs_ref *r
 	int ret;
 
 	*ref = (struct kfs_ref){ .node = root->node, .obj = root->obj };
-	ret = next_name(&path, name);
-	while (ret > 0) {
-		char next[KFS_NAME_MAX];
+	while ((ret = next_name(&path, name))) {
 		struct kfs_ref child;
-		int more = next_name(&path, next);
 
-		if (more < 0)
-			return more;
-		if (!more && last) {
+		if (ret < 0)
+			return kfs_is_dir(ref->node) ? ret : -ENOTDIR;
+		if (last && at_end(path)) {
 			strcpy(last, name);
 			return kfs_is_dir(ref->node) ? 0 : -ENOTDIR;
 		}
@@ -90,12 +93,7 @@ static int walk(const struct kfs_root *root, const char *path, struct kfs_ref *r
 		if (ret)
 			return ret;
 		*ref = child;
-		if (more)
-			strcpy(name, next);
-		ret = more;
 	}
-	if (ret < 0)
-		return ret;
 	return last ? -EEXIST : 0;	/* mkdir of the root itself */
 }
 
@@ -174,11 +172,11 @@ static int dir_op(const struct kfs_root *root, const char *path, const struct uk
 	if (!ret) {
 		int found = lookup(&dir, name, &child);
 
-		if (make && !found)
-			ret = -EEXIST;
-		else if (!make && found)
+		if (make)
+			ret = found == -ENOENT ? 0 : found ? found : -EEXIST;
+		else if (found)
 			ret = found;
-		else if (!make && !kfs_is_dir(child.node))
+		else if (!kfs_is_dir(child.node))
 			ret = -ENOTDIR;
 	}
 	tree_unlock(root);

@@ -271,6 +271,8 @@ static struct {
 static int inst_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
 	must_hold(true);
+	if (!strcmp(name, "forbidden"))
+		return -EACCES;
 	for (int i = 0; i < 4; i++) {
 		if (made[i][0] && !strcmp(made[i], name)) {
 			child->node = &inst_dir;
@@ -445,6 +447,13 @@ TEST(static_tables_and_the_walk_errnos)
 	EXPECT_EQ(-ENAMETOOLONG, __uks_kfs_stat(&root, long_name(name, KFS_NAME_MAX), &st));
 	snprintf(path, sizeof(path), "sub/%s", long_name(name, KFS_NAME_MAX));
 	EXPECT_EQ(-ENAMETOOLONG, __uks_kfs_stat(&root, path, &st));
+	snprintf(path, sizeof(path), "%s/x", long_name(name, KFS_NAME_MAX));
+	EXPECT_EQ(-ENAMETOOLONG, __uks_kfs_stat(&root, path, &st));
+	/* Components in order, as link_path_walk(): what an earlier one gives first. */
+	snprintf(path, sizeof(path), "nosuch/%s", long_name(name, KFS_NAME_MAX));
+	EXPECT_EQ(-ENOENT, __uks_kfs_stat(&root, path, &st));
+	snprintf(path, sizeof(path), "info/%s", long_name(name, KFS_NAME_MAX));
+	EXPECT_EQ(-ENOTDIR, __uks_kfs_stat(&root, path, &st));
 	EXPECT_FALSE(locked);
 	EXPECT_EQ(0, under_lock_wrong);
 }
@@ -708,6 +717,11 @@ TEST(mkdir_and_rmdir_are_the_parent_directory_s)
 	EXPECT_EQ(-EEXIST, __uks_kfs_mkdir(&root, "cpus/online", &peer));
 	snprintf(path, sizeof(path), "inst/%s", long_name(name, KFS_NAME_MAX));
 	EXPECT_EQ(-ENAMETOOLONG, __uks_kfs_mkdir(&root, path, &peer));
+	snprintf(path, sizeof(path), "info/%s", long_name(name, KFS_NAME_MAX));
+	EXPECT_EQ(-ENOTDIR, __uks_kfs_mkdir(&root, path, &peer));
+	/* The lookup's own error, as filename_create() returns it. */
+	EXPECT_EQ(-EACCES, __uks_kfs_mkdir(&root, "inst/forbidden", &peer));
+	EXPECT_EQ(-EACCES, __uks_kfs_rmdir(&root, "inst/forbidden", &peer));
 	EXPECT_EQ(0, last_dirop.calls);
 
 	ASSERT_EQ(0, __uks_kfs_mkdir(&root, "/inst/one/", &peer));

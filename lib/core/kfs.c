@@ -68,10 +68,25 @@ static int lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *c
 }
 
 /*
+ * A name past NAME_MAX in @dir: libfs's lookup refuses it; kernfs has no
+ * such entry.  With @last, it is the name mkdir or rmdir acts on: 1 says
+ * so to dir_op().
+ */
+static int too_long(const struct kfs_root *root, const struct kfs_ref *dir, bool last)
+{
+	if (!kfs_is_dir(dir->node))
+		return -ENOTDIR;
+	if (!root->kernfs)
+		return -ENAMETOOLONG;
+	return last ? 1 : -ENOENT;
+}
+
+/*
  * Resolve @path from @root into @ref; with @last, stop before the last
- * component and copy it there (mkdir, rmdir).  Caller holds the tree lock.
- * Components are taken in order, as link_path_walk() does: an error of an
- * earlier one (-ENOENT, -ENOTDIR) comes before a later one's -ENAMETOOLONG.
+ * component and copy it there (mkdir, rmdir; 1 when it cannot be a name,
+ * see too_long()).  Caller holds the tree lock.  Components are taken in
+ * order, as link_path_walk() does: an error of an earlier one (-ENOENT,
+ * -ENOTDIR) comes before a later one's -ENAMETOOLONG.
  */
 static int walk(const struct kfs_root *root, const char *path, struct kfs_ref *ref,
 		char *last)
@@ -84,7 +99,7 @@ static int walk(const struct kfs_root *root, const char *path, struct kfs_ref *r
 		struct kfs_ref child;
 
 		if (ret < 0)
-			return kfs_is_dir(ref->node) ? ret : -ENOTDIR;
+			return too_long(root, ref, last && at_end(path));
 		if (last && at_end(path)) {
 			strcpy(last, name);
 			return kfs_is_dir(ref->node) ? 0 : -ENOTDIR;
@@ -169,6 +184,14 @@ static int dir_op(const struct kfs_root *root, const char *path, const struct uk
 
 	tree_lock(root);
 	ret = walk(root, path, &dir, name);
+	if (ret > 0) {
+		/* A kernfs tree has no such name: mkdir of a new one, rmdir of none. */
+		tree_unlock(root);
+		ops = dir.node->dir;
+		if (!make)
+			return -ENOENT;
+		return ops && ops->mkdir ? -ENAMETOOLONG : -EPERM;
+	}
 	if (!ret) {
 		int found = lookup(&dir, name, &child);
 

@@ -421,7 +421,7 @@ static char *long_name(char *buf, size_t len)
 
 TEST(static_tables_and_the_walk_errnos)
 {
-	char name[KFS_NAME_MAX + 8], path[KFS_NAME_MAX + 16];
+	char name[KFS_NAME_MAX + 8], path[KFS_NAME_MAX + 32];
 	struct kfs_stat st;
 
 	init_lock();
@@ -456,6 +456,40 @@ TEST(static_tables_and_the_walk_errnos)
 	EXPECT_EQ(-ENOTDIR, __uks_kfs_stat(&root, path, &st));
 	EXPECT_FALSE(locked);
 	EXPECT_EQ(0, under_lock_wrong);
+}
+
+/* sysfs has no entry of a name past NAME_MAX (kernfs), where libfs refuses it. */
+TEST(a_kernfs_tree_has_no_names_past_name_max)
+{
+	struct kfs_root sysfs = root;
+	char name[KFS_NAME_MAX + 8], path[KFS_NAME_MAX + 32];
+	struct kfs_open_file *of;
+	struct listing l = { "", 0, 0, 0 };
+	struct kfs_stat st;
+
+	init_lock();
+	sysfs.kernfs = true;
+	long_name(name, KFS_NAME_MAX);
+	EXPECT_EQ(-ENOENT, __uks_kfs_stat(&sysfs, name, &st));
+	EXPECT_EQ(-ENOENT, __uks_kfs_open(&sysfs, name, O_RDONLY, NULL, &of));
+	EXPECT_EQ(-ENOENT, __uks_kfs_list(&sysfs, name, collect, &l));
+	snprintf(path, sizeof(path), "sub/%s/leaf", name);
+	EXPECT_EQ(-ENOENT, __uks_kfs_stat(&sysfs, path, &st));
+	snprintf(path, sizeof(path), "info/%s", name);
+	EXPECT_EQ(-ENOTDIR, __uks_kfs_stat(&sysfs, path, &st));
+	/* mkdir of a new name: -EPERM where the directory makes none. */
+	EXPECT_EQ(-EPERM, __uks_kfs_mkdir(&sysfs, name, NULL));
+	EXPECT_EQ(-ENOENT, __uks_kfs_rmdir(&sysfs, name, NULL));
+	snprintf(path, sizeof(path), "inst/%s", name);
+	EXPECT_EQ(-ENAMETOOLONG, __uks_kfs_mkdir(&sysfs, path, NULL));
+	EXPECT_EQ(-ENOENT, __uks_kfs_rmdir(&sysfs, path, NULL));
+	snprintf(path, sizeof(path), "inst/%s/x", name);
+	EXPECT_EQ(-ENOENT, __uks_kfs_mkdir(&sysfs, path, NULL));
+	EXPECT_EQ(0, last_dirop.calls);
+	/* Names that fit are looked up as in any tree. */
+	EXPECT_EQ(-ENOENT, __uks_kfs_stat(&sysfs, long_name(name, KFS_NAME_MAX - 1), &st));
+	EXPECT_EQ(0, __uks_kfs_stat(&sysfs, "cpus/cpu1/stats", &st));
+	EXPECT_FALSE(locked);
 }
 
 TEST(dir_ops_children_inherit_and_set_the_ref)
@@ -696,7 +730,7 @@ TEST(a_write_sees_its_writer_and_argument_only_while_it_runs)
 TEST(mkdir_and_rmdir_are_the_parent_directory_s)
 {
 	const struct uks_peer peer = { .pid = 77 };
-	char name[KFS_NAME_MAX + 8], path[KFS_NAME_MAX + 16];
+	char name[KFS_NAME_MAX + 8], path[KFS_NAME_MAX + 32];
 	struct kfs_stat st;
 	struct listing l = { "", 0, 0, 0 };
 

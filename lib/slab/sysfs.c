@@ -527,6 +527,7 @@ int __uks_slab_sysfs_root(struct kfs_root *root)
 		.node = &slab_dir,
 		.lock = slab_tree_lock,
 		.unlock = slab_tree_unlock,
+		.kernfs = true,
 	};
 	return 0;
 }

@@ -116,6 +116,7 @@ TEST(caches_are_directories_in_creation_order_named_with_bang_for_slash)
 	struct kfs_root root;
 	struct kfs_stat st;
 	const char *one, *two;
+	char long_name[300];
 
 	ASSERT_NONNULL(a);
 	ASSERT_NONNULL(b);
@@ -138,6 +139,11 @@ TEST(caches_are_directories_in_creation_order_named_with_bang_for_slash)
 	EXPECT_EQ(-ENOENT, __uks_kfs_stat(&root, "t_sysfs!two", &st));
 	EXPECT_EQ(-ENOENT, __uks_kfs_stat(&root, "t_sysfs_two/nosuch", &st));
 	EXPECT_EQ(-ENOTDIR, __uks_kfs_stat(&root, "t_sysfs_two/order/x", &st));
+	/* sysfs (kernfs) has no entry of a name past NAME_MAX: -ENOENT, not -ENAMETOOLONG. */
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	EXPECT_EQ(-ENOENT, __uks_kfs_stat(&root, long_name, &st));
+	EXPECT_EQ(-EPERM, __uks_kfs_mkdir(&root, long_name, NULL));
 	EXPECT_EQ(-EPERM, __uks_kfs_mkdir(&root, "t_sysfs_three", NULL));
 	EXPECT_EQ(-EPERM, __uks_kfs_rmdir(&root, "t_sysfs_two", NULL));
 	EXPECT_EQ(0, uks_kmem_cache_destroy(a));

@@ -240,7 +240,12 @@ static void show_usersize(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 	uks_seq_printf(m, "%u\n", s->is_kmalloc ? s->object_size : 0);
 }
 
-/* Empty without a constructor. */
+/*
+ * Empty without a constructor.  Through the tree this runs under
+ * slab_mutex, and dladdr() takes the loader's lock: the order is
+ * slab_mutex -> loader lock, so a library constructor must not create a
+ * cache while a process serves this tree.
+ */
 static void show_ctor(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
 	char sym[256];

@@ -26,8 +26,6 @@
 #include "harness.h"
 #include "core/kfs.h"
 
-/* ------------------------------------------------------------ the lock */
-
 static pthread_mutex_t tree_mutex;
 static bool locked;		/* the tree lock is held */
 static int relocked;		/* a lock taken by its holder (would deadlock) */
@@ -71,8 +69,6 @@ static void t_closed(struct kfs_open_file *of)
 {
 	closed++;
 }
-
-/* ------------------------------------------------------------ files */
 
 /* Where the file was reached: "obj=42 sub=2 idx=2" (sub: which subs[] or -1). */
 static int info_show(struct kfs_open_file *of, struct uks_seq *s)
@@ -193,8 +189,6 @@ static ssize_t pipe_read(struct kfs_open_file *of, void *buf, size_t len)
 }
 
 static const struct kfs_ops pipe_ops = { .read = pipe_read };
-
-/* ------------------------------------------------------------ directories */
 
 static const struct kfs_node sub_children[] = {
 	KFS_FILE("leaf", 0444, &info_ops),
@@ -370,8 +364,6 @@ static void init_lock(void)
 	pthread_mutexattr_destroy(&a);
 }
 
-/* ------------------------------------------------------------ helpers */
-
 static ssize_t cat(const char *path, char *buf, size_t size)
 {
 	struct kfs_open_file *of;
@@ -416,8 +408,6 @@ static char *long_name(char *buf, size_t len)
 	buf[len] = '\0';
 	return buf;
 }
-
-/* ------------------------------------------------------------ the walk */
 
 TEST(static_tables_and_the_walk_errnos)
 {
@@ -546,8 +536,6 @@ TEST(listings_static_first_then_dir_ops_collected_under_the_lock)
 	EXPECT_FALSE(locked);
 }
 
-/* ------------------------------------------------------------ open */
-
 TEST(open_checks_the_mode_against_the_flags)
 {
 	struct kfs_open_file *of = NULL;
@@ -588,8 +576,6 @@ TEST(open_checks_the_mode_against_the_flags)
 	__uks_kfs_close(NULL);
 	EXPECT_EQ(0, under_lock_wrong);
 }
-
-/* ------------------------------------------------------------ reads */
 
 /* Are @got the bytes at @off of the text of show number @gen? */
 static bool ctl_is(const char *got, size_t off, size_t len, int gen)
@@ -688,8 +674,6 @@ TEST(stream_files_ignore_offsets)
 	__uks_kfs_close(of);
 }
 
-/* ------------------------------------------------------------ writes, ioctl */
-
 TEST(a_write_sees_its_writer_and_argument_only_while_it_runs)
 {
 	const struct uks_peer opener = { .pid = 10 }, writer = { .pid = 20 };
@@ -724,8 +708,6 @@ TEST(a_write_sees_its_writer_and_argument_only_while_it_runs)
 	__uks_kfs_close(of);
 	EXPECT_EQ(0, under_lock_wrong);
 }
-
-/* ------------------------------------------------------------ mkdir, rmdir */
 
 TEST(mkdir_and_rmdir_are_the_parent_directory_s)
 {
@@ -783,8 +765,6 @@ TEST(mkdir_and_rmdir_are_the_parent_directory_s)
 	EXPECT_EQ(0, under_lock_wrong);
 	EXPECT_FALSE(locked);
 }
-
-/* ------------------------------------------------------------ hooks */
 
 TEST(opened_and_closed_are_told_of_every_open_file)
 {

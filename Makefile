@@ -34,10 +34,13 @@ CORE_SRCS := lib/core/bitmap.c lib/core/cpumask.c lib/core/log.c \
 	     lib/core/clock.c lib/core/percpu.c lib/core/local_lock.c \
 	     lib/core/version.c lib/core/tracepoint.c lib/core/vsprintf.c \
 	     $(CORE_SERVICE_SRCS)
+# The slab files that serve uksd and the CLI (the sysfs tree), not the allocator.
+SLAB_SERVICE_SRCS := lib/slab/sysfs.c
 SLAB_SRCS := lib/slab/page_alloc.c lib/slab/page_purge.c lib/slab/huge_map.c lib/slab/huge_cache.c lib/slab/geometry.c lib/slab/cpu_lock.c \
 	     lib/slab/alloc.c lib/slab/free.c lib/slab/partial.c lib/slab/sheaf.c lib/slab/object.c \
 	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
-	     lib/slab/debug_parse.c lib/slab/sysfs.c lib/slab/kmem_events.c lib/slab/usage.c
+	     lib/slab/debug_parse.c lib/slab/kmem_events.c lib/slab/usage.c \
+	     $(SLAB_SERVICE_SRCS)
 # One file per feature; every .c under lib/trace, lib/tracee, lib/damon and lib/fs is part of the library.
 TRACE_SRCS := $(sort $(wildcard lib/trace/*.c))
 TRACEE_SRCS := $(sort $(wildcard lib/tracee/*.c))
@@ -49,7 +52,8 @@ LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS) $(TRACEE_SRCS) $(DAMON_SRCS)
 	    $(VDUSE_SRCS) $(SCHED_SRCS) $(FS_SRCS)
 # libuks-malloc.so: the allocator alone, built again with 16-byte kmalloc
 # alignment and nothing but the malloc API exported.
-MALLOC_SRCS := $(filter-out $(CORE_SERVICE_SRCS),$(CORE_SRCS)) $(SLAB_SRCS) lib/slab/malloc_check.c
+MALLOC_SRCS := $(filter-out $(CORE_SERVICE_SRCS),$(CORE_SRCS)) \
+	       $(filter-out $(SLAB_SERVICE_SRCS),$(SLAB_SRCS)) lib/slab/malloc_check.c
 MALLOC_OBJS := $(MALLOC_SRCS:%.c=$(O)/mpic/%.o) $(O)/mpic/lib/malloc/preload.o
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(O)/pic/%.o)

@@ -22,25 +22,29 @@ static void tree_unlock(const struct kfs_root *root)
 		root->unlock(root->obj);
 }
 
-/* The next component of *@path into @name; 0 at the end, 1, or -errno. */
+/*
+ * The next component of *@path into @name, *@path moved past it: 1, 0 at
+ * the end, or -ENAMETOOLONG.
+ */
 static int next_name(const char **path, char name[KFS_NAME_MAX])
 {
-	const char *p = *path;
-	size_t len;
+	const char *p = *path + strspn(*path, "/");
+	size_t len = strcspn(p, "/");
 
-	while (*p == '/')
-		p++;
-	if (!*p) {
-		*path = p;
+	*path = p + len;
+	if (!len)
 		return 0;
-	}
-	len = strcspn(p, "/");
 	if (len >= KFS_NAME_MAX)
 		return -ENAMETOOLONG;
 	memcpy(name, p, len);
 	name[len] = '\0';
-	*path = p + len;
 	return 1;
+}
+
+/* Nothing but slashes left? */
+static bool at_end(const char *path)
+{
+	return !path[strspn(path, "/")];
 }
 
 /* @name in the directory @dir: the static table first, then ->dir. */
@@ -64,8 +68,25 @@ static int lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *c
 }
 
 /*
+ * A name past NAME_MAX in @dir: libfs's lookup refuses it; kernfs has no
+ * such entry.  With @last, it is the name mkdir or rmdir acts on: 1 says
+ * so to dir_op().
+ */
+static int too_long(const struct kfs_root *root, const struct kfs_ref *dir, bool last)
+{
+	if (!kfs_is_dir(dir->node))
+		return -ENOTDIR;
+	if (!root->kernfs)
+		return -ENAMETOOLONG;
+	return last ? 1 : -ENOENT;
+}
+
+/*
  * Resolve @path from @root into @ref; with @last, stop before the last
- * component and copy it there (mkdir, rmdir).  Caller holds the tree lock.
+ * component and copy it there (mkdir, rmdir; 1 when it cannot be a name,
+ * see too_long()).  Caller holds the tree lock.  Components are taken in
+ * order, as link_path_walk() does: an error of an earlier one (-ENOENT,
+ * -ENOTDIR) comes before a later one's -ENAMETOOLONG.
  */
 static int walk(const struct kfs_root *root, const char *path, struct kfs_ref *ref,
 		char *last)
@@ -74,15 +95,12 @@ static int walk(const struct kfs_root *root, const char *path, struct kfs_ref *r
 	int ret;
 
 	*ref = (struct kfs_ref){ .node = root->node, .obj = root->obj };
-	ret = next_name(&path, name);
-	while (ret > 0) {
-		char next[KFS_NAME_MAX];
+	while ((ret = next_name(&path, name))) {
 		struct kfs_ref child;
-		int more = next_name(&path, next);
 
-		if (more < 0)
-			return more;
-		if (!more && last) {
+		if (ret < 0)
+			return too_long(root, ref, last && at_end(path));
+		if (last && at_end(path)) {
 			strcpy(last, name);
 			return kfs_is_dir(ref->node) ? 0 : -ENOTDIR;
 		}
@@ -90,12 +108,7 @@ static int walk(const struct kfs_root *root, const char *path, struct kfs_ref *r
 		if (ret)
 			return ret;
 		*ref = child;
-		if (more)
-			strcpy(name, next);
-		ret = more;
 	}
-	if (ret < 0)
-		return ret;
 	return last ? -EEXIST : 0;	/* mkdir of the root itself */
 }
 
@@ -171,14 +184,22 @@ static int dir_op(const struct kfs_root *root, const char *path, const struct uk
 
 	tree_lock(root);
 	ret = walk(root, path, &dir, name);
+	if (ret > 0) {
+		/* A kernfs tree has no such name: mkdir of a new one, rmdir of none. */
+		tree_unlock(root);
+		ops = dir.node->dir;
+		if (!make)
+			return -ENOENT;
+		return ops && ops->mkdir ? -ENAMETOOLONG : -EPERM;
+	}
 	if (!ret) {
 		int found = lookup(&dir, name, &child);
 
-		if (make && !found)
-			ret = -EEXIST;
-		else if (!make && found)
+		if (make)
+			ret = found == -ENOENT ? 0 : found ? found : -EEXIST;
+		else if (found)
 			ret = found;
-		else if (!make && !kfs_is_dir(child.node))
+		else if (!kfs_is_dir(child.node))
 			ret = -ENOTDIR;
 	}
 	tree_unlock(root);

@@ -159,6 +159,9 @@ static inline bool kfs_is_dir(const struct kfs_node *n)
  * @opened, @closed: told of every file opened and closed in the tree
  *		(trace counts its instance's open files)
  * @release:	the tree goes away (uksfs is destroyed)
+ * @kernfs:	a sysfs tree: a name past NAME_MAX is one it does not have
+ *		(-ENOENT), as kernfs looks names up; libfs trees (tracefs,
+ *		debugfs) refuse it with -ENAMETOOLONG
  */
 struct kfs_root {
 	const struct kfs_node *node;
@@ -168,6 +171,7 @@ struct kfs_root {
 	void (*opened)(struct kfs_open_file *of);
 	void (*closed)(struct kfs_open_file *of);
 	void (*release)(void *obj);
+	bool kernfs;
 };
 
 /*
@@ -208,7 +212,8 @@ struct kfs_stat {
  * The walk.  @path is relative to @root, components separated by '/'
  * (leading, trailing and doubled slashes are ignored; "." and ".." are
  * the caller's to resolve).  Errors are the kernel's: -ENOENT, -ENOTDIR,
- * -ENAMETOOLONG, -EISDIR, -EACCES (the mode forbids the access).
+ * -ENAMETOOLONG (not in a kernfs tree), -EISDIR, -EACCES (the mode forbids
+ * the access).
  */
 int __uks_kfs_stat(const struct kfs_root *root, const char *path, struct kfs_stat *st);
 int __uks_kfs_list(const struct kfs_root *root, const char *path,

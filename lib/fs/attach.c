@@ -9,6 +9,7 @@
 #include "core/compiler.h"
 #include "fs/vfs.h"
 #include "sched/sysfs.h"
+#include "slab/sysfs.h"
 
 /** uks_vfs_add_a32 - see <uks/fs.h> */
 UKS_EXPORT int uks_vfs_add_a32(struct uks_vfs *vfs, const char *path, const char *list,
@@ -16,6 +17,15 @@ UKS_EXPORT int uks_vfs_add_a32(struct uks_vfs *vfs, const char *path, const char
 {
 	struct kfs_root root;
 	int ret = __uks_sched_sysfs_root(list, config, &root);
+
+	return ret ? ret : __uks_vfs_attach(vfs, path, &root);
+}
+
+/** uks_vfs_add_slab - see <uks/fs.h> */
+UKS_EXPORT int uks_vfs_add_slab(struct uks_vfs *vfs, const char *path)
+{
+	struct kfs_root root;
+	int ret = __uks_slab_sysfs_root(&root);
 
 	return ret ? ret : __uks_vfs_attach(vfs, path, &root);
 }

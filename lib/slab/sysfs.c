@@ -1,51 +1,81 @@
 // SPDX-License-Identifier: MIT
 /*
- * The text of /sys/kernel/slab/<cache>/<attr> in 5.15 (slab_attrs[] with
- * CONFIG_SLUB_DEBUG, CONFIG_SLUB_STATS and CONFIG_NUMA), for uksfs to
- * serve and for tools to read directly.  Formats, writable files and
+ * /sys/kernel/slab/<cache>/<attr> of 5.15 (slab_attrs[] with
+ * CONFIG_SLUB_DEBUG, CONFIG_SLUB_STATS and CONFIG_NUMA): a kfs tree for
+ * uksfs (core/kfs.h), and the same text and stores for tools that hold a
+ * cache (uks_kmem_cache_attr_show()).  Formats, modes, writable files and
  * their errnos follow the kernel's show/store functions.
+ *
+ * Adding an attribute is one entry in slab_attrs[] (with its show and/or
+ * store function): the tree, its listing order and the
+ * uks_kmem_cache_attr_*() API all come from that table.
+ *
+ * The tree shows the caches of this process (the kernel shows every cache
+ * of the machine; a uks process can only show its own), one directory per
+ * cache named as kobject_set_name() names it ('/' becomes '!').  The tree's
+ * lock is slab_mutex: the walk finds a cache by name under it, so a cache
+ * destroyed before the open is -ENOENT, and a read or write of an open file
+ * first checks under it that the cache is still there, so one destroyed
+ * after the open is -ENODEV, as kernfs answers for a removed node.
  */
+/*
+ * slub.h has the kernel's stat() (a counter bump); kfs.h brings POSIX's
+ * <sys/stat.h>, whose stat(2) is not used here: it is declared under
+ * another name.
+ */
+#define stat posix_stat
+#include <sys/stat.h>
+#undef stat
+
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/kfs.h"
 #include "slab/debug.h"
 #include "slab/slub.h"
+#include "slab/sysfs.h"
 
-struct attr_buf {
-	char *buf;
-	size_t size, len;
-	bool overflow;
+/*
+ * struct slab_attribute - what an attribute file does
+ * @ops:	the node's ops (attr_show, attr_write): they find the rest
+ * @show:	write the text for @s (a file without it reads empty)
+ * @store:	take one write; 0 or -errno (a file without it is read-only)
+ *
+ * @arg is the node's ->data: the stat item, the flag, what to count.
+ */
+struct slab_attribute {
+	struct kfs_ops ops;
+	void (*show)(struct uks_kmem_cache *s, struct uks_seq *m, long arg);
+	int (*store)(struct uks_kmem_cache *s, const char *buf, size_t len, long arg);
 };
 
-static void emit(struct attr_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int attr_show(struct kfs_open_file *of, struct uks_seq *m);
+static ssize_t attr_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off);
 
-static void emit(struct attr_buf *b, const char *fmt, ...)
+/* SLUB's SLAB_ATTR_RO (0400) and SLAB_ATTR (0600): root-only files. */
+#define __SLAB_ATTR(_name, _mode, _write, _show, _store, _arg) {			\
+	.name = (_name),								\
+	.mode = S_IFREG | (_mode),							\
+	.ops = &(const struct slab_attribute){						\
+		.ops = { .show = attr_show, .write = (_write) },			\
+		.show = (_show),							\
+		.store = (_store),							\
+	}.ops,										\
+	.data = (_arg),									\
+}
+#define SLAB_ATTR_RO(name, show, arg)	__SLAB_ATTR(name, 0400, NULL, show, NULL, arg)
+#define SLAB_ATTR(name, show, store, arg) __SLAB_ATTR(name, 0600, attr_write, show, store, arg)
+#define STAT_ATTR(name, si)		SLAB_ATTR(name, show_stat, clear_stat, si)
+
+static const struct slab_attribute *attr_of(const struct kfs_node *node)
 {
-	va_list ap;
-	int n;
-
-	if (b->overflow)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(b->buf + b->len, b->size - b->len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= b->size - b->len)
-		b->overflow = true;
-	else
-		b->len += (size_t)n;
+	return (const struct slab_attribute *)((const char *)node->ops -
+						offsetof(struct slab_attribute, ops));
 }
 
-static const char *const stat_names[NR_SLUB_STAT_ITEMS] = {
-	"alloc_fastpath", "alloc_slowpath", "free_fastpath", "free_slowpath", "free_frozen",
-	"free_add_partial", "free_remove_partial", "alloc_from_partial", "alloc_slab",
-	"alloc_refill", "alloc_node_mismatch", "free_slab", "cpuslab_flush", "deactivate_full",
-	"deactivate_empty", "deactivate_to_head", "deactivate_to_tail",
-	"deactivate_remote_frees", "deactivate_bypass", "order_fallback",
-	"cmpxchg_double_cpu_fail", "cmpxchg_double_fail", "cpu_partial_alloc",
-	"cpu_partial_free", "cpu_partial_node", "cpu_partial_drain",
-};
+/* ------------------------------------------------------------ show and store */
 
 static unsigned long stat_read(const struct kmem_cache_cpu *c, enum stat_item si)
 {
@@ -56,30 +86,38 @@ static unsigned long stat_read(const struct kmem_cache_cpu *c, enum stat_item si
 	return c->stat[si];
 }
 
-static void stat_clear(struct kmem_cache_cpu *c, enum stat_item si)
-{
-	if (si == ALLOC_FASTPATH)
-		c->nr_alloc_fast = 0;
-	else if (si == FREE_FASTPATH)
-		c->nr_free_fast = 0;
-	else
-		c->stat[si] = 0;
-}
-
-static void show_stat(struct uks_kmem_cache *s, struct attr_buf *b, enum stat_item si)
+static void show_stat(struct uks_kmem_cache *s, struct uks_seq *m, long si)
 {
 	unsigned long sum = 0;
 
 	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
-		sum += stat_read(cpu_slab(s, cpu), si);
-	emit(b, "%lu", sum);
+		sum += stat_read(cpu_slab(s, cpu), (enum stat_item)si);
+	uks_seq_printf(m, "%lu", sum);
 	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		unsigned long x = stat_read(cpu_slab(s, cpu), si);
+		unsigned long x = stat_read(cpu_slab(s, cpu), (enum stat_item)si);
 
 		if (x)
-			emit(b, " C%u=%lu", cpu, x);
+			uks_seq_printf(m, " C%u=%lu", cpu, x);
 	}
-	emit(b, "\n");
+	uks_seq_putc(m, '\n');
+}
+
+/* Only "0" clears a stat file (CONFIG_SLUB_STATS). */
+static int clear_stat(struct uks_kmem_cache *s, const char *buf, size_t len, long si)
+{
+	if (!len || buf[0] != '0')
+		return -EINVAL;
+	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		struct kmem_cache_cpu *c = cpu_slab(s, cpu);
+
+		if (si == ALLOC_FASTPATH)
+			c->nr_alloc_fast = 0;
+		else if (si == FREE_FASTPATH)
+			c->nr_free_fast = 0;
+		else
+			c->stat[si] = 0;
+	}
+	return 0;
 }
 
 enum { SO_ALL = 1, SO_PARTIAL = 2, SO_CPU = 4, SO_OBJECTS = 8, SO_TOTAL = 16 };
@@ -98,7 +136,7 @@ static unsigned long count_partial(struct kmem_cache_node *n, int what)
 }
 
 /* show_slab_objects(): "<total> N0=<n>" (the node part only when non-zero). */
-static void show_slab_objects(struct uks_kmem_cache *s, struct attr_buf *b, int flags)
+static void show_slab_objects(struct uks_kmem_cache *s, struct uks_seq *m, long flags)
 {
 	struct kmem_cache_node *n = get_node(s, 0);
 	unsigned long total = 0;
@@ -132,13 +170,13 @@ static void show_slab_objects(struct uks_kmem_cache *s, struct attr_buf *b, int 
 		else
 			total += READ_ONCE(n->nr_partial);
 	}
-	emit(b, "%lu", total);
+	uks_seq_printf(m, "%lu", total);
 	if (total)
-		emit(b, " N0=%lu", total);
-	emit(b, "\n");
+		uks_seq_printf(m, " N0=%lu", total);
+	uks_seq_putc(m, '\n');
 }
 
-static void show_cpu_partial_slabs(struct uks_kmem_cache *s, struct attr_buf *b)
+static void show_cpu_partial_slabs(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
 	int objects = 0, slabs = 0;
 
@@ -150,150 +188,72 @@ static void show_cpu_partial_slabs(struct uks_kmem_cache *s, struct attr_buf *b)
 			objects += page->pobjects;
 		}
 	}
-	emit(b, "%d(%d)", objects, slabs);
+	uks_seq_printf(m, "%d(%d)", objects, slabs);
 	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		struct uks_page *page = READ_ONCE(cpu_slab(s, cpu)->partial);
 
 		if (page)
-			emit(b, " C%u=%d(%d)", cpu, page->pobjects, page->slabs);
+			uks_seq_printf(m, " C%u=%d(%d)", cpu, page->pobjects, page->slabs);
 	}
-	emit(b, "\n");
+	uks_seq_putc(m, '\n');
 }
 
-static const char *const attr_names[] = {
-	"slab_size", "object_size", "objs_per_slab", "order", "min_partial", "cpu_partial",
-	"objects", "objects_partial", "partial", "cpu_slabs", "ctor", "aliases", "align",
-	"hwcache_align", "reclaim_account", "destroy_by_rcu", "shrink", "slabs_cpu_partial",
-	"total_objects", "slabs", "sanity_checks", "trace", "red_zone", "poison", "store_user",
-	"validate", "cache_dma", "usersize", "remote_node_defrag_ratio", "failslab",
-	"alloc_fastpath", "alloc_slowpath", "free_fastpath", "free_slowpath", "free_frozen",
-	"free_add_partial", "free_remove_partial", "alloc_from_partial", "alloc_slab",
-	"alloc_refill", "alloc_node_mismatch", "free_slab", "cpuslab_flush", "deactivate_full",
-	"deactivate_empty", "deactivate_to_head", "deactivate_to_tail",
-	"deactivate_remote_frees", "deactivate_bypass", "order_fallback",
-	"cmpxchg_double_cpu_fail", "cmpxchg_double_fail", "cpu_partial_alloc",
-	"cpu_partial_free", "cpu_partial_node", "cpu_partial_drain", NULL,
-};
-
-static const char *const writable[] = {
-	"min_partial", "cpu_partial", "shrink", "validate", "remote_node_defrag_ratio", NULL,
-};
-
-/** uks_kmem_cache_attr_names - Return: NULL-terminated list of attribute files */
-UKS_EXPORT const char *const *uks_kmem_cache_attr_names(void)
+/* A flag attribute: 1 or 0 (@flag 0: a flag uks never sets). */
+static void show_flag(struct uks_kmem_cache *s, struct uks_seq *m, long flag)
 {
-	return attr_names;
+	uks_seq_printf(m, "%d\n", !!(s->flags & (unsigned long)flag));
 }
 
-static int stat_index(const char *attr)
+static void show_slab_size(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	for (int i = 0; i < NR_SLUB_STAT_ITEMS; i++)
-		if (!strcmp(stat_names[i], attr))
-			return i;
-	return -1;
+	uks_seq_printf(m, "%u\n", s->size);
 }
 
-/** uks_kmem_cache_attr_writable - Return: true if @attr accepts writes (mode 0600) */
-UKS_EXPORT bool uks_kmem_cache_attr_writable(const char *attr)
+static void show_object_size(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	for (int i = 0; writable[i]; i++)
-		if (!strcmp(writable[i], attr))
-			return true;
-	return stat_index(attr) >= 0;
+	uks_seq_printf(m, "%u\n", s->object_size);
 }
 
-static bool flag_attr(const struct uks_kmem_cache *s, const char *attr, int *value)
+static void show_objs_per_slab(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	static const struct { const char *name; unsigned long flag; } flags[] = {
-		{ "hwcache_align", UKS_SLAB_HWCACHE_ALIGN },
-		{ "reclaim_account", UKS_SLAB_RECLAIM_ACCOUNT },
-		{ "sanity_checks", UKS_SLAB_CONSISTENCY_CHECKS },
-		{ "trace", UKS_SLAB_TRACE },
-		{ "red_zone", UKS_SLAB_RED_ZONE },
-		{ "poison", UKS_SLAB_POISON },
-		{ "store_user", UKS_SLAB_STORE_USER },
-		{ "failslab", UKS_SLAB_FAILSLAB },
-		{ "destroy_by_rcu", 0 },
-		{ "cache_dma", 0 },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(flags); i++) {
-		if (!strcmp(flags[i].name, attr)) {
-			*value = !!(s->flags & flags[i].flag);
-			return true;
-		}
-	}
-	return false;
+	uks_seq_printf(m, "%u\n", oo_objects(s->oo));
 }
 
-/**
- * uks_kmem_cache_attr_show - read /sys/kernel/slab/<cache>/<attr>
- * @s: cache
- * @attr: attribute file name (see uks_kmem_cache_attr_names())
- * @buf: output
- * @size: its size
- *
- * Return: bytes written (the text ends in a newline; write-only files and
- * a cache without ctor read empty), -ENOENT, or -ENOSPC.
+static void show_order(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
+{
+	uks_seq_printf(m, "%u\n", oo_order(s->oo));
+}
+
+static void show_align(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
+{
+	uks_seq_printf(m, "%u\n", s->align);
+}
+
+static void show_aliases(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
+{
+	uks_seq_printf(m, "%d\n", s->refcount < 1 ? 0 : s->refcount - 1);
+}
+
+/* kmalloc caches are whitelisted whole (5.15). */
+static void show_usersize(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
+{
+	uks_seq_printf(m, "%u\n", s->is_kmalloc ? s->object_size : 0);
+}
+
+/*
+ * Empty without a constructor.  Through the tree this runs under
+ * slab_mutex, and dladdr() takes the loader's lock: the order is
+ * slab_mutex -> loader lock, so a library constructor must not create a
+ * cache while a process serves this tree.
  */
-UKS_EXPORT ssize_t uks_kmem_cache_attr_show(struct uks_kmem_cache *s, const char *attr, char *buf,
-					    size_t size)
+static void show_ctor(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	struct attr_buf b = { buf, size, 0, false };
-	int si = stat_index(attr), flag;
 	char sym[256];
 
-	if (!size)
-		return -ENOSPC;
-	buf[0] = 0;
-	if (si >= 0)
-		show_stat(s, &b, (enum stat_item)si);
-	else if (flag_attr(s, attr, &flag))
-		emit(&b, "%d\n", flag);
-	else if (!strcmp(attr, "slab_size"))
-		emit(&b, "%u\n", s->size);
-	else if (!strcmp(attr, "object_size"))
-		emit(&b, "%u\n", s->object_size);
-	else if (!strcmp(attr, "objs_per_slab"))
-		emit(&b, "%u\n", oo_objects(s->oo));
-	else if (!strcmp(attr, "order"))
-		emit(&b, "%u\n", oo_order(s->oo));
-	else if (!strcmp(attr, "align"))
-		emit(&b, "%u\n", s->align);
-	else if (!strcmp(attr, "min_partial"))
-		emit(&b, "%lu\n", s->min_partial);
-	else if (!strcmp(attr, "cpu_partial"))
-		emit(&b, "%u\n", s->cpu_partial);
-	else if (!strcmp(attr, "aliases"))
-		emit(&b, "%d\n", s->refcount < 1 ? 0 : s->refcount - 1);
-	else if (!strcmp(attr, "usersize"))	/* kmalloc caches are whitelisted whole (5.15) */
-		emit(&b, "%u\n", s->is_kmalloc ? s->object_size : 0);
-	else if (!strcmp(attr, "remote_node_defrag_ratio"))
-		emit(&b, "%u\n", s->remote_node_defrag_ratio / 10);
-	else if (!strcmp(attr, "ctor")) {
-		if (s->ctor) {
-			__uks_format_symbol(sym, sizeof(sym), (unsigned long)(uintptr_t)s->ctor);
-			emit(&b, "%s\n", sym);
-		}
-	} else if (!strcmp(attr, "objects"))
-		show_slab_objects(s, &b, SO_ALL | SO_OBJECTS);
-	else if (!strcmp(attr, "objects_partial"))
-		show_slab_objects(s, &b, SO_PARTIAL | SO_OBJECTS);
-	else if (!strcmp(attr, "partial"))
-		show_slab_objects(s, &b, SO_PARTIAL);
-	else if (!strcmp(attr, "cpu_slabs"))
-		show_slab_objects(s, &b, SO_CPU);
-	else if (!strcmp(attr, "total_objects"))
-		show_slab_objects(s, &b, SO_ALL | SO_TOTAL);
-	else if (!strcmp(attr, "slabs"))
-		show_slab_objects(s, &b, SO_ALL);
-	else if (!strcmp(attr, "slabs_cpu_partial"))
-		show_cpu_partial_slabs(s, &b);
-	else if (strcmp(attr, "shrink") && strcmp(attr, "validate"))
-		return -ENOENT;
-	if (b.overflow)
-		return -ENOSPC;
-	return (ssize_t)b.len;
+	if (!s->ctor)
+		return;
+	__uks_format_symbol(sym, sizeof(sym), (unsigned long)(uintptr_t)s->ctor);
+	uks_seq_printf(m, "%s\n", sym);
 }
 
 /* kstrtoul(): decimal, optional '+', one optional trailing newline. */
@@ -321,6 +281,332 @@ static int parse_ulong(const char *buf, size_t len, unsigned long *out)
 	return 0;
 }
 
+static void show_min_partial(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
+{
+	uks_seq_printf(m, "%lu\n", s->min_partial);
+}
+
+/* Clamped to MIN_PARTIAL..MAX_PARTIAL (5..10). */
+static int store_min_partial(struct uks_kmem_cache *s, const char *buf, size_t len, long arg)
+{
+	unsigned long v;
+	int err = parse_ulong(buf, len, &v);
+
+	if (err)
+		return err;
+	s->min_partial = v < 5 ? 5 : v > 10 ? 10 : v;
+	return 0;
+}
+
+static void show_cpu_partial(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
+{
+	uks_seq_printf(m, "%u\n", s->cpu_partial);
+}
+
+/* kstrtouint(); only 0 on a debug cache, which has no CPU partial lists. */
+static int store_cpu_partial(struct uks_kmem_cache *s, const char *buf, size_t len, long arg)
+{
+	unsigned long v;
+	int err = parse_ulong(buf, len, &v);
+
+	if (err)
+		return err;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	if (v && !kmem_cache_has_cpu_partial(s))
+		return -EINVAL;
+	__uks_set_cpu_partial(s, (unsigned int)v);
+	__uks_flush_all(s);
+	return 0;
+}
+
+static int store_shrink(struct uks_kmem_cache *s, const char *buf, size_t len, long arg)
+{
+	if (!len || buf[0] != '1')
+		return -EINVAL;
+	uks_kmem_cache_shrink(s);
+	return 0;
+}
+
+static int store_validate(struct uks_kmem_cache *s, const char *buf, size_t len, long arg)
+{
+	if (!len || buf[0] != '1')
+		return -EINVAL;
+	__uks_validate_slab_cache(s);
+	return 0;
+}
+
+/* Shown and taken in percent, kept in tenths of a percent. */
+static void show_remote_node_defrag_ratio(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
+{
+	uks_seq_printf(m, "%u\n", s->remote_node_defrag_ratio / 10);
+}
+
+static int store_remote_node_defrag_ratio(struct uks_kmem_cache *s, const char *buf, size_t len,
+					  long arg)
+{
+	unsigned long v;
+	int err = parse_ulong(buf, len, &v);
+
+	if (err)
+		return err;
+	if (v > 100)
+		return -ERANGE;
+	s->remote_node_defrag_ratio = (unsigned int)v * 10;
+	return 0;
+}
+
+/* ------------------------------------------------------------ the table */
+
+/* A cache's directory, in the order of 5.15's slab_attrs[]. */
+static const struct kfs_node slab_attrs[] = {
+	SLAB_ATTR_RO("slab_size", show_slab_size, 0),
+	SLAB_ATTR_RO("object_size", show_object_size, 0),
+	SLAB_ATTR_RO("objs_per_slab", show_objs_per_slab, 0),
+	SLAB_ATTR_RO("order", show_order, 0),
+	SLAB_ATTR("min_partial", show_min_partial, store_min_partial, 0),
+	SLAB_ATTR("cpu_partial", show_cpu_partial, store_cpu_partial, 0),
+	SLAB_ATTR_RO("objects", show_slab_objects, SO_ALL | SO_OBJECTS),
+	SLAB_ATTR_RO("objects_partial", show_slab_objects, SO_PARTIAL | SO_OBJECTS),
+	SLAB_ATTR_RO("partial", show_slab_objects, SO_PARTIAL),
+	SLAB_ATTR_RO("cpu_slabs", show_slab_objects, SO_CPU),
+	SLAB_ATTR_RO("ctor", show_ctor, 0),
+	SLAB_ATTR_RO("aliases", show_aliases, 0),
+	SLAB_ATTR_RO("align", show_align, 0),
+	SLAB_ATTR_RO("hwcache_align", show_flag, UKS_SLAB_HWCACHE_ALIGN),
+	SLAB_ATTR_RO("reclaim_account", show_flag, UKS_SLAB_RECLAIM_ACCOUNT),
+	SLAB_ATTR_RO("destroy_by_rcu", show_flag, 0),
+	SLAB_ATTR("shrink", NULL, store_shrink, 0),
+	SLAB_ATTR_RO("slabs_cpu_partial", show_cpu_partial_slabs, 0),
+	SLAB_ATTR_RO("total_objects", show_slab_objects, SO_ALL | SO_TOTAL),
+	SLAB_ATTR_RO("slabs", show_slab_objects, SO_ALL),
+	SLAB_ATTR_RO("sanity_checks", show_flag, UKS_SLAB_CONSISTENCY_CHECKS),
+	SLAB_ATTR_RO("trace", show_flag, UKS_SLAB_TRACE),
+	SLAB_ATTR_RO("red_zone", show_flag, UKS_SLAB_RED_ZONE),
+	SLAB_ATTR_RO("poison", show_flag, UKS_SLAB_POISON),
+	SLAB_ATTR_RO("store_user", show_flag, UKS_SLAB_STORE_USER),
+	SLAB_ATTR("validate", NULL, store_validate, 0),
+	SLAB_ATTR_RO("cache_dma", show_flag, 0),
+	SLAB_ATTR_RO("usersize", show_usersize, 0),
+	SLAB_ATTR("remote_node_defrag_ratio", show_remote_node_defrag_ratio,
+		  store_remote_node_defrag_ratio, 0),
+	SLAB_ATTR_RO("failslab", show_flag, UKS_SLAB_FAILSLAB),
+	STAT_ATTR("alloc_fastpath", ALLOC_FASTPATH),
+	STAT_ATTR("alloc_slowpath", ALLOC_SLOWPATH),
+	STAT_ATTR("free_fastpath", FREE_FASTPATH),
+	STAT_ATTR("free_slowpath", FREE_SLOWPATH),
+	STAT_ATTR("free_frozen", FREE_FROZEN),
+	STAT_ATTR("free_add_partial", FREE_ADD_PARTIAL),
+	STAT_ATTR("free_remove_partial", FREE_REMOVE_PARTIAL),
+	STAT_ATTR("alloc_from_partial", ALLOC_FROM_PARTIAL),
+	STAT_ATTR("alloc_slab", ALLOC_SLAB),
+	STAT_ATTR("alloc_refill", ALLOC_REFILL),
+	STAT_ATTR("alloc_node_mismatch", ALLOC_NODE_MISMATCH),
+	STAT_ATTR("free_slab", FREE_SLAB),
+	STAT_ATTR("cpuslab_flush", CPUSLAB_FLUSH),
+	STAT_ATTR("deactivate_full", DEACTIVATE_FULL),
+	STAT_ATTR("deactivate_empty", DEACTIVATE_EMPTY),
+	STAT_ATTR("deactivate_to_head", DEACTIVATE_TO_HEAD),
+	STAT_ATTR("deactivate_to_tail", DEACTIVATE_TO_TAIL),
+	STAT_ATTR("deactivate_remote_frees", DEACTIVATE_REMOTE_FREES),
+	STAT_ATTR("deactivate_bypass", DEACTIVATE_BYPASS),
+	STAT_ATTR("order_fallback", ORDER_FALLBACK),
+	STAT_ATTR("cmpxchg_double_cpu_fail", CMPXCHG_DOUBLE_CPU_FAIL),
+	STAT_ATTR("cmpxchg_double_fail", CMPXCHG_DOUBLE_FAIL),
+	STAT_ATTR("cpu_partial_alloc", CPU_PARTIAL_ALLOC),
+	STAT_ATTR("cpu_partial_free", CPU_PARTIAL_FREE),
+	STAT_ATTR("cpu_partial_node", CPU_PARTIAL_NODE),
+	STAT_ATTR("cpu_partial_drain", CPU_PARTIAL_DRAIN),
+	{ .name = NULL },
+};
+
+/* ------------------------------------------------------------ the tree */
+
+/* Is @s still a cache?  Under slab_mutex. */
+static bool cache_listed(const struct uks_kmem_cache *s)
+{
+	const struct uks_kmem_cache *c;
+
+	list_for_each_entry(c, &__uks_slab_caches, list)
+		if (c == s)
+			return true;
+	return false;
+}
+
+/* Under the tree's lock (the read is kfs's, as of the first read of an open). */
+static int attr_show(struct kfs_open_file *of, struct uks_seq *m)
+{
+	const struct slab_attribute *a = attr_of(of->ref.node);
+
+	if (!cache_listed(of->ref.obj))
+		return -ENODEV;
+	if (a->show)
+		a->show(of->ref.obj, m, of->ref.node->data);
+	return 0;
+}
+
+/*
+ * One value per write(2), wherever it lands, as the kernel's store
+ * functions take it; under slab_mutex, as destroy runs, so the cache
+ * stays until the store is done.
+ */
+static ssize_t attr_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off)
+{
+	const struct slab_attribute *a = attr_of(of->ref.node);
+	int ret;
+
+	pthread_mutex_lock(&__uks_slab_mutex);
+	ret = cache_listed(of->ref.obj) ? a->store(of->ref.obj, buf, len, of->ref.node->data)
+					: -ENODEV;
+	pthread_mutex_unlock(&__uks_slab_mutex);
+	return ret ? ret : (ssize_t)len;
+}
+
+static const struct kfs_node cache_dir = KFS_DIR("", 0755, NULL, slab_attrs);
+
+/* A cache's directory name: '/' becomes '!', as kobject_set_name() does. */
+static void dir_name(char *dst, const char *name)
+{
+	strcpy(dst, name);
+	for (char *p = strchr(dst, '/'); p; p = strchr(p + 1, '/'))
+		*p = '!';
+}
+
+/* The first cache called @name (with '!' for '/'), as the listing shows it. */
+static int caches_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
+{
+	struct uks_kmem_cache *s;
+
+	list_for_each_entry(s, &__uks_slab_caches, list) {
+		char dname[sizeof(s->name)];
+
+		dir_name(dname, s->name);
+		if (!strcmp(dname, name)) {
+			child->node = &cache_dir;
+			child->obj = s;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* In the order the caches were made. */
+static int caches_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
+{
+	struct uks_kmem_cache *s;
+
+	list_for_each_entry(s, &__uks_slab_caches, list) {
+		struct kfs_ref child = { .node = &cache_dir, .obj = s };
+		char dname[sizeof(s->name)];
+		int ret;
+
+		dir_name(dname, s->name);
+		ret = fill(dname, &child, arg);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static const struct kfs_dir_ops caches_ops = {
+	.lookup = caches_lookup,
+	.iterate = caches_iterate,
+};
+
+static const struct kfs_node slab_dir = KFS_DIR("", 0755, &caches_ops, NULL);
+
+static void slab_tree_lock(void *obj)
+{
+	pthread_mutex_lock(&__uks_slab_mutex);
+}
+
+static void slab_tree_unlock(void *obj)
+{
+	pthread_mutex_unlock(&__uks_slab_mutex);
+}
+
+int __uks_slab_sysfs_root(struct kfs_root *root)
+{
+	__uks_slab_init();	/* the kmalloc caches are listed from the start */
+	*root = (struct kfs_root){
+		.node = &slab_dir,
+		.lock = slab_tree_lock,
+		.unlock = slab_tree_unlock,
+		.kernfs = true,
+	};
+	return 0;
+}
+
+/* ------------------------------------------------------------ the library API */
+
+static const struct kfs_node *find_attr(const char *attr)
+{
+	for (const struct kfs_node *n = slab_attrs; n->name; n++)
+		if (!strcmp(n->name, attr))
+			return n;
+	return NULL;
+}
+
+static const char *attr_names[ARRAY_SIZE(slab_attrs)];	/* the last stays NULL */
+static pthread_once_t attr_names_once = PTHREAD_ONCE_INIT;
+
+static void attr_names_init(void)
+{
+	for (size_t i = 0; slab_attrs[i].name; i++)
+		attr_names[i] = slab_attrs[i].name;
+}
+
+/** uks_kmem_cache_attr_names - Return: NULL-terminated list of attribute files */
+UKS_EXPORT const char *const *uks_kmem_cache_attr_names(void)
+{
+	pthread_once(&attr_names_once, attr_names_init);
+	return attr_names;
+}
+
+/** uks_kmem_cache_attr_writable - Return: true if @attr accepts writes (mode 0600) */
+UKS_EXPORT bool uks_kmem_cache_attr_writable(const char *attr)
+{
+	const struct kfs_node *n = find_attr(attr);
+
+	return n && attr_of(n)->store;
+}
+
+/**
+ * uks_kmem_cache_attr_show - read /sys/kernel/slab/<cache>/<attr>
+ * @s: cache
+ * @attr: attribute file name (see uks_kmem_cache_attr_names())
+ * @buf: output
+ * @size: its size
+ *
+ * Return: bytes written (the text ends in a newline; write-only files and
+ * a cache without ctor read empty), -ENOENT, -ENOSPC, or -ENOMEM.
+ */
+UKS_EXPORT ssize_t uks_kmem_cache_attr_show(struct uks_kmem_cache *s, const char *attr, char *buf,
+					    size_t size)
+{
+	const struct kfs_node *n = find_attr(attr);
+	struct uks_seq m = UKS_SEQ_INIT;
+	ssize_t ret;
+
+	if (!size)
+		return -ENOSPC;
+	buf[0] = '\0';
+	if (!n)
+		return -ENOENT;
+	if (attr_of(n)->show)
+		attr_of(n)->show(s, &m, n->data);
+	if (m.overflow)
+		ret = -ENOMEM;
+	else if (m.len >= size)
+		ret = -ENOSPC;
+	else {
+		memcpy(buf, m.buf ? m.buf : "", m.len + 1);
+		ret = (ssize_t)m.len;
+	}
+	uks_seq_free(&m);
+	return ret;
+}
+
 /**
  * uks_kmem_cache_attr_store - write /sys/kernel/slab/<cache>/<attr>
  * @s: cache
@@ -337,58 +623,11 @@ static int parse_ulong(const char *buf, size_t len, unsigned long *out)
 UKS_EXPORT int uks_kmem_cache_attr_store(struct uks_kmem_cache *s, const char *attr,
 					 const char *buf, size_t len)
 {
-	int si = stat_index(attr), err;
-	unsigned long v;
+	const struct kfs_node *n = find_attr(attr);
 
-	if (si >= 0) {
-		if (!len || buf[0] != '0')
-			return -EINVAL;
-		for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
-			stat_clear(cpu_slab(s, cpu), (enum stat_item)si);
-		return 0;
-	}
-	if (!strcmp(attr, "shrink")) {
-		if (!len || buf[0] != '1')
-			return -EINVAL;
-		uks_kmem_cache_shrink(s);
-		return 0;
-	}
-	if (!strcmp(attr, "validate")) {
-		if (!len || buf[0] != '1')
-			return -EINVAL;
-		__uks_validate_slab_cache(s);
-		return 0;
-	}
-	if (!strcmp(attr, "min_partial")) {
-		err = parse_ulong(buf, len, &v);
-		if (err)
-			return err;
-		s->min_partial = v < 5 ? 5 : v > 10 ? 10 : v;
-		return 0;
-	}
-	if (!strcmp(attr, "cpu_partial")) {
-		err = parse_ulong(buf, len, &v);
-		if (err)
-			return err;
-		if (v > UINT32_MAX)
-			return -ERANGE;
-		if (v && !kmem_cache_has_cpu_partial(s))
-			return -EINVAL;
-		__uks_set_cpu_partial(s, (unsigned int)v);
-		__uks_flush_all(s);
-		return 0;
-	}
-	if (!strcmp(attr, "remote_node_defrag_ratio")) {
-		err = parse_ulong(buf, len, &v);
-		if (err)
-			return err;
-		if (v > 100)
-			return -ERANGE;
-		s->remote_node_defrag_ratio = (unsigned int)v * 10;
-		return 0;
-	}
-	for (int i = 0; attr_names[i]; i++)
-		if (!strcmp(attr_names[i], attr))
-			return -EACCES;
-	return -ENOENT;
+	if (!n)
+		return -ENOENT;
+	if (!attr_of(n)->store)
+		return -EACCES;
+	return attr_of(n)->store(s, buf, len, n->data);
 }

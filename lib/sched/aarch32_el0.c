@@ -132,6 +132,8 @@ int __uks_sched_sysfs_root(const char *list, const char *config, struct kfs_root
 		strcpy(t->list, list);
 	if (config)
 		strcpy(t->config, config);
-	*root = (struct kfs_root){ .node = &cpu_dir, .obj = t, .release = a32_tree_release };
+	*root = (struct kfs_root){
+		.node = &cpu_dir, .obj = t, .release = a32_tree_release, .kernfs = true,
+	};
 	return 0;
 }

@@ -40,6 +40,7 @@ SLAB_SRCS := lib/slab/page_alloc.c lib/slab/page_purge.c lib/slab/huge_map.c lib
 	     lib/slab/alloc.c lib/slab/free.c lib/slab/partial.c lib/slab/sheaf.c lib/slab/object.c \
 	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
 	     lib/slab/debug_parse.c lib/slab/kmem_events.c lib/slab/usage.c \
+	     lib/slab/malloc_check.c lib/slab/policy.c lib/slab/policy_kernel.c \
 	     $(SLAB_SERVICE_SRCS)
 # One file per feature; every .c under lib/trace, lib/tracee, lib/damon and lib/fs is part of the library.
 TRACE_SRCS := $(sort $(wildcard lib/trace/*.c))
@@ -50,10 +51,12 @@ VDUSE_SRCS := $(sort $(wildcard lib/vduse/*.c))
 SCHED_SRCS := $(sort $(wildcard lib/sched/*.c))
 LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS) $(TRACEE_SRCS) $(DAMON_SRCS) \
 	    $(VDUSE_SRCS) $(SCHED_SRCS) $(FS_SRCS)
-# libuks-malloc.so: the allocator alone, built again with 16-byte kmalloc
-# alignment and nothing but the malloc API exported.
-MALLOC_SRCS := $(filter-out $(CORE_SERVICE_SRCS),$(CORE_SRCS)) \
-	       $(filter-out $(SLAB_SERVICE_SRCS),$(SLAB_SRCS)) lib/slab/malloc_check.c
+# libuks-malloc.so: the allocator alone, under the malloc policy (which
+# lib/malloc/preload.c selects), without the kernel policy and its libgcc
+# unwinder, the services for uksd and the CLI, and with nothing but the
+# malloc API exported.
+MALLOC_SRCS := $(filter-out $(CORE_SERVICE_SRCS) $(SLAB_SERVICE_SRCS) lib/slab/policy_kernel.c,\
+		$(CORE_SRCS) $(SLAB_SRCS))
 MALLOC_OBJS := $(MALLOC_SRCS:%.c=$(O)/mpic/%.o) $(O)/mpic/lib/malloc/preload.o
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(O)/pic/%.o)
@@ -94,8 +97,7 @@ $(O)/pic/%.o: %.c $(CONFIG_H)
 # ld.so reads at load: 116 -> 92 KiB of the file resident.
 $(O)/mpic/%.o: %.c $(CONFIG_H)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(ALL_CFLAGS) -fPIC -DUKS_SHARED -DUKS_MALLOC_SHIM \
-		-DUKS_KMALLOC_MINALIGN=16 -fvisibility=hidden \
+	$(Q_CC)$(CC) $(ALL_CFLAGS) -fPIC -DUKS_SHARED -DUKS_HIDE_EXPORTS -fvisibility=hidden \
 		-ffunction-sections -fdata-sections -c $< -o $@
 
 MALLOC_LDFLAGS := -Wl,--gc-sections $(call ld-option,-z pack-relative-relocs)

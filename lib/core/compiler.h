@@ -13,9 +13,10 @@
 
 /*
  * Exported symbols; everything else is hidden by -fvisibility=hidden.  In
- * libuks-malloc.so only the malloc API is exported, so calls stay direct.
+ * libuks-malloc.so (built with UKS_HIDE_EXPORTS) only the malloc API is
+ * exported, so calls stay direct.
  */
-#ifdef UKS_MALLOC_SHIM
+#ifdef UKS_HIDE_EXPORTS
 #define UKS_EXPORT
 #else
 #define UKS_EXPORT	__attribute__((visibility("default")))

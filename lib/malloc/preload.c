@@ -2,11 +2,11 @@
 /*
  * libuks-malloc.so: the C allocation API over uks kmalloc, for LD_PRELOAD.
  *
- * Every call maps onto this build's kmalloc size classes (16 B ... 8 KiB,
- * 27 of them: kmalloc.c) and above them onto whole
+ * Every call maps onto the malloc policy's kmalloc size classes (16 B ...
+ * 8 KiB, 27 of them: lib/slab/policy.c) and above them onto whole
  * pages or a mapping of their own; UKS_SLUB_DEBUG applies
  * slub_debug to them, so red zones, poisoning and tracking work on any
- * program.  This build aligns every class to 16 bytes (the x86-64 malloc
+ * program.  The policy aligns every class to 16 bytes (the x86-64 malloc
  * ABI), where kernel kmalloc uses 8.
  *
  * Thread exit needs nothing: caches are per CPU, not per thread.  fork()
@@ -46,6 +46,12 @@
 #include "slab/slub.h"
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
+
+/*
+ * The allocator runs the malloc policy (lib/slab/policy.h) from its first
+ * call, which may come before any constructor.
+ */
+const struct slab_policy *__uks_slab_policy = &__uks_slab_malloc_policy;
 /*
  * The program's call site, which slub_debug's U tracks name ("Allocated
  * in ..."): taken in each exported function and handed down, since the

@@ -98,7 +98,7 @@ static void *get_partial_node(struct uks_kmem_cache *s, struct kmem_cache_node *
 			partial_slabs++;
 		}
 		if (!kmem_cache_has_cpu_partial(s) ||
-		    (CPU_PARTIAL_IN_SLABS ? partial_slabs > s->cpu_partial_slabs / 2 :
+		    (cpu_partial_in_slabs() ? partial_slabs > s->cpu_partial_slabs / 2 :
 		     available > s->cpu_partial / 2))
 			break;
 	}
@@ -191,7 +191,7 @@ static struct uks_page *allocate_slab(struct uks_kmem_cache *s)
 		 * from the cache's slab order (obj_start_fast()), and the
 		 * buddy fails an order only when it cannot map a chunk.
 		 */
-		if (SLUB_IN_MALLOC)
+		if (slub_in_malloc())
 			return NULL;
 		oo = s->min;
 		/* Fall back to the minimum order that holds one object. */

@@ -48,16 +48,15 @@ bool __uks_slab_lock_cmpxchg(struct uks_kmem_cache *s, struct uks_page *page,
  */
 void __uks_slab_double_free(const struct uks_kmem_cache *s, const void *object)
 {
-#ifdef UKS_MALLOC_SHIM
-	char why[96];
+	if (slub_in_malloc()) {
+		char why[96];
 
-	snprintf(why, sizeof(why), "the %s object freed last", s->name);
-	__uks_malloc_abort("free", "double free", object, why);
-#else
+		snprintf(why, sizeof(why), "the %s object freed last", s->name);
+		__uks_malloc_abort("free", "double free", object, why);
+	}
 	pr_err("SLUB %s: double free of object %p (it is already the first free object)",
 	       s->name, object);
 	abort();
-#endif
 }
 
 /* Node list management; list_lock held. */
@@ -136,16 +135,14 @@ void __uks_slab_free(struct uks_kmem_cache *s, struct uks_page *page, void *head
 	if (kmem_cache_debug(s) &&
 	    !__uks_free_debug_processing(s, page, head, tail, cnt, addr, &bad_pointer)) {
 		/*
-		 * The kernel leaks the object and goes on.  So does the preload
-		 * for an overwritten red zone or poison (the report is what
-		 * slub_debug is for), but a pointer that is no live object
-		 * aborts, as glibc's free() does.
+		 * The kernel leaks the object and goes on.  So does the malloc
+		 * policy for an overwritten red zone or poison (the report is
+		 * what slub_debug is for), but a pointer that is no live
+		 * object aborts, as glibc's free() does.
 		 */
-#ifdef UKS_MALLOC_SHIM
-		if (bad_pointer)
+		if (bad_pointer && slub_in_malloc())
 			__uks_malloc_abort("free", "object not freed", head,
 					   "slub_debug found it bad: see the report above");
-#endif
 		return;
 	}
 

@@ -167,12 +167,10 @@ int __uks_slub_geometry(unsigned int object_size, unsigned int align, unsigned l
 	    ((flags & UKS_SLAB_RED_ZONE) && object_size < WORD)) {
 		g->offset = size;
 		size += WORD;
-	} else {
-#ifdef UKS_MALLOC_SHIM
+	} else if (t->freeptr_first) {
 		g->offset = 0;
-#else
+	} else {
 		g->offset = (object_size / 2) & ~(WORD - 1);
-#endif
 	}
 
 	if (flags & UKS_SLAB_STORE_USER)

@@ -16,6 +16,7 @@ struct slub_tunables {
 	unsigned int min_objects;	/* slub_min_objects, default 0 = derive from CPUs */
 	unsigned int nr_cpus;		/* num_present_cpus() */
 	unsigned int page_size;		/* PAGE_SIZE, 4096 */
+	bool freeptr_first;		/* the malloc policy's: free pointer at offset 0 */
 };
 
 struct slub_geometry {

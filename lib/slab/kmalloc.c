@@ -8,8 +8,9 @@
  * buddy allocator (kmalloc_large()), beyond that a mapping of their own.
  * kmalloc(0) returns ZERO_SIZE_PTR, like the kernel.
  *
- * The preload shim (UKS_MALLOC_SHIM) has classes of its own, see below;
- * libuks' kmalloc keeps the kernel's.
+ * Those are the kernel policy's classes; the malloc policy has its own
+ * (lib/slab/policy.c).  Either way a request takes the smallest class it
+ * fits in, looked up in a table built at init.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -22,131 +23,63 @@
 #include "slab/hot.h"
 #include "slab/slub.h"
 
-#ifndef UKS_KMALLOC_MINALIGN
-#define UKS_KMALLOC_MINALIGN 8	/* ARCH_KMALLOC_MINALIGN on x86-64 */
-#endif
-#define KMALLOC_SHIFT_LOW	3
 #define KMALLOC_SHIFT_HIGH	13	/* PAGE_SHIFT + 1 */
 #define KMALLOC_MAX_CACHE_SIZE	(1UL << KMALLOC_SHIFT_HIGH)
+#define KMALLOC_NR_CLASSES	SLAB_POLICY_MAX_CLASSES	/* index 0 unused */
+#define KMALLOC_STEP_SHIFT	3	/* every class of both policies is a multiple of 8 */
 #define ZERO_SIZE_PTR		((void *)16)
 #define ZERO_OR_NULL_PTR(x)	((uintptr_t)(x) <= (uintptr_t)ZERO_SIZE_PTR)
 
-unsigned int __uks_kmalloc_minalign = UKS_KMALLOC_MINALIGN;
-
-#ifdef UKS_MALLOC_SHIM
 /*
- * The shim's classes: 16-byte steps to 128, then two per doubling to
- * 1 KiB (192, 256, 384, 512, 768, 1024), four per doubling to 2 KiB
- * (1280, 1536, 1792, 2048), and above that sizes fitted to the 32 KiB
- * slab (order 3) that calculate_order() gives them: each is the largest
- * 16-byte multiple that still packs 14, 12, 10, 9, 8, 7, 6, 5 or 4
- * objects (2336, 2720, 3264, 3632, 4096, 4672, 5456, 6544, 8192).
- *
- * Power-of-two classes waste a third of a uniform 257..4096-byte request
- * mix, and a heap that much sparser touches more pages: on
- * bench/malloc-peers' mixed pattern the program's own first touches of
- * its objects are most of the time.  Four per doubling below 1 KiB
- * (jemalloc's spacing) wasted less, but every class keeps its own CPU
- * slabs, partial slabs and sheaves on each CPU: prodcons (16..512-byte
- * objects across two threads) had 16 classes in use and a peak RSS 160
- * KiB higher, larson 300 KiB, while mixed's RSS was 1% lower and its time
- * the same.  Above 1 KiB that overhead is small beside the waste.
- * Evenly spaced classes there packed badly: 5120, 6144 and 7168-byte
- * slots left 2, 2 and 4 KiB of each 32 KiB slab unused, and 7168 held no
- * more objects per slab than 8192.  sqlite's 4368-byte page blocks went
- * to 5120-byte slots, 1.23x glibc's peak RSS; the fitted 4672 holds them.
- * Power-of-two classes stay among them, naturally aligned, for
- * uks_kmalloc_aligned().
+ * The class of each 8-byte step to the largest class, from the policy at
+ * init: malloc()'s fast path takes one load, not the branches and bit
+ * count of the kernel's kmalloc_index(), which larson (8..1000-byte
+ * requests) spent 2.5% of its time in.  Until init every entry is 0, an
+ * index that never has a cache, so a request takes the slow path, which
+ * initialises the allocator.
  */
-#define KMALLOC_NR_CLASSES	28	/* index 0 unused */
-#define KMALLOC_FIRST_FITTED	19	/* index of the first class past 2 KiB */
+static uint8_t kmalloc_size_index[KMALLOC_MAX_CACHE_SIZE >> KMALLOC_STEP_SHIFT];
 
-static const unsigned short kmalloc_fitted[] = {
-	2336, 2720, 3264, 3632, 4096, 4672, 5456, 6544, 8192,
-};
-_Static_assert(KMALLOC_FIRST_FITTED + sizeof(kmalloc_fitted) / sizeof(kmalloc_fitted[0]) ==
-	       KMALLOC_NR_CLASSES, "kmalloc classes");
-
-/*
- * The class of each 16-byte step to 1 KiB (every class there is a
- * multiple of 16): malloc()'s fast path takes one load, not the branches
- * and bit count below, which larson (8..1000-byte requests) spent 2.5% of
- * its time in.
- */
-static const uint8_t kmalloc_small_index[64] = {
-	1, 2, 3, 4, 5, 6, 7, 8,					/* 16..128 */
-	9, 9, 9, 9, 10, 10, 10, 10,				/* 192, 256 */
-	11, 11, 11, 11, 11, 11, 11, 11, 12, 12, 12, 12, 12, 12, 12, 12,	/* 384, 512 */
-	13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 13,	/* 768 */
-	14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,	/* 1024 */
-};
-
-/* kmalloc_index() past 1 KiB, and of 0 (class 0, none). */
-static unsigned int kmalloc_index_big(size_t size)
-{
-	unsigned int idx;
-
-	if (!size)
-		return 0;
-	if (size <= 2048)
-		return 15 + (unsigned int)(((size - 1) >> 8) & 3);
-	/* Past 2 KiB: count the fitted classes smaller than @size (no branch). */
-	idx = KMALLOC_FIRST_FITTED;
-	for (unsigned int i = 0; i + 1 < sizeof(kmalloc_fitted) / sizeof(kmalloc_fitted[0]); i++)
-		idx += size > kmalloc_fitted[i];
-	return idx;
-}
-
+/* @size is 1..KMALLOC_MAX_CACHE_SIZE. */
 static __attribute__((always_inline)) inline unsigned int kmalloc_index(size_t size)
 {
-	if (likely(size - 1 < 16 * sizeof(kmalloc_small_index)))
-		return kmalloc_small_index[(size - 1) >> 4];
-	return kmalloc_index_big(size);
+	return __atomic_load_n(&kmalloc_size_index[(size - 1) >> KMALLOC_STEP_SHIFT],
+			       __ATOMIC_RELAXED);
 }
 
+/* Slot size of class @idx; 0 for an index the policy has no class at. */
 static unsigned int kmalloc_class_size(unsigned int idx)
 {
-	unsigned int j, lo;
+	const struct slab_policy *policy = __uks_slab_policy;
 
-	if (idx <= 8)
-		return idx * 16;
-	if (idx <= 14) {
-		j = idx - 9;
-		lo = 7 + j / 2;
-		return (1U << lo) + (j % 2 + 1) * (1U << (lo - 1));
+	return idx < policy->nr_classes ? policy->class_size[idx] : 0;
+}
+
+static unsigned int kmalloc_minalign(void)
+{
+	return __uks_slab_policy->kmalloc_minalign;
+}
+
+/* Fill kmalloc_size_index[]: each step takes the smallest class it fits. */
+static void kmalloc_index_init(void)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(kmalloc_size_index); i++) {
+		unsigned int size = (i + 1) << KMALLOC_STEP_SHIFT, best = 0;
+
+		for (unsigned int idx = 1; idx < KMALLOC_NR_CLASSES; idx++) {
+			unsigned int cs = kmalloc_class_size(idx);
+
+			if (cs >= size && (!best || cs < kmalloc_class_size(best)))
+				best = idx;
+		}
+		__atomic_store_n(&kmalloc_size_index[i], (uint8_t)best, __ATOMIC_RELAXED);
 	}
-	if (idx < KMALLOC_FIRST_FITTED)
-		return 1024 + (idx - 14) * 256;
-	return kmalloc_fitted[idx - KMALLOC_FIRST_FITTED];
 }
-#else
-#define KMALLOC_NR_CLASSES	(KMALLOC_SHIFT_HIGH + 1)
-
-/* kmalloc_caches[] index for sizes up to 192, by (size - 1) / 8. */
-static const uint8_t size_index[24] = {
-	3, 4, 5, 5, 6, 6, 6, 6, 1, 1, 1, 1, 7, 7, 7, 7, 2, 2, 2, 2, 2, 2, 2, 2,
-};
-
-static unsigned int kmalloc_index(size_t size)
-{
-	if (size <= 192)
-		return size_index[(size - 1) / 8];
-	return 64u - (unsigned int)__builtin_clzl(size - 1);
-}
-
-/* 0 for the indices 5.15 leaves empty (0 and 3..KMALLOC_SHIFT_LOW-1). */
-static unsigned int kmalloc_class_size(unsigned int idx)
-{
-	if (idx == 1 || idx == 2)
-		return idx == 1 ? 96 : 192;
-	return idx < KMALLOC_SHIFT_LOW ? 0 : 1U << idx;
-}
-#endif
 
 static struct uks_kmem_cache *kmalloc_caches[KMALLOC_NR_CLASSES];
 
 /*
- * Serialises the creation of classes on first use (the shim); taken
+ * Serialises the creation of classes on first use (the malloc policy); taken
  * before __uks_slab_mutex, and held across fork() by slub.c.
  */
 pthread_mutex_t __uks_kmalloc_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -166,7 +99,7 @@ static char *put_uint(char *p, unsigned int v)
 }
 
 /*
- * The kernel's spelling: kmalloc-96, kmalloc-2k; the shim's kmalloc-1536.
+ * The kernel's spelling: kmalloc-96, kmalloc-2k; the malloc policy's kmalloc-1536.
  * Formatted by hand because printf's code is a few pages of libc that a
  * program using the preloaded malloc would otherwise have resident.
  */
@@ -190,11 +123,11 @@ static struct uks_kmem_cache *create_kmalloc_class(unsigned int idx)
 {
 	unsigned int size = kmalloc_class_size(idx);
 	/* Power-of-two classes are naturally aligned, debug or not (5.15). */
-	unsigned int align = (size & (size - 1)) ? __uks_kmalloc_minalign : size;
+	unsigned int align = (size & (size - 1)) ? kmalloc_minalign() : size;
 	char name[24];
 
-	if (align < __uks_kmalloc_minalign)
-		align = __uks_kmalloc_minalign;
+	if (align < kmalloc_minalign())
+		align = kmalloc_minalign();
 	return __uks_kmem_cache_create(kmalloc_name(size, name), size, align,
 				       __uks_kmalloc_sheaves ? UKS_SLAB_SHEAVES : 0, NULL, true);
 }
@@ -202,13 +135,15 @@ static struct uks_kmem_cache *create_kmalloc_class(unsigned int idx)
 /**
  * __uks_kmalloc_init - create the kmalloc caches (from __uks_slab_init)
  *
- * As the kernel does, libuks creates every class at once.  The preload
- * shim creates each on its first use instead: a class costs a few KiB of
- * resident metadata, and most programs use half of the shim's 27 classes.
+ * As the kernel does, the kernel policy creates every class at once.
+ * The malloc policy creates each on its first use instead: a class costs
+ * a few KiB of resident metadata, and most programs use half of its 27.
  */
 int __uks_kmalloc_init(void)
 {
-#ifndef UKS_MALLOC_SHIM
+	kmalloc_index_init();
+	if (__uks_slab_policy->kmalloc_on_demand)
+		return 0;
 	for (unsigned int idx = 1; idx < KMALLOC_NR_CLASSES; idx++) {
 		if (!kmalloc_class_size(idx))
 			continue;
@@ -216,15 +151,17 @@ int __uks_kmalloc_init(void)
 		if (!kmalloc_caches[idx])
 			return -ENOMEM;
 	}
-#endif
 	return 0;
 }
 
-static __attribute__((noinline)) struct uks_kmem_cache *kmalloc_slab_slow(unsigned int idx)
+/* The class of @size made, and the allocator initialised, if need be. */
+static __attribute__((noinline)) struct uks_kmem_cache *kmalloc_slab_slow(size_t size)
 {
 	struct uks_kmem_cache *s;
+	unsigned int idx;
 
 	__uks_slab_init();
+	idx = kmalloc_index(size);
 	pthread_mutex_lock(&__uks_kmalloc_lock);
 	s = kmalloc_caches[idx];
 	if (!s) {
@@ -236,13 +173,13 @@ static __attribute__((noinline)) struct uks_kmem_cache *kmalloc_slab_slow(unsign
 }
 
 /** __uks_kmalloc_slab - Return: the kmalloc cache for @size (1..8192) */
-struct uks_kmem_cache *__uks_kmalloc_slab(size_t size)
+__attribute__((noinline)) struct uks_kmem_cache *__uks_kmalloc_slab(size_t size)
 {
 	unsigned int idx = kmalloc_index(size);
 	struct uks_kmem_cache *s = __atomic_load_n(&kmalloc_caches[idx], __ATOMIC_ACQUIRE);
 
 	if (unlikely(!s))
-		s = kmalloc_slab_slow(idx);
+		s = kmalloc_slab_slow(size);
 	return s;
 }
 
@@ -259,16 +196,16 @@ static unsigned int size_order(size_t size)
 
 /*
  * A kmalloc_large() block of the kernel's kmalloc() is a whole 2^order
- * buddy block, and libuks's is too (ksize() is the block).  The shim's is
- * a page run: only the pages the request needs, the rest of the block
- * given back (alloc_pages_exact()), since git log -p's 8-64 KiB delta and
- * inflate buffers took a third more memory in whole blocks.
+ * buddy block, and the kernel policy's is too (ksize() is the block).
+ * The malloc policy's is a page run: only the pages the request needs,
+ * the rest of the block given back (alloc_pages_exact()), since git log
+ * -p's 8-64 KiB delta and inflate buffers took a third more memory in
+ * whole blocks.
  */
-#ifdef UKS_MALLOC_SHIM
-#define LARGE_RUNS	true
-#else
-#define LARGE_RUNS	false
-#endif
+static bool large_runs(void)
+{
+	return __uks_slab_policy->large_runs;
+}
 
 static unsigned long pages_for(size_t size)
 {
@@ -278,7 +215,7 @@ static unsigned long pages_for(size_t size)
 /* Pages of a kmalloc_large() block of @size bytes in an order-@order block. */
 static unsigned long large_run_pages(size_t size, unsigned int order)
 {
-	return LARGE_RUNS ? pages_for(size) : 1UL << order;
+	return large_runs() ? pages_for(size) : 1UL << order;
 }
 
 /* More than a buddy block (a chunk) holds: a mapping of its own. */
@@ -362,7 +299,6 @@ UKS_EXPORT void *uks_kmalloc(size_t size)
 	return kmalloc_full(size, CALLER);
 }
 
-#ifdef UKS_MALLOC_SHIM
 /**
  * __uks_malloc - the preload shim's malloc()
  * @size: bytes (0 is taken as 1)
@@ -431,7 +367,6 @@ void __uks_free(void *p)
 #endif
 	__uks_free_slow(p);
 }
-#endif
 
 static __attribute__((always_inline)) inline void *kzalloc_at(size_t size, unsigned long addr)
 {
@@ -491,7 +426,7 @@ void *__uks_kmalloc_aligned(size_t size, size_t align, unsigned long caller)
 
 	if (!align || (align & (align - 1)))
 		return NULL;
-	if (align <= __uks_kmalloc_minalign)
+	if (align <= kmalloc_minalign())
 		return __kmalloc(size ? size : 1, caller);
 	want = size > align ? size : align;
 	if (want <= KMALLOC_MAX_CACHE_SIZE) {
@@ -585,7 +520,6 @@ UKS_EXPORT void uks_kfree(const void *p)
 	kfree_full(p, CALLER);
 }
 
-#ifdef UKS_MALLOC_SHIM
 /**
  * __uks_free_slow - the preload shim's free() past its fast path
  * @p: any pointer, or NULL
@@ -606,7 +540,6 @@ void __uks_free_slow(const void *p)
 	uks_trace_kmem_kfree(CALLER, p);
 	kfree_in_page(page, p, CALLER);
 }
-#endif
 
 /* ksize() given the head page of @p. */
 static size_t ksize_page(const struct uks_page *page, const void *p)
@@ -672,7 +605,7 @@ static void *krealloc_copy(void *p, void *q, size_t ks, size_t new_size)
 }
 
 /*
- * Resize the shim's page run @page (a kmalloc_large() block) where it is,
+ * Resize the malloc policy's page run @page (a kmalloc_large() block) where it is,
  * for a @new_size that stays above the caches: grow into the free pages
  * after it, or give back pages past a shrunk end.  Return: done?
  */
@@ -701,8 +634,8 @@ static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool
 	size_t ks = ksize_page(page, p);
 	void *ret;
 
-	/* The shim's page runs grow and shrink in place when they can. */
-	if (LARGE_RUNS && page->kind == PAGE_LARGE && p == page->addr &&
+	/* The malloc policy's page runs grow and shrink in place when they can. */
+	if (large_runs() && page->kind == PAGE_LARGE && p == page->addr &&
 	    (shrink || ks < new_size) && resize_large_run(page, new_size))
 		return p;
 
@@ -733,21 +666,22 @@ static void *krealloc_page(struct uks_page *page, void *p, size_t new_size, bool
  * @ours: set to false if @p did not come from this allocator
  * @caller: the program's call site, for slub_debug's tracks
  *
- * In the shim a @p that is not the start of an allocation aborts the
- * process, as glibc's realloc() does (__uks_malloc_check()).
+ * Under the malloc policy a @p that is not the start of an allocation
+ * aborts the process, as glibc's realloc() does (__uks_malloc_check()).
  * Return: the memory, or NULL (no memory, or not ours) with @p untouched.
  */
 void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long caller)
 {
+	bool in_malloc = slub_in_malloc();
 	struct uks_page *page;
 
-#if defined(UKS_MALLOC_SHIM) && UKS_HAVE_RSEQ_ASM
+#if UKS_HAVE_RSEQ_ASM
 	/*
 	 * An object of a sheaf cache (never a debug cache, and no kmem event
 	 * enabled): its slot size comes from the cache map, as free()'s does,
 	 * without the page descriptor, a cache miss in a big heap.
 	 */
-	struct uks_kmem_cache *s = __uks_virt_to_cache(p);
+	struct uks_kmem_cache *s = in_malloc ? __uks_virt_to_cache(p) : NULL;
 
 	if (likely(s && cache_entry(s) == ENTRY_RSEQ_SHEAF && obj_start_fast(s, p))) {
 		void *q;
@@ -762,9 +696,8 @@ void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long
 	}
 #endif
 	page = __uks_virt_to_head_page(p);
-#ifdef UKS_MALLOC_SHIM
-	__uks_malloc_check(page, p, "realloc");	/* aborts unless @p is an allocation */
-#endif
+	if (in_malloc)
+		__uks_malloc_check(page, p, "realloc");	/* aborts unless @p is an allocation */
 	*ours = page != NULL;
 	return page ? krealloc_page(page, p, new_size, true, caller) : NULL;
 }

@@ -13,7 +13,7 @@
  * libuks' kfree() keeps the kernel's behaviour instead: a pointer that is
  * no allocation is reported ("no slab for object") and left alone, and
  * only slub_debug's F checks slot starts (check_valid_pointer() in
- * debug.c).  This file is built into libuks-malloc.so alone.
+ * debug.c).  Only the malloc policy (policy.h) calls in here.
  */
 #include <stdio.h>
 #include <stdlib.h>

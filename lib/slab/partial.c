@@ -98,7 +98,7 @@ void __uks_put_cpu_partial(struct uks_kmem_cache *s, struct uks_page *page, int 
 	c = __uks_cpu_slab_lock(s, &cpu);
 	oldpage = c->partial;
 	if (oldpage) {
-		if (drain && (CPU_PARTIAL_IN_SLABS ?
+		if (drain && (cpu_partial_in_slabs() ?
 			      oldpage->slabs >= (int)s->cpu_partial_slabs :
 			      oldpage->pobjects > (int)s->cpu_partial)) {
 			/* Full: the whole list goes to the node, after unlocking. */

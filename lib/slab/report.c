@@ -23,12 +23,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#ifndef UKS_MALLOC_SHIM
-#include <unwind.h>
-#endif
 
 #include "core/log.h"
 #include "slab/debug.h"
+#include "slab/policy.h"
 #include "slab/slub.h"
 
 __thread int *__uks_slab_kunit_errors;
@@ -80,85 +78,22 @@ void __uks_format_symbol(char *buf, size_t len, unsigned long addr)
 	}
 }
 
-#ifdef UKS_MALLOC_SHIM
-/*
- * The preload has no unwinder of its own: libgcc's, linked in, was 20 KiB
- * of text resident in every process.  glibc's backtrace() loads libgcc_s
- * on its first call, and that dlopen() allocates, so the first call is
- * made by __uks_stack_trace_prepare(), which a track's capture calls
- * before it takes any lock; allocations it makes meanwhile get empty
- * stacks.  Until then (with no U in slub_debug, at all), reports print no
- * stack either.
- */
-static atomic_int backtrace_state;	/* 0 cold, 1 loading, 2 ready */
-
+/* The policy's unwinder (libgcc's, or glibc's backtrace()): see policy.h. */
 void __uks_stack_trace_prepare(void)
 {
-	int cold = 0;
-	void *frame;
-
-	if (atomic_load_explicit(&backtrace_state, memory_order_acquire) == 2 ||
-	    !atomic_compare_exchange_strong(&backtrace_state, &cold, 1))
-		return;
-	backtrace(&frame, 1);
-	atomic_store_explicit(&backtrace_state, 2, memory_order_release);
+	__uks_slab_policy->stack_trace_prepare();
 }
 
 /* The caller's stack, innermost first, skipping @skip frames. */
 __attribute__((noinline)) unsigned int __uks_stack_trace(unsigned long *addrs, unsigned int max,
 							  unsigned int skip)
 {
-	void *frames[64];
-	int n;
-	unsigned int nr = 0;
+	unsigned int n = __uks_slab_policy->stack_trace(addrs, max, skip + 1);
 
-	if (atomic_load_explicit(&backtrace_state, memory_order_acquire) != 2)
-		return 0;
-	n = backtrace(frames, (int)(max + skip < 64 ? max + skip : 64));
-	for (int i = (int)skip; i < n && nr < max; i++)
-		addrs[nr++] = (unsigned long)frames[i];
-	return nr;
+	/* Not a tail call: the frame skipped above is this one. */
+	__asm__ __volatile__("" ::: "memory");
+	return n;
 }
-#else
-struct unwind_state {
-	unsigned long *addrs;
-	unsigned int nr, max, skip;
-};
-
-static _Unwind_Reason_Code unwind_one(struct _Unwind_Context *ctx, void *arg)
-{
-	struct unwind_state *st = arg;
-	unsigned long ip = (unsigned long)_Unwind_GetIP(ctx);
-
-	if (!ip)
-		return _URC_END_OF_STACK;
-	if (st->skip) {
-		st->skip--;
-		return _URC_NO_REASON;
-	}
-	st->addrs[st->nr++] = ip;
-	return st->nr == st->max ? _URC_END_OF_STACK : _URC_NO_REASON;
-}
-
-void __uks_stack_trace_prepare(void)
-{
-}
-
-/*
- * The caller's stack, innermost first, skipping @skip frames.  libgcc's
- * unwinder is called directly (not glibc's backtrace(), which dlopen()s it
- * and would recurse into the allocator).
- */
-__attribute__((noinline)) unsigned int __uks_stack_trace(unsigned long *addrs, unsigned int max,
-							  unsigned int skip)
-{
-	struct unwind_state st = { addrs, 0, max, skip };
-
-	if (max)
-		_Unwind_Backtrace(unwind_one, &st);
-	return st.nr;
-}
-#endif
 
 void __uks_dump_stack(enum uks_log_level level)
 {

@@ -30,16 +30,12 @@ static struct slub_tunables tunables;
 static bool count_fast_paths;		/* UKS_SLUB_STATS=1 */
 
 /*
- * kmalloc caches get sheaves (UKS_SLAB_SHEAVES) in the preload malloc,
- * where frees of other threads' objects are the common case; the library
- * keeps plain 5.15 SLUB unless UKS_SLUB_SHEAVES=1.
+ * kmalloc caches get sheaves (UKS_SLAB_SHEAVES) by default under the
+ * malloc policy, where frees of other threads' objects are the common
+ * case; the kernel policy keeps plain 5.15 SLUB unless UKS_SLUB_SHEAVES=1.
  */
-#ifdef UKS_MALLOC_SHIM
-#define KMALLOC_SHEAVES_DEFAULT 1
-#else
-#define KMALLOC_SHEAVES_DEFAULT 0
-#endif
 bool __uks_kmalloc_sheaves;
+static atomic_bool slab_started;	/* the policy is fixed from then on */
 
 /*
  * Metadata smaller than a page (a cache, its CPU slots, its sheaves) is
@@ -163,7 +159,9 @@ static void atfork_child(void);
 static void slab_init_once(void)
 {
 	const char *debug = secure_getenv("UKS_SLUB_DEBUG");
+	const struct slab_policy *policy = __uks_slab_policy;
 
+	atomic_store(&slab_started, true);
 	__uks_percpu_detect_rseq();
 	__uks_page_alloc_init();
 	__uks_slab_fastpath_init();
@@ -174,13 +172,29 @@ static void slab_init_once(void)
 	tunables.max_order = env_uint("UKS_SLUB_MAX_ORDER", 3, UKS_MAX_PAGE_ORDER);
 	tunables.min_objects = env_uint("UKS_SLUB_MIN_OBJECTS", 0, SLUB_MAX_OBJS_PER_PAGE);
 	count_fast_paths = env_uint("UKS_SLUB_STATS", 0, 1);
-	__uks_kmalloc_sheaves = env_uint("UKS_SLUB_SHEAVES", KMALLOC_SHEAVES_DEFAULT, 1);
+	tunables.freeptr_first = policy->freeptr_first;
+	__uks_kmalloc_sheaves = env_uint("UKS_SLUB_SHEAVES", policy->kmalloc_sheaves, 1);
 	__uks_page_alloc_set_huge_chunks(env_uint("UKS_SLUB_THP", 1, 1));
 	if (tunables.min_order > tunables.max_order)
 		tunables.max_order = tunables.min_order;
 	if (debug)
 		__uks_slub_debug_parse(debug);
 	__uks_kmalloc_init();
+}
+
+/**
+ * __uks_slab_select_policy - run the allocator under @policy
+ * @policy: &__uks_slab_kernel_policy or &__uks_slab_malloc_policy
+ *
+ * Return: 0, or -EBUSY once the allocator is initialised (its caches
+ * were made under the policy it had).
+ */
+int __uks_slab_select_policy(const struct slab_policy *policy)
+{
+	if (atomic_load(&slab_started))
+		return policy == __uks_slab_policy ? 0 : -EBUSY;
+	__uks_slab_policy = policy;
+	return 0;
 }
 
 /** __uks_slab_init - initialise the allocator once (idempotent, thread-safe) */

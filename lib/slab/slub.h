@@ -81,6 +81,7 @@
 #include "core/list.h"
 #include "core/percpu.h"
 #include "slab/page_alloc.h"
+#include "slab/policy.h"
 
 #define SLUB_MINALIGN		8u	/* ARCH_SLAB_MINALIGN */
 #define SLUB_MAX_OBJS_PER_PAGE	32767u
@@ -318,24 +319,22 @@ static inline bool kmem_cache_debug(const struct uks_kmem_cache *s)
  * full slabs with one free object each and keeps ~30 of them, which the
  * rest of the frees then empty: RSS nobody can allocate from.  5.16
  * counts slabs instead (cpu_partial_slabs, sized for half-full slabs);
- * the preload malloc does that, libuks keeps 5.15.
+ * the malloc policy does that, the kernel policy keeps 5.15.
  */
-#ifdef UKS_MALLOC_SHIM
-#define CPU_PARTIAL_IN_SLABS	1
-#else
-#define CPU_PARTIAL_IN_SLABS	0
-#endif
+static inline bool cpu_partial_in_slabs(void)
+{
+	return __uks_slab_policy->cpu_partial_in_slabs;
+}
 
 /*
- * Built into libuks-malloc.so: a bad free() is reported and aborts the
- * process, as glibc's does (malloc_check.c).  libuks reports and goes on
- * where the kernel WARNs.
+ * Under the malloc policy a bad free() is reported and aborts the
+ * process, as glibc's does (malloc_check.c).  The kernel policy reports
+ * and goes on where the kernel WARNs.
  */
-#ifdef UKS_MALLOC_SHIM
-#define SLUB_IN_MALLOC		1
-#else
-#define SLUB_IN_MALLOC		0
-#endif
+static inline bool slub_in_malloc(void)
+{
+	return __uks_slab_policy->in_malloc;
+}
 
 static inline bool kmem_cache_has_cpu_partial(const struct uks_kmem_cache *s)
 {
@@ -574,7 +573,6 @@ extern __thread int *__uks_slab_kunit_errors;
 extern __thread int *__uks_slab_error_tally;
 
 /* kmalloc.c */
-extern unsigned int __uks_kmalloc_minalign;
 extern bool __uks_kmalloc_sheaves;
 int __uks_kmalloc_init(void);
 struct uks_kmem_cache *__uks_kmalloc_slab(size_t size);
@@ -586,7 +584,7 @@ void __uks_free(void *p);
 void *__uks_krealloc_if_ours(void *p, size_t new_size, bool *ours, unsigned long caller);
 void __uks_slab_init(void);
 
-/* malloc_check.c: the preload malloc's only */
+/* malloc_check.c: the malloc policy's checks */
 void __uks_malloc_abort(const char *fn, const char *what, const void *p, const char *why)
 	__attribute__((noreturn, cold));
 void __uks_malloc_check(struct uks_page *page, const void *p, const char *fn);

@@ -531,7 +531,7 @@ TEST(too_big_is_einval)
 }
 
 /*
- * The preload's classes past 2 KiB (lib/slab/kmalloc.c) are fitted to the
+ * The preload's classes past 2 KiB (lib/slab/policy.c) are fitted to the
  * 32 KiB slab: each must get order 3 and pack the count it was chosen for,
  * leaving at most 128 bytes of the slab unused, whatever the CPU count.
  */

@@ -10,6 +10,17 @@
 
 #include <uks/slab.h>
 
+#include "slab/policy.h"
+
+/*
+ * For a test of what only the kernel policy does: tests/unit/slab-malloc/
+ * runs these tests under the malloc policy too (lib/slab/policy.h).
+ */
+#define KERNEL_POLICY_ONLY() do {					\
+	if (__uks_slab_policy != &__uks_slab_kernel_policy)		\
+		SKIP(return, "the kernel policy's behaviour");		\
+} while (0)
+
 /* The number a cache's sysfs attribute starts with; ~0 if it has none. */
 static inline unsigned long attr_ulong(struct uks_kmem_cache *s, const char *attr)
 {

@@ -9,6 +9,7 @@
 #include "core/compiler.h"
 #include "fs/vfs.h"
 #include "sched/sysfs.h"
+#include "trace/tracefs.h"
 
 /** uks_vfs_add_a32 - see <uks/fs.h> */
 UKS_EXPORT int uks_vfs_add_a32(struct uks_vfs *vfs, const char *path, const char *list,
@@ -18,4 +19,13 @@ UKS_EXPORT int uks_vfs_add_a32(struct uks_vfs *vfs, const char *path, const char
 	int ret = __uks_sched_sysfs_root(list, config, &root);
 
 	return ret ? ret : __uks_vfs_attach(vfs, path, &root);
+}
+
+/** uks_vfs_add_tracefs - see <uks/fs.h>; the instance must outlive the tree */
+UKS_EXPORT int uks_vfs_add_tracefs(struct uks_vfs *vfs, const char *path, struct uks_trace *tr)
+{
+	struct kfs_root root;
+
+	__uks_tracefs_root(tr, &root);
+	return __uks_vfs_attach(vfs, path, &root);
 }

@@ -10,6 +10,7 @@
 #include "fs/vfs.h"
 #include "sched/sysfs.h"
 #include "slab/sysfs.h"
+#include "trace/tracefs.h"
 
 /** uks_vfs_add_a32 - see <uks/fs.h> */
 UKS_EXPORT int uks_vfs_add_a32(struct uks_vfs *vfs, const char *path, const char *list,
@@ -28,4 +29,13 @@ UKS_EXPORT int uks_vfs_add_slab(struct uks_vfs *vfs, const char *path)
 	int ret = __uks_slab_sysfs_root(&root);
 
 	return ret ? ret : __uks_vfs_attach(vfs, path, &root);
+}
+
+/** uks_vfs_add_tracefs - see <uks/fs.h>; the instance must outlive the tree */
+UKS_EXPORT int uks_vfs_add_tracefs(struct uks_vfs *vfs, const char *path, struct uks_trace *tr)
+{
+	struct kfs_root root;
+
+	__uks_tracefs_root(tr, &root);
+	return __uks_vfs_attach(vfs, path, &root);
 }

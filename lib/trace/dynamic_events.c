@@ -368,11 +368,13 @@ out:
 	return ret;
 }
 
-void uks_dynamic_events_show(struct uks_tracefs_file *f, struct uks_seq *s)
+/* The dynamic_events file's text: one line per eprobe.  Under event_mutex. */
+int __uks_tracefs_dynamic_events_show(struct kfs_open_file *of, struct uks_seq *s)
 {
 	struct uks_event_call *call;
 
 	list_for_each_entry(call, &uks_calls, list)
 		if (call->flags & UKS_CALL_EPROBE)
 			uks_eprobe_show(s, call);
+	return 0;
 }

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * The tracefs files: one show/write pair per file, and the tables that
- * name them with the kernel's permission bits.
+ * The tracefs files: one show/write pair per file, and the kfs tables that
+ * name them with the kernel's permission bits.  A file's objects come from
+ * its ref (tracefs.h): the instance, the event's file, the CPU, the option.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <uks/slab.h>
 
 #include "trace/tracefs.h"
 
@@ -41,204 +44,285 @@ static int parse_ulong(char *text, unsigned long *val)
 	return 0;
 }
 
-static bool truncating(const struct uks_tracefs_file *f)
+static bool truncating(const struct kfs_open_file *of)
 {
-	return (f->flags & O_ACCMODE) != O_RDONLY && (f->flags & O_TRUNC);
+	return (of->flags & O_ACCMODE) != O_RDONLY && (of->flags & O_TRUNC);
 }
+
+static struct uks_event_file *tfs_file(const struct kfs_open_file *of)
+{
+	return of->ref.sub;
+}
+
+/*
+ * A command file's kfs write: the page limit and a NUL-terminated copy
+ * (__uks_tracefs_command()), then @fn.
+ */
+#define COMMAND(fn)								\
+	static ssize_t fn##_cmd(struct kfs_open_file *of, const char *buf, size_t len,	\
+				off_t off)					\
+	{									\
+		(void)off;	/* a command, wherever it lands */		\
+		return __uks_tracefs_command(of, buf, len, fn);			\
+	}
 
 /* ------------------------------------------------------------ top level */
 
-static void show_readme(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_readme(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_seq_puts(s, uks_tracefs_readme);
+	uks_seq_puts(s, __uks_tracefs_readme);
+	return 0;
 }
 
-static void show_available_events(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_available_events(struct kfs_open_file *of, struct uks_seq *s)
 {
 	uks_trace_show_available_events(s);
+	return 0;
 }
 
-static void show_nop(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_nop(struct kfs_open_file *of, struct uks_seq *s)
 {
 	uks_seq_puts(s, "nop\n");
+	return 0;
 }
 
-static int write_current_tracer(struct uks_tracefs_file *f, char *text, size_t len)
+static int write_current_tracer(struct kfs_open_file *of, char *text, size_t len)
 {
 	return strcmp(strip(text), "nop") ? -EINVAL : 0;
 }
+COMMAND(write_current_tracer)
 
 /* buffer_size_kb, top level or per_cpu/cpuN (TFS_PER_CPU) */
-static int buffer_size_cpu(struct uks_tracefs_file *f)
+static int show_buffer_size(struct kfs_open_file *of, struct uks_seq *s)
 {
-	return f->loc.node->flags & TFS_PER_CPU ? f->loc.cpu : -1;
+	uks_trace_show_buffer_size(tfs_tr(of), tfs_cpu(of), s);
+	return 0;
 }
 
-static void show_buffer_size(struct uks_tracefs_file *f, struct uks_seq *s)
-{
-	uks_trace_show_buffer_size(f->tr, buffer_size_cpu(f), s);
-}
-
-static int write_buffer_size(struct uks_tracefs_file *f, char *text, size_t len)
+static int write_buffer_size(struct kfs_open_file *of, char *text, size_t len)
 {
 	unsigned long kb;
 	int ret = parse_ulong(text, &kb);
 
-	return ret ? ret : uks_trace_set_buffer_size(f->tr, buffer_size_cpu(f), kb);
+	return ret ? ret : uks_trace_set_buffer_size(tfs_tr(of), tfs_cpu(of), kb);
 }
+COMMAND(write_buffer_size)
 
-static void show_buffer_total(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_buffer_total(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_buffer_total(f->tr, s);
-}
-
-static int open_dynamic_events(struct uks_tracefs_file *f)
-{
-	return truncating(f) ? uks_dynamic_events_clear(f->tr) : 0;
-}
-
-static int write_dynamic_events(struct uks_tracefs_file *f, char *text, size_t len)
-{
-	return uks_dynamic_events_write(f->tr, text);
-}
-
-static int open_error_log(struct uks_tracefs_file *f)
-{
-	if (truncating(f))
-		uks_trace_clear_error_log(f->tr);
+	uks_trace_show_buffer_total(tfs_tr(of), s);
 	return 0;
 }
 
-static void show_error_log(struct uks_tracefs_file *f, struct uks_seq *s)
+static int open_dynamic_events(struct kfs_open_file *of)
 {
-	uks_trace_show_error_log(f->tr, s);
+	return truncating(of) ? uks_dynamic_events_clear(tfs_tr(of)) : 0;
 }
 
-static int write_ignored(struct uks_tracefs_file *f, char *text, size_t len)
+static int write_dynamic_events(struct kfs_open_file *of, char *text, size_t len)
 {
+	return uks_dynamic_events_write(tfs_tr(of), text);
+}
+COMMAND(write_dynamic_events)
+
+static int open_error_log(struct kfs_open_file *of)
+{
+	if (truncating(of))
+		uks_trace_clear_error_log(tfs_tr(of));
 	return 0;
 }
 
-static void show_saved_cmdlines(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_error_log(struct kfs_open_file *of, struct uks_seq *s)
+{
+	uks_trace_show_error_log(tfs_tr(of), s);
+	return 0;
+}
+
+static int write_ignored(struct kfs_open_file *of, char *text, size_t len)
+{
+	return 0;
+}
+COMMAND(write_ignored)
+
+static int show_saved_cmdlines(struct kfs_open_file *of, struct uks_seq *s)
 {
 	uks_trace_show_saved_cmdlines(s);
+	return 0;
 }
 
-static void show_cmdlines_size(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_cmdlines_size(struct kfs_open_file *of, struct uks_seq *s)
 {
 	uks_seq_printf(s, "%d\n", uks_trace_cmdlines_size());
+	return 0;
 }
 
-static int write_cmdlines_size(struct uks_tracefs_file *f, char *text, size_t len)
+static int write_cmdlines_size(struct kfs_open_file *of, char *text, size_t len)
 {
 	unsigned long v;
 	int ret = parse_ulong(text, &v);
 
 	return ret ? ret : uks_trace_set_cmdlines_size(v > 1u << 30 ? -1 : (int)v);
 }
+COMMAND(write_cmdlines_size)
 
-static void show_saved_tgids(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_saved_tgids(struct kfs_open_file *of, struct uks_seq *s)
 {
 	uks_trace_show_saved_tgids(s);
+	return 0;
 }
 
-static int open_set_event(struct uks_tracefs_file *f)
+static int open_set_event(struct kfs_open_file *of)
 {
-	if (truncating(f)) {
+	if (truncating(of)) {
 		pthread_mutex_lock(&uks_event_mutex);
-		uks_trace_set_event(f->tr, "*:*", false);
+		uks_trace_set_event(tfs_tr(of), "*:*", false);
 		pthread_mutex_unlock(&uks_event_mutex);
 	}
 	return 0;
 }
 
-static void show_set_event(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_set_event(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_set_event(f->tr, s);
+	uks_trace_show_set_event(tfs_tr(of), s);
+	return 0;
 }
 
 /* Tokens separated by white space, each "[!]sys:event" (trace_parser). */
-static int write_set_event(struct uks_tracefs_file *f, char *text, size_t len)
+static int write_set_event(struct kfs_open_file *of, char *text, size_t len)
 {
 	char *save = NULL, *tok;
 	int ret = 0;
 
 	pthread_mutex_lock(&uks_event_mutex);
 	for (tok = strtok_r(text, " \t\n", &save); tok && !ret; tok = strtok_r(NULL, " \t\n", &save))
-		ret = uks_trace_set_event(f->tr, tok, true);
+		ret = uks_trace_set_event(tfs_tr(of), tok, true);
 	pthread_mutex_unlock(&uks_event_mutex);
 	return ret;
 }
+COMMAND(write_set_event)
 
-static int open_event_pid(struct uks_tracefs_file *f)
+static int open_event_pid(struct kfs_open_file *of)
 {
-	return truncating(f) ? uks_trace_add_event_pids(f->tr, "", true) : 0;
+	return truncating(of) ? uks_trace_add_event_pids(tfs_tr(of), "", true) : 0;
 }
 
-static void show_event_pid(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_event_pid(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_event_pids(f->tr, s);
+	uks_trace_show_event_pids(tfs_tr(of), s);
+	return 0;
 }
 
-static int write_event_pid(struct uks_tracefs_file *f, char *text, size_t len)
+static int write_event_pid(struct kfs_open_file *of, char *text, size_t len)
 {
-	return uks_trace_add_event_pids(f->tr, text, false);
+	return uks_trace_add_event_pids(tfs_tr(of), text, false);
+}
+COMMAND(write_event_pid)
+
+static int show_trace_clock(struct kfs_open_file *of, struct uks_seq *s)
+{
+	uks_trace_show_clock(tfs_tr(of), s);
+	return 0;
 }
 
-static void show_trace_clock(struct uks_tracefs_file *f, struct uks_seq *s)
+static int write_trace_clock(struct kfs_open_file *of, char *text, size_t len)
 {
-	uks_trace_show_clock(f->tr, s);
+	return uks_trace_set_clock(tfs_tr(of), strip(text));
+}
+COMMAND(write_trace_clock)
+
+/*
+ * trace_marker takes any length (the line is cut, not refused) and credits
+ * the writer: the task its caller names (uks_tracefs_write_as()), else the
+ * task behind the write's peer (a FUSE request, a socket client), else
+ * the calling thread.
+ */
+static ssize_t write_trace_marker(struct kfs_open_file *of, const char *buf, size_t len,
+				  off_t off)
+{
+	const struct uks_trace_task *who = of->write_arg;
+	struct uks_trace_task task;
+	int ret;
+
+	(void)off;
+	if (!who && __uks_trace_peer_task(of->writer, &task))
+		who = &task;
+	ret = uks_trace_marker_write(tfs_tr(of), buf, len, who);
+	return ret < 0 ? ret : (ssize_t)len;
 }
 
-static int write_trace_clock(struct uks_tracefs_file *f, char *text, size_t len)
+static int show_trace_options(struct kfs_open_file *of, struct uks_seq *s)
 {
-	return uks_trace_set_clock(f->tr, strip(text));
+	uks_trace_show_options(tfs_tr(of), s);
+	return 0;
 }
 
-static int write_trace_marker(struct uks_tracefs_file *f, char *text, size_t len)
+static int write_trace_options(struct kfs_open_file *of, char *text, size_t len)
 {
-	int ret = uks_trace_marker_write(f->tr, text, len, f->writer);
+	return uks_trace_write_option(tfs_tr(of), strip(text));
+}
+COMMAND(write_trace_options)
 
-	return ret < 0 ? ret : 0;
+static int show_tracing_on(struct kfs_open_file *of, struct uks_seq *s)
+{
+	uks_seq_puts(s, uks_rb_recording(tfs_tr(of)->rb) ? "1\n" : "0\n");
+	return 0;
 }
 
-static void show_trace_options(struct uks_tracefs_file *f, struct uks_seq *s)
-{
-	uks_trace_show_options(f->tr, s);
-}
-
-static int write_trace_options(struct uks_tracefs_file *f, char *text, size_t len)
-{
-	return uks_trace_write_option(f->tr, strip(text));
-}
-
-static void show_tracing_on(struct uks_tracefs_file *f, struct uks_seq *s)
-{
-	uks_seq_puts(s, uks_rb_recording(f->tr->rb) ? "1\n" : "0\n");
-}
-
-static int write_tracing_on(struct uks_tracefs_file *f, char *text, size_t len)
+static int write_tracing_on(struct kfs_open_file *of, char *text, size_t len)
 {
 	unsigned long v;
 	int ret = parse_ulong(text, &v);
 
 	if (!ret)
-		uks_rb_record_on(f->tr->rb, v != 0);
+		uks_rb_record_on(tfs_tr(of)->rb, v != 0);
 	return ret;
 }
-
-static void show_trace_write_only(struct uks_tracefs_file *f, struct uks_seq *s)
-{
-}
+COMMAND(write_tracing_on)
 
 /* ------------------------------------------------------------- events/ */
 
-static void show_events_enable(struct uks_tracefs_file *f, struct uks_seq *s)
+/*
+ * events/enable and events/SYS/enable.  The system goes away with its last
+ * event, so an open file keeps its name (->priv), checked against the
+ * live systems at open: a system's enable then acts by name, as before
+ * the directory went.
+ */
+static int open_events_enable(struct kfs_open_file *of)
 {
-	uks_trace_system_enable_str(f->tr, f->loc.sys[0] ? f->loc.sys : NULL, s);
+	struct uks_event_system *sys;
+	int ret = -ENOENT;
+
+	of->priv = NULL;
+	if (!of->ref.sub)
+		return 0;
+	pthread_mutex_lock(&uks_event_mutex);
+	list_for_each_entry(sys, &uks_systems, list) {
+		if (sys == of->ref.sub) {
+			size_t n = strlen(sys->name) + 1;
+
+			of->priv = uks_kmalloc(n);
+			ret = of->priv ? 0 : -ENOMEM;
+			if (of->priv)
+				memcpy(of->priv, sys->name, n);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&uks_event_mutex);
+	return ret;
 }
 
-static int write_events_enable(struct uks_tracefs_file *f, char *text, size_t len)
+static void release_events_enable(struct kfs_open_file *of)
+{
+	uks_kfree(of->priv);
+}
+
+static int show_events_enable(struct kfs_open_file *of, struct uks_seq *s)
+{
+	uks_trace_system_enable_str(tfs_tr(of), of->priv, s);
+	return 0;
+}
+
+static int write_events_enable(struct kfs_open_file *of, char *text, size_t len)
 {
 	unsigned long v;
 	int ret = parse_ulong(text, &v);
@@ -246,17 +330,19 @@ static int write_events_enable(struct uks_tracefs_file *f, char *text, size_t le
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&uks_event_mutex);
-	ret = uks_trace_system_enable(f->tr, f->loc.sys[0] ? f->loc.sys : NULL, v > 1 ? -1 : (int)v);
+	ret = uks_trace_system_enable(tfs_tr(of), of->priv, v > 1 ? -1 : (int)v);
 	pthread_mutex_unlock(&uks_event_mutex);
 	return ret;
 }
+COMMAND(write_events_enable)
 
-static void show_event_enable(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_event_enable(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_file_enable_str(f->loc.file, s);
+	uks_file_enable_str(tfs_file(of), s);
+	return 0;
 }
 
-static int write_event_enable(struct uks_tracefs_file *f, char *text, size_t len)
+static int write_event_enable(struct kfs_open_file *of, char *text, size_t len)
 {
 	unsigned long v;
 	int ret = parse_ulong(text, &v);
@@ -266,47 +352,53 @@ static int write_event_enable(struct uks_tracefs_file *f, char *text, size_t len
 	if (v > 1)
 		return -EINVAL;
 	pthread_mutex_lock(&uks_event_mutex);
-	ret = uks_file_enable(f->loc.file, v, false);
+	ret = uks_file_enable(tfs_file(of), v, false);
 	pthread_mutex_unlock(&uks_event_mutex);
 	return ret;
 }
+COMMAND(write_event_enable)
 
-static void show_event_filter(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_event_filter(struct kfs_open_file *of, struct uks_seq *s)
 {
-	if (f->loc.file->filter_str)
-		uks_seq_printf(s, "%s\n", f->loc.file->filter_str);
+	if (tfs_file(of)->filter_str)
+		uks_seq_printf(s, "%s\n", tfs_file(of)->filter_str);
 	else
 		uks_seq_puts(s, "none\n");
+	return 0;
 }
 
-static int write_event_filter(struct uks_tracefs_file *f, char *text, size_t len)
+static int write_event_filter(struct kfs_open_file *of, char *text, size_t len)
 {
 	int ret;
 
 	pthread_mutex_lock(&uks_event_mutex);
-	ret = uks_file_set_filter(f->loc.file, text);
+	ret = uks_file_set_filter(tfs_file(of), text);
 	pthread_mutex_unlock(&uks_event_mutex);
 	return ret;
 }
+COMMAND(write_event_filter)
 
-static void show_event_format(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_event_format(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_call_print_format(s, f->loc.file->call);
+	uks_call_print_format(s, tfs_file(of)->call);
+	return 0;
 }
 
-static void show_event_id(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_event_id(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_seq_printf(s, "%d\n", f->loc.file->call->id);
+	uks_seq_printf(s, "%d\n", tfs_file(of)->call->id);
+	return 0;
 }
 
 /* ------------------------------------------------------------ options/ */
 
-static void show_option(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_option(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_seq_puts(s, trace_opt(f->tr, f->loc.opt) ? "1\n" : "0\n");
+	uks_seq_puts(s, trace_opt(tfs_tr(of), (int)of->ref.idx) ? "1\n" : "0\n");
+	return 0;
 }
 
-static int write_option(struct uks_tracefs_file *f, char *text, size_t len)
+static int write_option(struct kfs_open_file *of, char *text, size_t len)
 {
 	unsigned long v;
 	int ret = parse_ulong(text, &v);
@@ -315,19 +407,21 @@ static int write_option(struct uks_tracefs_file *f, char *text, size_t len)
 		return ret;
 	if (v > 1)
 		return -EINVAL;
-	uks_trace_set_option(f->tr, f->loc.opt, v);
+	uks_trace_set_option(tfs_tr(of), (int)of->ref.idx, v);
 	return 0;
 }
+COMMAND(write_option)
 
 /* ------------------------------------------------------------ per_cpu/ */
 
-static void show_cpu_stats(struct uks_tracefs_file *f, struct uks_seq *s)
+static int show_cpu_stats(struct kfs_open_file *of, struct uks_seq *s)
 {
+	struct uks_trace *tr = tfs_tr(of);
 	struct uks_rb_stats st;
-	bool ns = uks_trace_clock_in_ns(uks_rb_clock(f->tr->rb));
-	uint64_t now = uks_trace_clock_read(uks_rb_clock(f->tr->rb), &(uint64_t){ 0 });
+	bool ns = uks_trace_clock_in_ns(uks_rb_clock(tr->rb));
+	uint64_t now = uks_trace_clock_read(uks_rb_clock(tr->rb), &(uint64_t){ 0 });
 
-	uks_rb_stats(f->tr->rb, (unsigned int)f->loc.cpu, &st);
+	uks_rb_stats(tr->rb, (unsigned int)of->ref.idx, &st);
 	uks_seq_printf(s, "entries: %llu\n", (unsigned long long)st.entries);
 	uks_seq_printf(s, "overrun: %llu\n", (unsigned long long)st.overrun);
 	uks_seq_printf(s, "commit overrun: %llu\n", (unsigned long long)st.commit_overrun);
@@ -345,84 +439,122 @@ static void show_cpu_stats(struct uks_tracefs_file *f, struct uks_seq *s)
 	}
 	uks_seq_printf(s, "dropped events: %llu\n", (unsigned long long)st.dropped);
 	uks_seq_printf(s, "read events: %llu\n", (unsigned long long)st.read);
+	return 0;
 }
 
 /* ------------------------------------------------------------- tables */
 
-#define SHOW(n, m, sh, wr) { .name = n, .kind = TFS_FILE, .mode = m, .show = sh, .write = wr }
+static const struct kfs_ops readme_ops = { .show = show_readme };
+static const struct kfs_ops available_events_ops = { .show = show_available_events };
+static const struct kfs_ops available_tracers_ops = { .show = show_nop };
+static const struct kfs_ops buffer_size_ops = {
+	.show = show_buffer_size, .write = write_buffer_size_cmd,
+};
+static const struct kfs_ops buffer_total_ops = { .show = show_buffer_total };
+static const struct kfs_ops current_tracer_ops = {
+	.show = show_nop, .write = write_current_tracer_cmd,
+};
+static const struct kfs_ops dynamic_events_ops = {
+	.open = open_dynamic_events, .show = __uks_tracefs_dynamic_events_show,
+	.write = write_dynamic_events_cmd,
+};
+static const struct kfs_ops error_log_ops = {
+	.open = open_error_log, .show = show_error_log, .write = write_ignored_cmd,
+};
+static const struct kfs_ops saved_cmdlines_ops = { .show = show_saved_cmdlines };
+static const struct kfs_ops cmdlines_size_ops = {
+	.show = show_cmdlines_size, .write = write_cmdlines_size_cmd,
+};
+static const struct kfs_ops saved_tgids_ops = { .show = show_saved_tgids };
+static const struct kfs_ops set_event_ops = {
+	.open = open_set_event, .show = show_set_event, .write = write_set_event_cmd,
+};
+static const struct kfs_ops event_pid_ops = {
+	.open = open_event_pid, .show = show_event_pid, .write = write_event_pid_cmd,
+};
+static const struct kfs_ops trace_clock_ops = {
+	.show = show_trace_clock, .write = write_trace_clock_cmd,
+};
+static const struct kfs_ops trace_marker_ops = { .write = write_trace_marker };
+static const struct kfs_ops trace_options_ops = {
+	.show = show_trace_options, .write = write_trace_options_cmd,
+};
+static const struct kfs_ops tracing_on_ops = {
+	.show = show_tracing_on, .write = write_tracing_on_cmd,
+};
+static const struct kfs_ops events_enable_ops = {
+	.open = open_events_enable, .show = show_events_enable,
+	.write = write_events_enable_cmd, .release = release_events_enable,
+};
+static const struct kfs_ops event_enable_ops = {
+	.show = show_event_enable, .write = write_event_enable_cmd,
+};
+static const struct kfs_ops event_filter_ops = {
+	.show = show_event_filter, .write = write_event_filter_cmd,
+};
+static const struct kfs_ops event_format_ops = { .show = show_event_format };
+static const struct kfs_ops event_id_ops = { .show = show_event_id };
+static const struct kfs_ops option_ops = { .show = show_option, .write = write_option_cmd };
+static const struct kfs_ops cpu_stats_ops = { .show = show_cpu_stats };
 
-const struct tracefs_node uks_tracefs_root[] = {
-	SHOW("README", RO, show_readme, NULL),
-	SHOW("available_events", RO, show_available_events, NULL),
-	SHOW("available_tracers", RO, show_nop, NULL),
-	SHOW("buffer_size_kb", RW, show_buffer_size, write_buffer_size),
-	SHOW("buffer_total_size_kb", RO, show_buffer_total, NULL),
-	SHOW("current_tracer", RW, show_nop, write_current_tracer),
-	{ .name = "dynamic_events", .kind = TFS_FILE, .mode = RW, .open = open_dynamic_events,
-	  .show = uks_dynamic_events_show, .write = write_dynamic_events },
-	{ .name = "error_log", .kind = TFS_FILE, .mode = RW, .open = open_error_log,
-	  .show = show_error_log, .write = write_ignored },
-	{ .name = "events", .kind = TFS_DIR_EVENTS, .mode = 0755 },
-	{ .name = "instances", .kind = TFS_DIR_INSTANCES, .mode = 0755 },
-	{ .name = "options", .kind = TFS_DIR_OPTIONS, .mode = 0755 },
-	{ .name = "per_cpu", .kind = TFS_DIR_PER_CPU, .mode = 0755 },
-	SHOW("saved_cmdlines", RO, show_saved_cmdlines, NULL),
-	SHOW("saved_cmdlines_size", RW, show_cmdlines_size, write_cmdlines_size),
-	SHOW("saved_tgids", RO, show_saved_tgids, NULL),
-	{ .name = "set_event", .kind = TFS_FILE, .mode = RW, .open = open_set_event,
-	  .show = show_set_event, .write = write_set_event },
-	{ .name = "set_event_pid", .kind = TFS_FILE, .mode = RW, .open = open_event_pid,
-	  .show = show_event_pid, .write = write_event_pid },
-	{ .name = "trace", .kind = TFS_FILE, .mode = RW, .open = uks_tracefs_trace_open,
-	  .read = uks_tracefs_trace_read, .write = write_ignored,
-	  .release = uks_tracefs_trace_release },
-	SHOW("trace_clock", RW, show_trace_clock, write_trace_clock),
-	{ .name = "trace_marker", .kind = TFS_FILE, .mode = WO, .flags = TFS_RAW_WRITE,
-	  .show = show_trace_write_only, .write = write_trace_marker },
-	SHOW("trace_options", RW, show_trace_options, write_trace_options),
-	{ .name = "trace_pipe", .kind = TFS_FILE, .mode = RO, .open = uks_tracefs_pipe_open,
-	  .read = uks_tracefs_pipe_read, .poll = uks_tracefs_pipe_poll,
-	  .release = uks_tracefs_pipe_release },
-	SHOW("tracing_on", RW, show_tracing_on, write_tracing_on),
+#define PIPE(data_)	{ .name = "trace_pipe", .mode = S_IFREG | RO, .flags = KFS_STREAM,	\
+			  .ops = &__uks_tracefs_pipe_ops, .data = (data_) }
+
+/* events/ and events/SYS/: "enable", then the systems or the events (->dir) */
+static const struct kfs_node enable_files[] = {
+	KFS_FILE("enable", RW, &events_enable_ops),
 	{ 0 }
 };
 
-const struct tracefs_node uks_tracefs_events_files[] = {
-	SHOW("enable", RW, show_events_enable, write_events_enable),
+static const struct kfs_node top_files[] = {
+	KFS_FILE("README", RO, &readme_ops),
+	KFS_FILE("available_events", RO, &available_events_ops),
+	KFS_FILE("available_tracers", RO, &available_tracers_ops),
+	KFS_FILE("buffer_size_kb", RW, &buffer_size_ops),
+	KFS_FILE("buffer_total_size_kb", RO, &buffer_total_ops),
+	KFS_FILE("current_tracer", RW, &current_tracer_ops),
+	KFS_FILE("dynamic_events", RW, &dynamic_events_ops),
+	KFS_FILE("error_log", RW, &error_log_ops),
+	KFS_DIR("events", 0755, &__uks_tracefs_events_ops, enable_files),
+	KFS_DIR("instances", 0755, &__uks_tracefs_instances_ops, NULL),
+	KFS_DIR("options", 0755, &__uks_tracefs_options_ops, NULL),
+	KFS_DIR("per_cpu", 0755, &__uks_tracefs_per_cpu_ops, NULL),
+	KFS_FILE("saved_cmdlines", RO, &saved_cmdlines_ops),
+	KFS_FILE("saved_cmdlines_size", RW, &cmdlines_size_ops),
+	KFS_FILE("saved_tgids", RO, &saved_tgids_ops),
+	KFS_FILE("set_event", RW, &set_event_ops),
+	KFS_FILE("set_event_pid", RW, &event_pid_ops),
+	KFS_FILE("trace", RW, &__uks_tracefs_trace_ops),
+	KFS_FILE("trace_clock", RW, &trace_clock_ops),
+	KFS_FILE("trace_marker", WO, &trace_marker_ops),
+	KFS_FILE("trace_options", RW, &trace_options_ops),
+	PIPE(0),
+	KFS_FILE("tracing_on", RW, &tracing_on_ops),
 	{ 0 }
 };
 
-const struct tracefs_node uks_tracefs_sys_files[] = {
-	SHOW("enable", RW, show_events_enable, write_events_enable),
+static const struct kfs_node event_files[] = {
+	KFS_FILE("enable", RW, &event_enable_ops),
+	KFS_FILE("filter", RW, &event_filter_ops),
+	KFS_FILE("format", RO, &event_format_ops),
+	KFS_FILE("id", RO, &event_id_ops),
 	{ 0 }
 };
 
-const struct tracefs_node uks_tracefs_event_files[] = {
-	SHOW("enable", RW, show_event_enable, write_event_enable),
-	SHOW("filter", RW, show_event_filter, write_event_filter),
-	SHOW("format", RO, show_event_format, NULL),
-	SHOW("id", RO, show_event_id, NULL),
-	{ 0 }
-};
-
-const struct tracefs_node uks_tracefs_cpu_files[] = {
+static const struct kfs_node cpu_files[] = {
 	/* 5.15 creates it 0444 and still resizes on root's write; later kernels 0640. */
-	{ .name = "buffer_size_kb", .kind = TFS_FILE, .mode = RW, .flags = TFS_PER_CPU,
-	  .show = show_buffer_size, .write = write_buffer_size },
-	SHOW("stats", RO, show_cpu_stats, NULL),
-	{ .name = "trace", .kind = TFS_FILE, .mode = RW, .flags = TFS_PER_CPU,
-	  .open = uks_tracefs_trace_open, .read = uks_tracefs_trace_read,
-	  .write = write_ignored, .release = uks_tracefs_trace_release },
-	{ .name = "trace_pipe", .kind = TFS_FILE, .mode = RO, .flags = TFS_PER_CPU,
-	  .open = uks_tracefs_pipe_open, .read = uks_tracefs_pipe_read,
-	  .poll = uks_tracefs_pipe_poll, .release = uks_tracefs_pipe_release },
+	{ .name = "buffer_size_kb", .mode = S_IFREG | RW, .ops = &buffer_size_ops,
+	  .data = TFS_PER_CPU },
+	KFS_FILE("stats", RO, &cpu_stats_ops),
+	{ .name = "trace", .mode = S_IFREG | RW, .ops = &__uks_tracefs_trace_ops,
+	  .data = TFS_PER_CPU },
+	PIPE(TFS_PER_CPU),
 	{ 0 }
 };
 
-const struct tracefs_node uks_tracefs_root_dir = { .name = "", .kind = TFS_DIR_ROOT, .mode = 0755 };
-const struct tracefs_node uks_tracefs_sys_dir = { .name = "", .kind = TFS_DIR_SYS, .mode = 0755 };
-const struct tracefs_node uks_tracefs_event_dir = { .name = "", .kind = TFS_DIR_EVENT, .mode = 0755 };
-const struct tracefs_node uks_tracefs_cpu_dir = { .name = "", .kind = TFS_DIR_CPU, .mode = 0755 };
-const struct tracefs_node uks_tracefs_option_file = {
-	.name = "", .kind = TFS_FILE, .mode = RW, .show = show_option, .write = write_option,
-};
+/* An instance's top directory: the tree's root, and each instances/NAME. */
+const struct kfs_node __uks_tracefs_top = KFS_DIR("", 0755, NULL, top_files);
+const struct kfs_node __uks_tracefs_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_sys_ops, enable_files);
+const struct kfs_node __uks_tracefs_event_dir = KFS_DIR("", 0755, NULL, event_files);
+const struct kfs_node __uks_tracefs_cpu_dir = KFS_DIR("", 0755, NULL, cpu_files);
+const struct kfs_node __uks_tracefs_option_file = KFS_FILE("", RW, &option_ops);

@@ -5,11 +5,15 @@
  * enabled or filtered per event; the "markers" option gates them.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <uks/slab.h>
 
-#include "trace/trace.h"
+#include "core/proc_status.h"
+#include "trace/tracefs.h"
 
 #define TRACE_MARKER_MAX	4096
 
@@ -112,4 +116,46 @@ int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 	uks_rb_commit(tr->rb, e);
 	pthread_mutex_unlock(&tr->lock);
 	return (int)len;
+}
+
+/* /proc/@pid/comm into @comm (NUL-terminated, newline dropped); 0 or -1. */
+static int read_comm(pid_t pid, char comm[16])
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, comm, 15);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	comm[n] = '\0';
+	if (comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
+	return 0;
+}
+
+/**
+ * __uks_trace_peer_task - the task behind a file's writer
+ * @peer:	who writes (a FUSE request's thread, a socket's client), or NULL
+ * @task:	filled: its thread id, process id and comm
+ *
+ * A trace_marker line written for a client carries the client's pid and
+ * comm, not the serving thread's.  Returns false when @peer names no
+ * task (the calling thread writes for itself).
+ */
+bool __uks_trace_peer_task(const struct uks_peer *peer, struct uks_trace_task *task)
+{
+	if (!peer || peer->pid <= 0)
+		return false;
+	memset(task, 0, sizeof(*task));
+	task->pid = peer->pid;
+	task->tgid = proc_status_pid(peer->pid, "Tgid", peer->pid);
+	if (read_comm(peer->pid, task->comm))
+		strcpy(task->comm, "<...>");	/* gone already */
+	return true;
 }

@@ -2,7 +2,9 @@
 /*
  * The trace file (non-consuming: a snapshot taken at open, printed lazily
  * as it is read) and trace_pipe (consuming, blocking, merged across CPUs
- * by timestamp).
+ * by timestamp).  Both are kfs ->read files: their lines are made a read's
+ * worth at a time into the open file's own buffer (struct reader, ->priv),
+ * which hands out what a short read left over; kfs keeps the offsets.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,99 +14,158 @@
 
 #include "trace/tracefs.h"
 
-static bool per_cpu(const struct uks_tracefs_file *f)
+/* An open trace or trace_pipe. */
+struct reader {
+	struct uks_trace *tr;
+	int cpu;			/* per_cpu/cpuN: N; else -1 */
+	struct uks_seq content;		/* lines made, not read yet from @pos */
+	size_t pos;
+	int interrupted;
+	struct uks_trace_iter iter;
+	struct uks_rb_snapshot *snap;	/* trace */
+	struct uks_rb_event pending;	/* trace: the next event to print */
+	bool have_pending;
+	bool header_done;
+	void *scratch;			/* trace_pipe: the event, a lookahead */
+};
+
+static struct reader *reader_new(struct kfs_open_file *of)
 {
-	return f->loc.node->flags & TFS_PER_CPU;
+	struct reader *r = uks_kzalloc(sizeof(*r));
+
+	if (r) {
+		r->tr = tfs_tr(of);
+		r->cpu = tfs_cpu(of);
+	}
+	return r;
+}
+
+static void reader_free(struct reader *r)
+{
+	if (!r)
+		return;
+	uks_rb_snapshot_free(r->snap);
+	uks_kfree(r->scratch);
+	uks_seq_free(&r->content);
+	uks_kfree(r);
 }
 
 /* Hand out what is buffered; compact once all of it has been read. */
-static size_t copy_out(struct uks_tracefs_file *f, void *buf, size_t len)
+static size_t copy_out(struct reader *r, void *buf, size_t len)
 {
-	size_t avail = f->content.len - f->pos;
+	size_t avail = r->content.len - r->pos;
 
 	if (len > avail)
 		len = avail;
-	memcpy(buf, f->content.buf + f->pos, len);
-	f->pos += len;
-	if (f->pos == f->content.len) {
-		uks_seq_reset(&f->content);
-		f->pos = 0;
+	if (len)
+		memcpy(buf, r->content.buf + r->pos, len);
+	r->pos += len;
+	if (r->pos == r->content.len) {
+		uks_seq_reset(&r->content);
+		r->pos = 0;
 	}
 	return len;
 }
 
-int uks_tracefs_trace_open(struct uks_tracefs_file *f)
+static int trace_open(struct kfs_open_file *of)
 {
+	struct reader *r;
+
 	/* "echo > trace": open for writing with O_TRUNC clears the buffer. */
-	if ((f->flags & O_ACCMODE) != O_RDONLY && (f->flags & O_TRUNC))
-		uks_rb_reset(f->tr->rb);
-	if ((f->flags & O_ACCMODE) == O_WRONLY)
+	if ((of->flags & O_ACCMODE) != O_RDONLY && (of->flags & O_TRUNC))
+		uks_rb_reset(tfs_tr(of)->rb);
+	of->priv = NULL;
+	if ((of->flags & O_ACCMODE) == O_WRONLY)
 		return 0;
-	uks_trace_iter_init(f->tr, &f->iter, 0);
-	f->snap = uks_rb_snapshot(f->tr->rb);
-	return f->snap ? 0 : -ENOMEM;
+	r = reader_new(of);
+	if (!r)
+		return -ENOMEM;
+	uks_trace_iter_init(r->tr, &r->iter, 0);
+	r->snap = uks_rb_snapshot(r->tr->rb);
+	if (!r->snap) {
+		reader_free(r);
+		return -ENOMEM;
+	}
+	of->priv = r;
+	return 0;
 }
 
 /* The snapshot's next event that this file shows (per_cpu/cpuN/trace: one CPU). */
-static bool snap_next(struct uks_tracefs_file *f, struct uks_rb_event *ev)
+static bool snap_next(struct reader *r, struct uks_rb_event *ev)
 {
-	while (uks_rb_snapshot_next(f->snap, ev))
-		if (!per_cpu(f) || ev->cpu == (unsigned int)f->loc.cpu)
+	while (uks_rb_snapshot_next(r->snap, ev))
+		if (r->cpu < 0 || ev->cpu == (unsigned int)r->cpu)
 			return true;
 	return false;
 }
 
-ssize_t uks_tracefs_trace_read(struct uks_tracefs_file *f, void *buf, size_t len)
+static ssize_t trace_read(struct kfs_open_file *of, void *buf, size_t len)
 {
+	struct reader *r = of->priv;
 	struct uks_rb_event next;
 
 	pthread_mutex_lock(&uks_event_mutex);
-	if (!f->header_done) {
+	if (!r->header_done) {
 		/* One event of lookahead: latency-format wants the next timestamp. */
-		f->have_pending = snap_next(f, &f->pending);
-		uks_trace_print_header(f->tr, &f->content, &f->iter, !f->have_pending);
-		f->header_done = true;
+		r->have_pending = snap_next(r, &r->pending);
+		uks_trace_print_header(r->tr, &r->content, &r->iter, !r->have_pending);
+		r->header_done = true;
 	}
-	while (f->content.len - f->pos < len && f->have_pending) {
-		bool more = snap_next(f, &next);
+	while (r->content.len - r->pos < len && r->have_pending) {
+		bool more = snap_next(r, &next);
 
-		uks_trace_print_event(f->tr, &f->content, &f->iter, &f->pending,
-				      more ? next.ts : f->pending.ts);
-		f->pending = next;
-		f->have_pending = more;
+		uks_trace_print_event(r->tr, &r->content, &r->iter, &r->pending,
+				      more ? next.ts : r->pending.ts);
+		r->pending = next;
+		r->have_pending = more;
 	}
 	pthread_mutex_unlock(&uks_event_mutex);
-	if (f->content.overflow)
+	if (r->content.overflow)
 		return -ENOMEM;
-	return (ssize_t)copy_out(f, buf, len);
+	return (ssize_t)copy_out(r, buf, len);
 }
 
-void uks_tracefs_trace_release(struct uks_tracefs_file *f)
+/* Writing "trace" does nothing but the truncation its open did. */
+static int write_nothing(struct kfs_open_file *of, char *text, size_t len)
 {
-	uks_rb_snapshot_free(f->snap);
+	return 0;
 }
 
-int uks_tracefs_pipe_open(struct uks_tracefs_file *f)
+static ssize_t trace_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off)
 {
-	uks_trace_iter_init(f->tr, &f->iter, 1);
-	f->scratch = uks_kmalloc(2 * UKS_RB_PAGE_SIZE);
-	return f->scratch ? 0 : -ENOMEM;
+	return __uks_tracefs_command(of, buf, len, write_nothing);
 }
 
-void uks_tracefs_pipe_release(struct uks_tracefs_file *f)
+static void reader_release(struct kfs_open_file *of)
 {
-	uks_kfree(f->scratch);
+	reader_free(of->priv);
+}
+
+static int pipe_open(struct kfs_open_file *of)
+{
+	struct reader *r = reader_new(of);
+
+	if (!r)
+		return -ENOMEM;
+	uks_trace_iter_init(r->tr, &r->iter, 1);
+	r->scratch = uks_kmalloc(2 * UKS_RB_PAGE_SIZE);
+	if (!r->scratch) {
+		reader_free(r);
+		return -ENOMEM;
+	}
+	of->priv = r;
+	return 0;
 }
 
 /*
  * The CPU holding the oldest unread event among those we read, or -1.
  * Peeks copy events into @buf (one page).
  */
-static int oldest_cpu(struct uks_tracefs_file *f, void *buf, uint64_t *ts_out)
+static int oldest_cpu(struct reader *r, void *buf, uint64_t *ts_out)
 {
-	struct uks_rb *rb = f->tr->rb;
-	unsigned int first = per_cpu(f) ? (unsigned int)f->loc.cpu : 0;
-	unsigned int last = per_cpu(f) ? first + 1 : uks_rb_nr_cpus(rb);
+	struct uks_rb *rb = r->tr->rb;
+	unsigned int first = r->cpu >= 0 ? (unsigned int)r->cpu : 0;
+	unsigned int last = r->cpu >= 0 ? first + 1 : uks_rb_nr_cpus(rb);
 	uint64_t best_ts = 0, ts;
 	int best = -1;
 
@@ -120,63 +181,90 @@ static int oldest_cpu(struct uks_tracefs_file *f, void *buf, uint64_t *ts_out)
 }
 
 /* Consume the oldest event over the CPUs we read; false when none. */
-static bool consume_oldest(struct uks_tracefs_file *f, struct uks_rb_event *ev)
+static bool consume_oldest(struct reader *r, struct uks_rb_event *ev)
 {
 	uint64_t ts;
-	int cpu = oldest_cpu(f, f->scratch, &ts), len;
+	int cpu = oldest_cpu(r, r->scratch, &ts), len;
 
 	if (cpu < 0)
 		return false;
-	len = uks_rb_consume(f->tr->rb, (unsigned int)cpu, f->scratch, UKS_RB_PAGE_SIZE, &ts);
+	len = uks_rb_consume(r->tr->rb, (unsigned int)cpu, r->scratch, UKS_RB_PAGE_SIZE, &ts);
 	if (len <= 0)
 		return false;
 	ev->ts = ts;
 	ev->cpu = (unsigned int)cpu;
 	ev->len = (unsigned int)len;
-	ev->data = f->scratch;
+	ev->data = r->scratch;
 	return true;
 }
 
 /* Print @ev; latency-format looks at the next unread event's time. */
-static void pipe_print(struct uks_tracefs_file *f, struct uks_rb_event *ev)
+static void pipe_print(struct reader *r, struct uks_rb_event *ev)
 {
 	uint64_t next_ts = ev->ts, ts;
 
 	/* The second scratch page, so the peek leaves @ev alone. */
-	if (f->iter.lat_fmt && oldest_cpu(f, (char *)f->scratch + UKS_RB_PAGE_SIZE, &ts) >= 0)
+	if (r->iter.lat_fmt && oldest_cpu(r, (char *)r->scratch + UKS_RB_PAGE_SIZE, &ts) >= 0)
 		next_ts = ts;
-	uks_trace_print_event(f->tr, &f->content, &f->iter, ev, next_ts);
+	uks_trace_print_event(r->tr, &r->content, &r->iter, ev, next_ts);
 }
 
-ssize_t uks_tracefs_pipe_read(struct uks_tracefs_file *f, void *buf, size_t len)
+static ssize_t pipe_read(struct kfs_open_file *of, void *buf, size_t len)
 {
+	struct reader *r = of->priv;
 	struct uks_rb_event ev;
 
 	for (;;) {
-		uint32_t seq = uks_rb_wait_seq(f->tr->rb);
+		uint32_t seq = uks_rb_wait_seq(r->tr->rb);
 		int ret;
 
-		if (f->content.len > f->pos)
-			return (ssize_t)copy_out(f, buf, len);
+		if (r->content.len > r->pos)
+			return (ssize_t)copy_out(r, buf, len);
 		pthread_mutex_lock(&uks_event_mutex);
-		while (f->content.len < len && consume_oldest(f, &ev))
-			pipe_print(f, &ev);
+		while (r->content.len < len && consume_oldest(r, &ev))
+			pipe_print(r, &ev);
 		pthread_mutex_unlock(&uks_event_mutex);
-		if (f->content.overflow)
+		if (r->content.overflow)
 			return -ENOMEM;
-		if (f->content.len)
+		if (r->content.len)
 			continue;
-		if (f->flags & O_NONBLOCK)
+		if (__atomic_load_n(&of->flags, __ATOMIC_RELAXED) & O_NONBLOCK)
 			return -EAGAIN;
-		if (__atomic_load_n(&f->interrupted, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&r->interrupted, __ATOMIC_ACQUIRE))
 			return -EINTR;
-		ret = uks_rb_wait(f->tr->rb, seq, 200);
+		ret = uks_rb_wait(r->tr->rb, seq, 200);
 		if (ret == -EINTR)
 			return -EINTR;
 	}
 }
 
-int uks_tracefs_pipe_poll(struct uks_tracefs_file *f)
+static int pipe_poll(struct kfs_open_file *of)
 {
-	return f->content.len > f->pos || !uks_rb_empty(f->tr->rb);
+	struct reader *r = of->priv;
+
+	return r->content.len > r->pos || !uks_rb_empty(r->tr->rb);
 }
+
+/* From another thread than the blocked reader's: it returns -EINTR. */
+static void pipe_interrupt(struct kfs_open_file *of)
+{
+	struct reader *r = of->priv;
+
+	__atomic_store_n(&r->interrupted, 1, __ATOMIC_RELEASE);
+	uks_rb_wake_all(r->tr->rb);
+}
+
+const struct kfs_ops __uks_tracefs_trace_ops = {
+	.open = trace_open,
+	.read = trace_read,
+	.write = trace_write,
+	.release = reader_release,
+};
+
+const struct kfs_ops __uks_tracefs_pipe_ops = {
+	.open = pipe_open,
+	.read = pipe_read,
+	.poll = pipe_poll,
+	.interrupt = pipe_interrupt,
+	.release = reader_release,
+};

@@ -7,7 +7,7 @@
  */
 #include "trace/tracefs.h"
 
-const char uks_tracefs_readme[] =
+const char __uks_tracefs_readme[] =
 	"tracing mini-HOWTO (uks):\n"
 	"\n"
 	"# echo 0 > tracing_on : stop recording events\n"

@@ -17,9 +17,10 @@
  * commit runs the file's filter and commits or discards.  Nothing on that
  * path takes a lock or allocates.
  *
- * Each tracefs file is a struct tracefs_node with show() producing the
- * whole content (a snapshot taken at open, served by offset, as seq_file
- * does) and write() taking one write(2)'s bytes.
+ * Each tracefs file is a struct kfs_node (lib/core/kfs.h; the tables are
+ * in files.c) with ->show producing the whole content (made at the first
+ * read, served by offset, as seq_file does) and ->write taking one
+ * write(2)'s bytes.
  *
  * Lock order: event_mutex (global: calls, dynamic events, enabling) ->
  * tr->lock (instance options, error_log) -> ring-buffer CPU locks (leaf).

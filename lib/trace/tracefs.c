@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * The tracefs file tree of an instance: path lookup, directory listing and
- * the open/read/write/close entry points that uksfs maps onto FUSE.
+ * An instance's tracefs tree on kfs (lib/core/kfs.h): the kfs root uksfs
+ * attaches, the directories whose children come and go (events/,
+ * events/SYS/, options/, per_cpu/, instances/), and the library's file
+ * API, <uks/trace.h>, as thin calls into kfs.
  *
- * Most files are "show" files: the content is generated into a buffer on
- * the first read after open and then served by offset, as seq_file does,
- * so a reader sees one consistent state.  trace generates its lines lazily
- * from a ring-buffer snapshot; trace_pipe consumes events as it is read.
- * A write is one command, parsed on its own (files.c has the handlers).
+ * The tree's lock is event_mutex: systems and events change under it, so
+ * each walk and each show sees one state.  Every lookup is by name in a
+ * table or a hash index, so a path costs its depth whatever the number of
+ * events.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,128 +21,239 @@
 #include "core/compiler.h"
 #include "trace/tracefs.h"
 
-static int split(const char *path, char parts[][UKS_TRACEFS_NAME_MAX], int max)
+/* ---------------------------------------------------------- the root */
+
+/* Events registered since the last walk get their calls and files here. */
+static void tree_lock(void *obj)
 {
-	int n = 0;
+	pthread_mutex_lock(&uks_event_mutex);
+	(void)uks_trace_sync_files(obj);	/* retried by events/'s lookup */
+}
 
-	while (*path) {
-		size_t len;
+static void tree_unlock(void *obj)
+{
+	pthread_mutex_unlock(&uks_event_mutex);
+}
 
-		while (*path == '/')
-			path++;
-		if (!*path)
+/* Open files are counted per instance (an instance in use cannot go). */
+static void file_opened(struct kfs_open_file *of)
+{
+	__atomic_add_fetch(&tfs_tr(of)->opens, 1, __ATOMIC_RELAXED);
+}
+
+static void file_closed(struct kfs_open_file *of)
+{
+	__atomic_sub_fetch(&tfs_tr(of)->opens, 1, __ATOMIC_RELAXED);
+}
+
+/**
+ * __uks_tracefs_root - @tr's tracefs tree as a kfs root
+ * @tr:		the instance; it must outlive the root and its open files
+ * @root:	filled: the top directory, @tr, event_mutex as the tree's
+ *		lock, and the instance's count of open files
+ *
+ * For uksfs (uks_vfs_add_tracefs()) and the library's own file API.
+ */
+void __uks_tracefs_root(struct uks_trace *tr, struct kfs_root *root)
+{
+	*root = (struct kfs_root){
+		.node = &__uks_tracefs_top,
+		.obj = tr,
+		.lock = tree_lock,
+		.unlock = tree_unlock,
+		.opened = file_opened,
+		.closed = file_closed,
+	};
+}
+
+/**
+ * __uks_tracefs_command - one write(2) to a command file
+ * @of:		the open file
+ * @buf, @len:	the bytes written
+ * @fn:		the file's handler: a NUL-terminated copy of the bytes
+ *
+ * The kernel takes at most a page per command write (-EINVAL past it).
+ * Returns @len, or what @fn or the copy failed with.
+ */
+ssize_t __uks_tracefs_command(struct kfs_open_file *of, const char *buf, size_t len,
+			      int (*fn)(struct kfs_open_file *of, char *text, size_t len))
+{
+	char *text;
+	int ret;
+
+	if (len >= UKS_TRACEFS_WRITE_MAX)
+		return -EINVAL;
+	text = uks_kmalloc(len + 1);
+	if (!text)
+		return -ENOMEM;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	ret = fn(of, text, len);
+	uks_kfree(text);
+	return ret < 0 ? ret : (ssize_t)len;
+}
+
+/* ------------------------------------------------- directories on demand */
+
+/* events/: a directory per system (after "enable"). */
+static int events_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
+{
+	struct uks_event_system *sys;
+
+	if (uks_trace_sync_files(dir->obj))
+		return -ENOMEM;
+	sys = uks_find_system(name);
+	if (!sys)
+		return -ENOENT;
+	child->node = &__uks_tracefs_sys_dir;
+	child->sub = sys;
+	return 0;
+}
+
+static int events_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
+{
+	struct uks_event_system *sys;
+	int ret = 0;
+
+	list_for_each_entry(sys, &uks_systems, list) {
+		struct kfs_ref child = { &__uks_tracefs_sys_dir, dir->obj, sys, 0 };
+
+		ret = fill(sys->name, &child, arg);
+		if (ret)
 			break;
-		len = strcspn(path, "/");
-		if (n == max || len >= UKS_TRACEFS_NAME_MAX)
-			return -ENOENT;
-		memcpy(parts[n], path, len);
-		parts[n][len] = '\0';
-		n++;
-		path += len;
 	}
-	return n;
+	return ret;
 }
 
-static const struct tracefs_node *find_in(const struct tracefs_node *table, const char *name)
+/* events/SYS/: a directory per event; ->sub becomes the event's file here. */
+static int sys_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
-	for (; table->name; table++)
-		if (!strcmp(table->name, name))
-			return table;
-	return NULL;
+	struct uks_event_system *sys = dir->sub;
+	struct uks_event_call *call = uks_find_call(sys->name, name);
+	struct uks_event_file *file = call ? uks_file_of_call(dir->obj, call) : NULL;
+
+	if (!file)
+		return -ENOENT;
+	child->node = &__uks_tracefs_event_dir;
+	child->sub = file;
+	return 0;
 }
 
-static int parse_cpu(const char *name, struct uks_trace *tr)
+static int sys_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
 {
+	struct uks_event_system *sys = dir->sub;
+	struct uks_event_call *call;
+	int ret = 0;
+
+	list_for_each_entry(call, &sys->calls, sys_list) {
+		struct kfs_ref child = { &__uks_tracefs_event_dir, dir->obj, NULL, 0 };
+
+		ret = fill(call->name, &child, arg);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+/* options/: a file per option, ->idx its index. */
+static int options_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
+{
+	int opt = uks_trace_option_index(name);
+
+	if (opt < 0)
+		return -ENOENT;
+	child->node = &__uks_tracefs_option_file;
+	child->idx = opt;
+	return 0;
+}
+
+static int options_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
+{
+	int ret = 0;
+
+	for (size_t i = 0; uks_trace_option_name(i) && !ret; i++) {
+		struct kfs_ref child = { &__uks_tracefs_option_file, dir->obj, NULL, (long)i };
+
+		ret = fill(uks_trace_option_name(i), &child, arg);
+	}
+	return ret;
+}
+
+/* per_cpu/: cpuN for each CPU of the ring buffer, ->idx = N. */
+static int per_cpu_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
+{
+	struct uks_trace *tr = dir->obj;
 	char *end;
 	long cpu;
 
 	if (strncmp(name, "cpu", 3) || !name[3])
-		return -1;
+		return -ENOENT;
 	cpu = strtol(name + 3, &end, 10);
 	if (*end || cpu < 0 || cpu >= (long)uks_rb_nr_cpus(tr->rb))
-		return -1;
-	return (int)cpu;
+		return -ENOENT;
+	child->node = &__uks_tracefs_cpu_dir;
+	child->idx = cpu;
+	return 0;
+}
+
+static int per_cpu_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
+{
+	struct uks_trace *tr = dir->obj;
+	int ret = 0;
+
+	for (unsigned int cpu = 0; cpu < uks_rb_nr_cpus(tr->rb) && !ret; cpu++) {
+		struct kfs_ref child = { &__uks_tracefs_cpu_dir, dir->obj, NULL, cpu };
+		char name[16];
+
+		snprintf(name, sizeof(name), "cpu%u", cpu);
+		ret = fill(name, &child, arg);
+	}
+	return ret;
 }
 
 /*
- * Resolve @path to a node and its parameters.  Caller holds event_mutex
- * (event directories depend on the call list).  Each component is found
- * by name in its directory (a table or a hash index), so the cost is the
- * path's depth whatever the number of events.
+ * instances/: empty.  An instance made here will be a child whose node is
+ * __uks_tracefs_top and whose ->obj is the new struct uks_trace, so every
+ * file below it serves that instance.
  */
-int uks_tracefs_resolve(struct uks_trace *tr, const char *path, struct tracefs_loc *loc)
+static int instances_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
-	char parts[4][UKS_TRACEFS_NAME_MAX];
-	int n = split(path, parts, 4);
-	const struct tracefs_node *node;
+	return -ENOENT;
+}
 
-	memset(loc, 0, sizeof(*loc));
-	if (n < 0)
-		return n;
-	if (uks_trace_sync_files(tr))
-		return -ENOMEM;
-	if (n == 0) {
-		loc->node = &uks_tracefs_root_dir;
-		return 0;
-	}
-	node = find_in(uks_tracefs_root, parts[0]);
-	if (!node)
-		return -ENOENT;
-	if (n == 1) {
-		loc->node = node;
-		return 0;
-	}
-	switch (node->kind) {
-	case TFS_DIR_EVENTS:
-		if (n == 2 && (node = find_in(uks_tracefs_events_files, parts[1]))) {
-			loc->node = node;
-			return 0;
-		}
-		if (!uks_find_system(parts[1]))
-			return -ENOENT;
-		strcpy(loc->sys, parts[1]);
-		if (n == 2) {
-			loc->node = &uks_tracefs_sys_dir;
-			return 0;
-		}
-		if (n == 3 && (node = find_in(uks_tracefs_sys_files, parts[2]))) {
-			loc->node = node;
-			return 0;
-		}
-		loc->file = uks_find_file(tr, parts[1], parts[2]);
-		if (!loc->file)
-			return -ENOENT;
-		strcpy(loc->event, parts[2]);
-		if (n == 3) {
-			loc->node = &uks_tracefs_event_dir;
-			return 0;
-		}
-		node = find_in(uks_tracefs_event_files, parts[3]);
-		if (!node)
-			return -ENOENT;
-		loc->node = node;
-		return 0;
-	case TFS_DIR_OPTIONS:
-		if (n != 2 || uks_trace_option_index(parts[1]) < 0)
-			return -ENOENT;
-		loc->node = &uks_tracefs_option_file;
-		loc->opt = uks_trace_option_index(parts[1]);
-		return 0;
-	case TFS_DIR_PER_CPU:
-		loc->cpu = parse_cpu(parts[1], tr);
-		if (loc->cpu < 0)
-			return -ENOENT;
-		if (n == 2) {
-			loc->node = &uks_tracefs_cpu_dir;
-			return 0;
-		}
-		if (n != 3 || !(node = find_in(uks_tracefs_cpu_files, parts[2])))
-			return -ENOENT;
-		loc->node = node;
-		return 0;
-	default:
-		return -ENOTDIR;
-	}
+static int instances_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
+{
+	return 0;
+}
+
+const struct kfs_dir_ops __uks_tracefs_events_ops = {
+	.lookup = events_lookup, .iterate = events_iterate,
+};
+const struct kfs_dir_ops __uks_tracefs_sys_ops = { .lookup = sys_lookup, .iterate = sys_iterate };
+const struct kfs_dir_ops __uks_tracefs_options_ops = {
+	.lookup = options_lookup, .iterate = options_iterate,
+};
+const struct kfs_dir_ops __uks_tracefs_per_cpu_ops = {
+	.lookup = per_cpu_lookup, .iterate = per_cpu_iterate,
+};
+const struct kfs_dir_ops __uks_tracefs_instances_ops = {
+	.lookup = instances_lookup, .iterate = instances_iterate,
+};
+
+/* ------------------------------------------------- the library's file API */
+
+struct uks_tracefs_file {
+	struct kfs_root root;		/* of->root points here */
+	struct kfs_open_file *of;
+};
+
+/*
+ * The library API has always answered -ENOENT for a name no file can
+ * have; kfs says -ENAMETOOLONG, as the kernel's walk does.
+ */
+static int api_err(int err)
+{
+	return err == -ENAMETOOLONG ? -ENOENT : err;
 }
 
 /**
@@ -149,52 +261,29 @@ int uks_tracefs_resolve(struct uks_trace *tr, const char *path, struct tracefs_l
  */
 UKS_EXPORT int uks_tracefs_stat(struct uks_trace *tr, const char *path, unsigned int *mode)
 {
-	struct tracefs_loc loc;
+	struct kfs_root root;
+	struct kfs_stat st;
 	int ret;
 
-	pthread_mutex_lock(&uks_event_mutex);
-	ret = uks_tracefs_resolve(tr, path, &loc);
-	pthread_mutex_unlock(&uks_event_mutex);
+	__uks_tracefs_root(tr, &root);
+	ret = api_err(__uks_kfs_stat(&root, path, &st));
 	if (ret)
 		return ret == -ENOTDIR ? -ENOENT : ret;
 	if (mode)
-		*mode = loc.node->mode;
-	return loc.node->kind >= TFS_FIRST_FILE ? UKS_TRACEFS_REG : UKS_TRACEFS_DIR;
+		*mode = st.mode & 07777;
+	return S_ISDIR(st.mode) ? UKS_TRACEFS_DIR : UKS_TRACEFS_REG;
 }
 
-static int list_table(const struct tracefs_node *t, int (*fn)(const char *, enum uks_tracefs_type, void *),
-		      void *arg)
-{
-	int ret = 0;
-
-	for (; t->name && !ret; t++)
-		ret = fn(t->name, t->kind >= TFS_FIRST_FILE ? UKS_TRACEFS_REG : UKS_TRACEFS_DIR, arg);
-	return ret;
-}
-
-/*
- * Names are collected under the lock, then reported without it.  Every
- * directory's names are unique already (tables, the system and call
- * indexes), so they are appended as they come.
- */
-struct name_list {
-	char (*names)[UKS_TRACEFS_NAME_MAX];
-	size_t nr, cap;
+struct list_arg {
+	int (*fn)(const char *name, enum uks_tracefs_type type, void *arg);
+	void *arg;
 };
 
-static int name_add(struct name_list *l, const char *name)
+static int list_one(const char *name, const struct kfs_stat *st, void *arg)
 {
-	if (l->nr == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		void *bigger = uks_krealloc(l->names, cap * sizeof(*l->names));
+	struct list_arg *la = arg;
 
-		if (!bigger)
-			return -ENOMEM;
-		l->names = bigger;
-		l->cap = cap;
-	}
-	snprintf(l->names[l->nr++], UKS_TRACEFS_NAME_MAX, "%s", name);
-	return 0;
+	return la->fn(name, S_ISDIR(st->mode) ? UKS_TRACEFS_DIR : UKS_TRACEFS_REG, la->arg);
 }
 
 /**
@@ -204,67 +293,11 @@ UKS_EXPORT int uks_tracefs_list(struct uks_trace *tr, const char *path,
 				int (*fn)(const char *name, enum uks_tracefs_type type, void *arg),
 				void *arg)
 {
-	struct name_list names = { 0 };
-	enum uks_tracefs_type type = UKS_TRACEFS_DIR;
-	const struct tracefs_node *files = NULL;
-	struct uks_event_system *sys;
-	struct uks_event_call *call;
-	struct tracefs_loc loc;
-	int ret;
+	struct list_arg la = { fn, arg };
+	struct kfs_root root;
 
-	pthread_mutex_lock(&uks_event_mutex);
-	ret = uks_tracefs_resolve(tr, path, &loc);
-	if (ret)
-		goto unlock;
-	switch (loc.node->kind) {
-	case TFS_DIR_ROOT:
-		files = uks_tracefs_root;
-		break;
-	case TFS_DIR_EVENTS:
-		files = uks_tracefs_events_files;
-		list_for_each_entry(sys, &uks_systems, list)
-			if (!ret)
-				ret = name_add(&names, sys->name);
-		break;
-	case TFS_DIR_SYS:
-		files = uks_tracefs_sys_files;
-		sys = uks_find_system(loc.sys);
-		list_for_each_entry(call, &sys->calls, sys_list)
-			if (!ret)
-				ret = name_add(&names, call->name);
-		break;
-	case TFS_DIR_EVENT:
-		files = uks_tracefs_event_files;
-		break;
-	case TFS_DIR_OPTIONS:
-		type = UKS_TRACEFS_REG;
-		for (size_t i = 0; uks_trace_option_name(i) && !ret; i++)
-			ret = name_add(&names, uks_trace_option_name(i));
-		break;
-	case TFS_DIR_PER_CPU:
-		for (unsigned int cpu = 0; cpu < uks_rb_nr_cpus(tr->rb) && !ret; cpu++) {
-			char name[16];
-
-			snprintf(name, sizeof(name), "cpu%u", cpu);
-			ret = name_add(&names, name);
-		}
-		break;
-	case TFS_DIR_CPU:
-		files = uks_tracefs_cpu_files;
-		break;
-	case TFS_DIR_INSTANCES:
-		break;
-	default:
-		ret = -ENOTDIR;
-	}
-unlock:
-	pthread_mutex_unlock(&uks_event_mutex);
-	if (!ret && files)
-		ret = list_table(files, fn, arg);
-	for (size_t i = 0; !ret && i < names.nr; i++)
-		ret = fn(names.names[i], type, arg);
-	uks_kfree(names.names);
-	return ret;
+	__uks_tracefs_root(tr, &root);
+	return api_err(__uks_kfs_list(&root, path, list_one, &la));
 }
 
 /**
@@ -273,129 +306,84 @@ unlock:
 UKS_EXPORT int uks_tracefs_open(struct uks_trace *tr, const char *path, int flags,
 				struct uks_tracefs_file **out)
 {
-	struct uks_tracefs_file *f;
-	int acc = flags & O_ACCMODE, ret;
+	struct uks_tracefs_file *f = uks_kzalloc(sizeof(*f));
+	int ret;
 
-	f = uks_kzalloc(sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	pthread_mutex_lock(&uks_event_mutex);
-	ret = uks_tracefs_resolve(tr, path, &f->loc);
-	if (!ret && f->loc.node->kind < TFS_FIRST_FILE)
-		ret = -EISDIR;
-	if (!ret && acc != O_RDONLY && !(f->loc.node->mode & 0200))
-		ret = -EACCES;
-	if (!ret && acc != O_WRONLY && !(f->loc.node->mode & 0444))
-		ret = -EACCES;
-	pthread_mutex_unlock(&uks_event_mutex);
+	__uks_tracefs_root(tr, &f->root);
+	ret = __uks_kfs_open(&f->root, path, flags, NULL, &f->of);
 	if (ret) {
 		uks_kfree(f);
-		return ret;
+		return api_err(ret);
 	}
-	f->tr = tr;
-	f->flags = flags;
-	if (f->loc.node->open) {
-		ret = f->loc.node->open(f);
-		if (ret) {
-			uks_kfree(f);
-			return ret;
-		}
-	}
-	__atomic_add_fetch(&tr->opens, 1, __ATOMIC_RELAXED);
 	*out = f;
 	return 0;
 }
 
+/**
+ * uks_tracefs_read - see <uks/trace.h>; reads go on from the last one
+ */
 UKS_EXPORT ssize_t uks_tracefs_read(struct uks_tracefs_file *f, void *buf, size_t len)
 {
-	size_t avail;
-
-	if ((f->flags & O_ACCMODE) == O_WRONLY)
-		return -EBADF;
-	if (f->loc.node->read)
-		return f->loc.node->read(f, buf, len);
-	if (!f->shown) {
-		if (f->loc.node->show) {
-			pthread_mutex_lock(&uks_event_mutex);
-			f->loc.node->show(f, &f->content);
-			pthread_mutex_unlock(&uks_event_mutex);
-		}
-		f->shown = true;
-		if (f->content.overflow)
-			return -ENOMEM;
-	}
-	avail = f->content.len > f->pos ? f->content.len - f->pos : 0;
-	if (len > avail)
-		len = avail;
-	if (!len)
-		return 0;	/* content.buf may be NULL when nothing was shown */
-	memcpy(buf, f->content.buf + f->pos, len);
-	f->pos += len;
-	return (ssize_t)len;
+	return __uks_kfs_read(f->of, buf, len, -1);
 }
 
+/**
+ * uks_tracefs_write - see <uks/trace.h>
+ */
 UKS_EXPORT ssize_t uks_tracefs_write(struct uks_tracefs_file *f, const void *buf, size_t len)
 {
 	return uks_tracefs_write_as(f, buf, len, NULL);
 }
 
+/**
+ * uks_tracefs_write_as - see <uks/trace.h>
+ */
 UKS_EXPORT ssize_t uks_tracefs_write_as(struct uks_tracefs_file *f, const void *buf, size_t len,
 					const struct uks_trace_task *task)
 {
-	char *text;
-	ssize_t ret;
-
-	if ((f->flags & O_ACCMODE) == O_RDONLY)
-		return -EBADF;
-	if (!f->loc.node->write)
-		return -EINVAL;
-	/* The kernel takes at most a page per command write. */
-	if (len >= UKS_TRACEFS_WRITE_MAX && !(f->loc.node->flags & TFS_RAW_WRITE))
-		return -EINVAL;
-	text = uks_kmalloc(len + 1);
-	if (!text)
-		return -ENOMEM;
-	memcpy(text, buf, len);
-	text[len] = '\0';
-	f->writer = task;
-	ret = f->loc.node->write(f, text, len);
-	f->writer = NULL;
-	uks_kfree(text);
-	return ret < 0 ? ret : (ssize_t)len;
+	return __uks_kfs_write(f->of, buf, len, -1, NULL, task);
 }
 
+/**
+ * uks_tracefs_set_nonblock - see <uks/trace.h>
+ */
 UKS_EXPORT void uks_tracefs_set_nonblock(struct uks_tracefs_file *f, bool nonblock)
 {
-	if (nonblock)
-		f->flags |= O_NONBLOCK;
-	else
-		f->flags &= ~O_NONBLOCK;
+	__uks_kfs_set_nonblock(f->of, nonblock);
 }
 
+/**
+ * uks_tracefs_poll - see <uks/trace.h>
+ */
 UKS_EXPORT int uks_tracefs_poll(struct uks_tracefs_file *f)
 {
-	if (f->loc.node->poll)
-		return f->loc.node->poll(f);
-	return 1;
+	return __uks_kfs_poll(f->of);
 }
 
+/**
+ * uks_tracefs_interrupt - see <uks/trace.h>
+ */
 UKS_EXPORT void uks_tracefs_interrupt(struct uks_tracefs_file *f)
 {
-	__atomic_store_n(&f->interrupted, 1, __ATOMIC_RELEASE);
-	uks_rb_wake_all(f->tr->rb);
+	__uks_kfs_interrupt(f->of);
 }
 
+/**
+ * uks_tracefs_close - see <uks/trace.h>; NULL is ignored
+ */
 UKS_EXPORT void uks_tracefs_close(struct uks_tracefs_file *f)
 {
 	if (!f)
 		return;
-	if (f->loc.node->release)
-		f->loc.node->release(f);
-	__atomic_sub_fetch(&f->tr->opens, 1, __ATOMIC_RELAXED);
-	uks_seq_free(&f->content);
+	__uks_kfs_close(f->of);
 	uks_kfree(f);
 }
 
+/**
+ * uks_tracefs_read_all - see <uks/trace.h>
+ */
 UKS_EXPORT ssize_t uks_tracefs_read_all(struct uks_trace *tr, const char *path, char *buf,
 					size_t len)
 {
@@ -418,6 +406,9 @@ UKS_EXPORT ssize_t uks_tracefs_read_all(struct uks_trace *tr, const char *path, 
 	return (ssize_t)total;
 }
 
+/**
+ * uks_tracefs_write_str - see <uks/trace.h>
+ */
 UKS_EXPORT int uks_tracefs_write_str(struct uks_trace *tr, const char *path, const char *str,
 				     int how)
 {

@@ -1,96 +1,68 @@
 /* SPDX-License-Identifier: MIT */
-/* The tracefs node tables (files.c) and open-file state (tracefs.c). */
+/*
+ * An instance's tracefs files as kfs nodes (lib/core/kfs.h): the tables
+ * (files.c), the directories made on demand (tracefs.c) and the readers
+ * of trace and trace_pipe (readers.c).
+ *
+ * Every ref in the tree carries ->obj = the struct uks_trace, ->sub = the
+ * event system (events/SYS/...) or the event's file in that instance
+ * (events/SYS/EVENT/...), ->idx = the CPU (per_cpu/cpuN/...) or the
+ * option's index (options/NAME).
+ */
 #ifndef UKS_LIB_TRACE_TRACEFS_H
 #define UKS_LIB_TRACE_TRACEFS_H
 
 #include <sys/types.h>
 
+#include "core/kfs.h"
 #include "trace/instance.h"
 #include "trace/trace.h"
 
-#define UKS_TRACEFS_NAME_MAX	128
+#define UKS_TRACEFS_NAME_MAX	128	/* an event or system name (dynamic_events) */
 #define UKS_TRACEFS_WRITE_MAX	4096	/* one page per command */
 
-enum tracefs_kind {
-	TFS_DIR_ROOT,
-	TFS_DIR_EVENTS,
-	TFS_DIR_SYS,
-	TFS_DIR_EVENT,
-	TFS_DIR_OPTIONS,
-	TFS_DIR_PER_CPU,
-	TFS_DIR_CPU,
-	TFS_DIR_INSTANCES,
-	TFS_FIRST_FILE,
-	TFS_FILE = TFS_FIRST_FILE,
-};
+/* struct kfs_node ->data of the files under per_cpu/cpuN: ref->idx is the CPU */
+#define TFS_PER_CPU	1
 
-#define TFS_RAW_WRITE	1	/* write handler takes any length (trace_marker) */
-#define TFS_PER_CPU	2	/* per_cpu/cpuN/...: only that CPU */
+static inline struct uks_trace *tfs_tr(const struct kfs_open_file *of)
+{
+	return of->ref.obj;
+}
 
-struct uks_tracefs_file;
+/* Which CPU a file serves: ref->idx under per_cpu/cpuN, else -1 (all). */
+static inline int tfs_cpu(const struct kfs_open_file *of)
+{
+	return of->ref.node->data & TFS_PER_CPU ? (int)of->ref.idx : -1;
+}
 
-struct tracefs_node {
-	const char *name;
-	enum tracefs_kind kind;
-	unsigned int mode;
-	unsigned int flags;
-	int (*open)(struct uks_tracefs_file *f);
-	void (*show)(struct uks_tracefs_file *f, struct uks_seq *s);
-	ssize_t (*read)(struct uks_tracefs_file *f, void *buf, size_t len);
-	int (*write)(struct uks_tracefs_file *f, char *text, size_t len);
-	int (*poll)(struct uks_tracefs_file *f);
-	void (*release)(struct uks_tracefs_file *f);
-};
+void __uks_tracefs_root(struct uks_trace *tr, struct kfs_root *root);
 
-struct tracefs_loc {
-	const struct tracefs_node *node;
-	char sys[UKS_TRACEFS_NAME_MAX];
-	char event[UKS_TRACEFS_NAME_MAX];
-	struct uks_event_file *file;	/* events/SYS/EVENT/... */
-	int cpu;			/* per_cpu/cpuN/... */
-	int opt;			/* options/NAME */
-};
+/* files.c: the top directory of an instance, and its subdirectories' nodes */
+extern const struct kfs_node __uks_tracefs_top;
+extern const struct kfs_node __uks_tracefs_sys_dir, __uks_tracefs_event_dir,
+	__uks_tracefs_cpu_dir, __uks_tracefs_option_file;
+/* tracefs.c: the ->dir ops of events/, events/SYS/, options/, per_cpu/, instances/ */
+extern const struct kfs_dir_ops __uks_tracefs_events_ops, __uks_tracefs_sys_ops,
+	__uks_tracefs_options_ops, __uks_tracefs_per_cpu_ops, __uks_tracefs_instances_ops;
 
-struct uks_tracefs_file {
-	struct uks_trace *tr;
-	struct tracefs_loc loc;
-	int flags;
-	struct uks_seq content;
-	size_t pos;
-	bool shown;
-	int interrupted;
-	const struct uks_trace_task *writer;	/* during a write: who writes */
-	struct uks_trace_iter iter;	/* trace, trace_pipe */
-	struct uks_rb_snapshot *snap;	/* trace */
-	struct uks_rb_event pending;	/* trace: the next event to print */
-	bool have_pending;
-	bool header_done;
-	void *scratch;			/* trace_pipe: the event, a lookahead */
-};
+/*
+ * One write(2) as the kernel's command files take it: more than a page
+ * is -EINVAL; @fn gets a NUL-terminated copy and returns 0 or -errno.
+ * Returns @len or -errno.
+ */
+ssize_t __uks_tracefs_command(struct kfs_open_file *of, const char *buf, size_t len,
+			      int (*fn)(struct kfs_open_file *of, char *text, size_t len));
 
-extern const struct tracefs_node uks_tracefs_root[];
-extern const struct tracefs_node uks_tracefs_events_files[];
-extern const struct tracefs_node uks_tracefs_sys_files[];
-extern const struct tracefs_node uks_tracefs_event_files[];
-extern const struct tracefs_node uks_tracefs_cpu_files[];
-extern const struct tracefs_node uks_tracefs_root_dir, uks_tracefs_sys_dir,
-	uks_tracefs_event_dir, uks_tracefs_cpu_dir, uks_tracefs_option_file;
+/* readers.c: trace (per_cpu/cpuN/trace too) and trace_pipe */
+extern const struct kfs_ops __uks_tracefs_trace_ops, __uks_tracefs_pipe_ops;
 
-int uks_tracefs_resolve(struct uks_trace *tr, const char *path, struct tracefs_loc *loc);
-
-/* readers.c: trace and trace_pipe */
-int uks_tracefs_trace_open(struct uks_tracefs_file *f);
-ssize_t uks_tracefs_trace_read(struct uks_tracefs_file *f, void *buf, size_t len);
-void uks_tracefs_trace_release(struct uks_tracefs_file *f);
-int uks_tracefs_pipe_open(struct uks_tracefs_file *f);
-ssize_t uks_tracefs_pipe_read(struct uks_tracefs_file *f, void *buf, size_t len);
-int uks_tracefs_pipe_poll(struct uks_tracefs_file *f);
-void uks_tracefs_pipe_release(struct uks_tracefs_file *f);
+/* marker.c: the task behind @peer (pid, tgid and comm from /proc) */
+bool __uks_trace_peer_task(const struct uks_peer *peer, struct uks_trace_task *task);
 
 /* dynamic_events.c */
-void uks_dynamic_events_show(struct uks_tracefs_file *f, struct uks_seq *s);
+int __uks_tracefs_dynamic_events_show(struct kfs_open_file *of, struct uks_seq *s);
 int uks_dynamic_events_write(struct uks_trace *tr, char *text);
 int uks_dynamic_events_clear(struct uks_trace *tr);
-extern const char uks_tracefs_readme[];
+extern const char __uks_tracefs_readme[];
 
 #endif

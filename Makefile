@@ -38,11 +38,12 @@ SLAB_SRCS := lib/slab/page_alloc.c lib/slab/page_purge.c lib/slab/huge_map.c lib
 	     lib/slab/alloc.c lib/slab/free.c lib/slab/partial.c lib/slab/sheaf.c lib/slab/object.c \
 	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
 	     lib/slab/debug_parse.c lib/slab/sysfs.c lib/slab/kmem_events.c lib/slab/usage.c
-# One file per feature; every .c under lib/trace, lib/tracee, lib/damon and lib/fs is part of the library.
+# One file per feature; every .c under lib/trace, lib/tracee, lib/fs and lib/damon's
+# folders (core, primitives, self, record: docs/DAMON.md) is part of the library.
 TRACE_SRCS := $(sort $(wildcard lib/trace/*.c))
 TRACEE_SRCS := $(sort $(wildcard lib/tracee/*.c))
 FS_SRCS := $(sort $(wildcard lib/fs/*.c))
-DAMON_SRCS := $(sort $(wildcard lib/damon/*.c))
+DAMON_SRCS := $(sort $(wildcard lib/damon/*/*.c))
 VDUSE_SRCS := $(sort $(wildcard lib/vduse/*.c))
 SCHED_SRCS := $(sort $(wildcard lib/sched/*.c))
 LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS) $(TRACEE_SRCS) $(DAMON_SRCS) \

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Decode what libuks-damon-agent.so wrote to UKS_DAMON_AGENT_FD on its
-own, from the layout at the top of lib/damon/record_packets.c, and write
+own, from the layout at the top of lib/damon/record/record_packets.c, and write
 the damo record (version 2) those snapshots make.
 
 Usage: agent_stream.py STREAM RECORD

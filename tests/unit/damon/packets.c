@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The self agent's binary stream (lib/damon/record_packets.c): a monitor's
+ * The self agent's binary stream (lib/damon/record/record_packets.c): a monitor's
  * aggregations, written as packets and fed to a record writer, make a
  * record whose snapshots are the monitor's own, with the bytes the same
  * events give as trace_pipe text and as snapshots written directly; each
@@ -15,7 +15,7 @@
 
 #include <uks/damon_record.h>
 
-#include "damon/record.h"
+#include "damon/record/record.h"
 #include "harness.h"
 #include "unit/damon/helper.h"
 

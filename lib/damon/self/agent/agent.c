@@ -4,11 +4,11 @@
  *
  * Loaded with LD_PRELOAD (or linked), its constructor starts one DAMON
  * context on the process itself with the "self" primitive (per-page reads
- * and writes with userfaultfd, lib/damon/self.c) when the environment asks
+ * and writes with userfaultfd, lib/damon/self/self.c) when the environment asks
  * for it, and its destructor stops it (every page is given back first):
  *
  *	UKS_DAMON_AGENT_FD=N	 write each aggregation as binary packets
- *				 (lib/damon/record_packets.c) to fd N:
+ *				 (lib/damon/record/record_packets.c) to fd N:
  *				 `uks damon record --primitive self` reads
  *				 them from a pipe
  *	UKS_DAMON_AGENT_OUT=FILE write damo's binary record to FILE
@@ -50,7 +50,7 @@
 #include <uks/damon_record.h>
 
 #include "damon/damon.h"
-#include "damon/record.h"
+#include "damon/record/record.h"
 
 struct agent {
 	struct uks_damon_ctx *ctx;
@@ -142,7 +142,7 @@ static int after_aggregation(struct uks_damon_ctx *ctx)
 
 /*
  * The program's close(), close_range() and closefrom() leave DAMON's own
- * descriptors open (lib/damon/fd_guard.c): to the program they are not
+ * descriptors open (lib/damon/self/fd_guard.c): to the program they are not
  * open files of its own, so close() says EBADF.  Calls inside glibc (a
  * posix_spawn() close action) and raw system calls go past these;
  * output_is_ours() notices what they do to the output.

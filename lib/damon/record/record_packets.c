@@ -33,7 +33,7 @@
 
 #include "core/compiler.h"
 #include "damon/damon.h"
-#include "damon/record.h"
+#include "damon/record/record.h"
 
 #define PKT_MAGIC	"dAgg"
 #define PKT_HDR		28

@@ -12,8 +12,8 @@
  * previous one (events were lost: the ring buffer overran), drops the
  * partial snapshot and starts a new one with that line.
  */
-#ifndef UKS_LIB_DAMON_RECORD_H
-#define UKS_LIB_DAMON_RECORD_H
+#ifndef UKS_LIB_DAMON_RECORD_RECORD_H
+#define UKS_LIB_DAMON_RECORD_RECORD_H
 
 #include <stdbool.h>
 

@@ -27,7 +27,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
-#include "damon/record.h"
+#include "damon/record/record.h"
 
 #define MARKER		"damon_aggregated: target_id="
 #define MARKER_LEN	(sizeof(MARKER) - 1)

@@ -39,7 +39,7 @@ SLAB_SRCS := lib/slab/page_alloc.c lib/slab/page_purge.c lib/slab/huge_map.c lib
 	     lib/slab/slub.c lib/slab/kmalloc.c lib/slab/debug.c lib/slab/report.c \
 	     lib/slab/debug_parse.c lib/slab/sysfs.c lib/slab/kmem_events.c lib/slab/usage.c
 # One file per feature; every .c under lib/trace, lib/tracee, lib/fs and lib/damon's
-# folders (core, primitives, self, record: docs/DAMON.md) is part of the library.
+# folders (core, primitives, self, record, debugfs: docs/DAMON.md) is part of the library.
 TRACE_SRCS := $(sort $(wildcard lib/trace/*.c))
 TRACEE_SRCS := $(sort $(wildcard lib/tracee/*.c))
 FS_SRCS := $(sort $(wildcard lib/fs/*.c))

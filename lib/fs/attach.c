@@ -7,6 +7,7 @@
 #include <uks/fs.h>
 
 #include "core/compiler.h"
+#include "damon/debugfs/dbgfs.h"
 #include "fs/vfs.h"
 #include "sched/sysfs.h"
 
@@ -16,6 +17,15 @@ UKS_EXPORT int uks_vfs_add_a32(struct uks_vfs *vfs, const char *path, const char
 {
 	struct kfs_root root;
 	int ret = __uks_sched_sysfs_root(list, config, &root);
+
+	return ret ? ret : __uks_vfs_attach(vfs, path, &root);
+}
+
+/** uks_vfs_add_damon - see <uks/fs.h> */
+UKS_EXPORT int uks_vfs_add_damon(struct uks_vfs *vfs, const char *path, const char *primitive)
+{
+	struct kfs_root root;
+	int ret = __uks_damon_dbgfs_root(primitive, &root);
 
 	return ret ? ret : __uks_vfs_attach(vfs, path, &root);
 }

@@ -42,11 +42,12 @@ SLAB_SRCS := lib/slab/page_alloc.c lib/slab/page_purge.c lib/slab/huge_map.c lib
 	     lib/slab/debug_parse.c lib/slab/kmem_events.c lib/slab/usage.c \
 	     lib/slab/malloc_check.c lib/slab/policy.c lib/slab/policy_kernel.c \
 	     $(SLAB_SERVICE_SRCS)
-# One file per feature; every .c under lib/trace, lib/tracee, lib/damon and lib/fs is part of the library.
+# One file per feature; every .c under lib/trace, lib/tracee, lib/fs and lib/damon's
+# folders (core, primitives, self, record, debugfs: docs/DAMON.md) is part of the library.
 TRACE_SRCS := $(sort $(wildcard lib/trace/*.c))
 TRACEE_SRCS := $(sort $(wildcard lib/tracee/*.c))
 FS_SRCS := $(sort $(wildcard lib/fs/*.c))
-DAMON_SRCS := $(sort $(wildcard lib/damon/*.c))
+DAMON_SRCS := $(sort $(wildcard lib/damon/*/*.c))
 VDUSE_SRCS := $(sort $(wildcard lib/vduse/*.c))
 SCHED_SRCS := $(sort $(wildcard lib/sched/*.c))
 LIB_SRCS := $(CORE_SRCS) $(SLAB_SRCS) $(TRACE_SRCS) $(TRACEE_SRCS) $(DAMON_SRCS) \

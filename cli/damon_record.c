@@ -13,8 +13,8 @@
  * command is started with LD_PRELOAD=libuks-damon-agent.so (next to this
  * binary, or $UKS_DAMON_AGENT), UKS_DAMON_AGENT_FD=<the write end of a
  * pipe> and UKS_DAMON_AGENT_ATTRS=<the attrs file text>; the agent writes
- * damon_aggregated lines in trace_pipe format to the pipe and the same
- * writer consumes them.
+ * its aggregations to the pipe as binary packets, which the same writer
+ * takes without any text in between.
  *
  * A command is started first and held (a CLOEXEC pipe closes at its exec)
  * so the monitor starts on the program, not on our fork of it.  Recording
@@ -250,7 +250,8 @@ static void *reader_fn(void *arg)
 				    : read(r->fd, buf, sizeof(buf));
 
 		if (n > 0) {
-			int err = uks_damon_rec_writer_feed(r->w, buf, (size_t)n);
+			int err = r->pipe ? uks_damon_rec_writer_feed(r->w, buf, (size_t)n)
+					  : uks_damon_rec_writer_feed_packets(r->w, buf, (size_t)n);
 
 			if (err && !r->err)
 				r->err = err;

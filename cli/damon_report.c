@@ -2,7 +2,7 @@
 /*
  * uks damon report raw|heats|wss: damo's (v1.0.0) reports of a record
  * file, printed as damo prints them.  The computations are the library's
- * (lib/damon/report.c); this file parses damo's options and prints.
+ * (lib/damon/record/report.c); this file parses damo's options and prints.
  *
  * Options take damo's spellings (--abs_addr, --time_range S E, ...) and
  * the same with dashes (--abs-addr, --time-range); the file is -i FILE or

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fuzz target for the DAMON debugfs files' input (lib/fs/damon_provider.c
+ * Fuzz target for the DAMON debugfs files' input (lib/damon/debugfs/dbgfs.c
  * and core/kscan.h): the first byte picks attrs, target_ids, mk_contexts
  * or rm_contexts of the root or of a context directory, the rest is one
  * write.  A write succeeds whole or fails with one of the errnos 5.15's

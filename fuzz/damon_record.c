@@ -7,8 +7,8 @@
  * least what the strict one does; a parsed record is consistent (regions
  * as counted, none ending below its start, the grouping by target a
  * permutation) and the reports computed on it (guide, heats, wss, the
- * work-time adjustment) do not crash.  The writer's feed gets the same
- * bytes as trace text.  Built and run by `make fuzz`.
+ * work-time adjustment) do not crash.  The writer's feeds get the same
+ * bytes as trace text and as the self agent's packets.  Built and run by `make fuzz`.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -93,6 +93,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd >= 0 && !uks_damon_rec_writer_create(fd, 2, &w)) {
 		uks_damon_rec_writer_feed(w, (const char *)data, size / 2);
 		uks_damon_rec_writer_feed(w, (const char *)data + size / 2, size - size / 2);
+		uks_damon_rec_writer_finish(w, NULL);
+	}
+	/* and as the agent's packets, in three chunks */
+	if (fd >= 0 && !uks_damon_rec_writer_create(fd, 2, &w)) {
+		uks_damon_rec_writer_feed_packets(w, data, size / 3);
+		uks_damon_rec_writer_feed_packets(w, data + size / 3, size / 3);
+		uks_damon_rec_writer_feed_packets(w, data + 2 * (size / 3), size - 2 * (size / 3));
 		uks_damon_rec_writer_finish(w, NULL);
 	}
 	if (fd >= 0)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target for vaddr-refs' reader of /proc/PID/smaps
- * (lib/damon/vaddr_refs.c): any bytes parse, and the mappings it returns
+ * (lib/damon/primitives/vaddr_refs.c): any bytes parse, and the mappings it returns
  * are, in order, lines of the input that start with their ranges.  Built
  * and run by `make fuzz`.
  */

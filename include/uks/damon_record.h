@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * uks DAMON records: damo's binary "record" file format, written from
- * damon:damon_aggregated trace text and read back, plus the computations
+ * damon:damon_aggregated trace text (or the self agent's binary stream)
+ * and read back, plus the computations
  * of damo's reports (heats, the guide, working set sizes).
  *
  * The file (damo v1.0.0, native endianness, no padding):
@@ -24,6 +25,7 @@
  *	struct uks_damon_rec_writer *w;
  *	uks_damon_rec_writer_create(fd, UKS_DAMON_RECFMT_VERSION, &w);
  *	uks_damon_rec_writer_feed(w, text, len);	-- trace_pipe text, any chunks
+ *	(or uks_damon_rec_writer_feed_packets(w, buf, len): the agent's stream)
  *	uks_damon_rec_writer_finish(w, NULL);
  *
  *	struct uks_damon_record *rec;
@@ -106,8 +108,9 @@ int uks_damon_parse_aggregated(const char *line, size_t len, struct uks_damon_ag
 
 /**
  * struct uks_damon_rec_stats - what a writer (or a text reader) saw
- * @lines:	damon_aggregated lines parsed
- * @bad_lines:	damon_aggregated lines that did not parse
+ * @lines:	damon_aggregated lines parsed (regions of the agent's packets)
+ * @bad_lines:	damon_aggregated lines that did not parse (runs of stream
+ *		bytes that were no packet)
  * @dropped:	lines of snapshots left incomplete (lost events, the end)
  * @snapshots:	snapshots assembled (written)
  */
@@ -122,6 +125,8 @@ struct uks_damon_rec_writer;
 
 int uks_damon_rec_writer_create(int fd, int version, struct uks_damon_rec_writer **out);
 int uks_damon_rec_writer_feed(struct uks_damon_rec_writer *w, const char *text, size_t len);
+int uks_damon_rec_writer_feed_packets(struct uks_damon_rec_writer *w, const void *buf,
+				      size_t len);
 int uks_damon_rec_writer_event(struct uks_damon_rec_writer *w,
 			       const struct uks_damon_agg_event *ev);
 int uks_damon_rec_write_snapshot(struct uks_damon_rec_writer *w,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * DAMON internals: the structures of include/linux/damon.h (5.15) with the
- * kernel's names, shared by the core (core.c, kdamond.c), the address
- * range helpers (regions.c) and the primitives (synthetic.c, vaddr_*.c).
+ * kernel's names, shared by lib/damon's folders: the monitor (core/), the
+ * access-check primitives (primitives/, self/) and the record code that
+ * reads a target's regions (record/).
  *
  * Ownership: while a context runs, its targets and their regions belong to
  * the monitor thread; ctx->lock guards the run state (running, stop, the

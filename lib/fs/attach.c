@@ -7,6 +7,7 @@
 #include <uks/fs.h>
 
 #include "core/compiler.h"
+#include "damon/debugfs/dbgfs.h"
 #include "fs/vfs.h"
 #include "sched/sysfs.h"
 #include "slab/sysfs.h"
@@ -38,4 +39,13 @@ UKS_EXPORT int uks_vfs_add_tracefs(struct uks_vfs *vfs, const char *path, struct
 
 	__uks_tracefs_root(tr, &root);
 	return __uks_vfs_attach(vfs, path, &root);
+}
+
+/** uks_vfs_add_damon - see <uks/fs.h> */
+UKS_EXPORT int uks_vfs_add_damon(struct uks_vfs *vfs, const char *path, const char *primitive)
+{
+	struct kfs_root root;
+	int ret = __uks_damon_dbgfs_root(primitive, &root);
+
+	return ret ? ret : __uks_vfs_attach(vfs, path, &root);
 }

@@ -11,7 +11,9 @@
 # pool and the remove/unmap buffers in transparent huge pages, where THP
 # is not "never") the counts must also show huge pages taken whole (not
 # under a sanitizer), and once more with 4 KiB samples only
-# (UKS_DAMON_SELF_HUGE=0).  Last, the
+# (UKS_DAMON_SELF_HUGE=0).  The agent's output to `uks damon record` is
+# binary packets that record turns into the record their independent
+# decoding gives, byte for byte.  Last, the
 # `uks damon record --primitive self` path end to end, also for programs
 # that close every fd they did not open (tests/damon/fd_closer.c).
 set -u
@@ -89,6 +91,24 @@ fi
 ok "copy mode: no byte lost (writers, pipe read/write, fork, mremap)" -- stress copy copy -r -u
 ok "the record of a stress run reads back" -- \
 	bash -c '"$1" damon report raw "$2" | grep -q "nr_regions"' _ "$O/uks" "$tmp/copy.data"
+# The agent's fd output is binary packets (never trace text), and record
+# makes of them exactly the record an independent decoding of the same
+# bytes gives (tests/damon/agent_stream.py).  A do-nothing preload stands
+# in for the agent in the second run, so that a shell can replay the bytes.
+ok "the agent writes its aggregations to UKS_DAMON_AGENT_FD as binary packets" -- bash -c '
+	UKS_DAMON_AGENT_FD=3 UKS_DAMON_AGENT_ATTRS="1000 10000 1000000 300 1000" \
+		LD_PRELOAD="$1" sleep 1 3>"$2/agent.stream" || exit 1
+	if grep -aq damon_aggregated "$2/agent.stream"; then echo "trace text in the stream"; exit 1; fi
+	python3 tests/damon/agent_stream.py "$2/agent.stream" "$2/expected.data" >"$2/expected.out" &&
+	cat "$2/expected.out" && grep -q "^[1-9][0-9]* snapshots" "$2/expected.out"' _ "$A" "$tmp"
+echo "int uks_test_noop;" | ${CC:-cc} -shared -fPIC -o "$tmp/noop.so" -x c -
+echo 'cat "$1" >&"$UKS_DAMON_AGENT_FD"' >"$tmp/replay.sh"
+ok "record turns the agent's packets into the same record, byte for byte" -- bash -c '
+	UKS_DAMON_AGENT="$1/noop.so" "$2" damon record --primitive self -o "$1/replay.data" -- \
+		bash "$1/replay.sh" "$1/agent.stream" 2>"$1/replay.out"
+	rc=$?; cat "$1/replay.out"; [ $rc = 0 ] || exit 1
+	grep -qF "uks damon record: $(cat "$1/expected.out") in $1/replay.data" "$1/replay.out" &&
+	cmp "$1/expected.data" "$1/replay.data"' _ "$tmp" "$O/uks"
 if [ -n "$rt" ]; then
 	skip "uks damon record --primitive self" "sanitizer build: record cannot put the runtime first"
 	tap_done; exit

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Golden tests of the DAMON debugfs files (lib/fs/damon_provider.c)
+ * Golden tests of the DAMON debugfs files (lib/damon/debugfs/dbgfs.c)
  * through the uksfs API: every file's text, accepted input and errno as
  * Linux 5.15's mm/damon/dbgfs.c, and the selftest debugfs_attrs.sh.
  */

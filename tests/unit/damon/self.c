@@ -509,7 +509,7 @@ TEST_TIMEOUT(self_stops_by_itself_beside_a_forking_thread, 60)
 	TH_LOG("%d self-stopping monitors, %d forks beside them", rounds, forks);
 }
 
-/* lib/damon/self_fork.c: the fork handlers' pause, called here directly */
+/* lib/damon/self/self_fork.c: the fork handlers' pause, called here directly */
 void __uks_damon_self_pause(void);
 void __uks_damon_self_resume(void);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The addresses of a taken huge page that mremap() cut (lib/damon/
+ * The addresses of a taken huge page that mremap() cut (lib/damon/self/
  * self_pieces.c): which page is where after one or more moves, the
  * entry's extent, and the limit of SELF_MAX_PIECES pieces.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "damon/self.h"
+#include "damon/self/self.h"
 
 #define BASE	0x40000000UL	/* a 2 MiB aligned huge page */
 

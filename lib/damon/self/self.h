@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The self primitive's state, shared by lib/damon/self.c (the ops table,
+ * The self primitive's state, shared by lib/damon/self/self.c (the ops table,
  * mappings), self_fork.c (the pause handshake), self_uffd.c (the
  * userfaultfd side: take, give back, serve faults and events) and
  * self_pieces.c (the addresses of a huge page that mremap() cut).  See
  * self.c's top.
  */
-#ifndef UKS_LIB_DAMON_SELF_H
-#define UKS_LIB_DAMON_SELF_H
+#ifndef UKS_LIB_DAMON_SELF_SELF_H
+#define UKS_LIB_DAMON_SELF_SELF_H
 
 #include <stdbool.h>
 #include <stdint.h>

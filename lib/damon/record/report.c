@@ -32,7 +32,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
-#include "damon/record.h"
+#include "damon/record/record.h"
 
 static uint64_t rsize(const struct uks_damon_rec_region *r)
 {

@@ -4,12 +4,13 @@
  *
  * Loaded with LD_PRELOAD (or linked), its constructor starts one DAMON
  * context on the process itself with the "self" primitive (per-page reads
- * and writes with userfaultfd, lib/damon/self.c) when the environment asks
+ * and writes with userfaultfd, lib/damon/self/self.c) when the environment asks
  * for it, and its destructor stops it (every page is given back first):
  *
- *	UKS_DAMON_AGENT_FD=N	 write damon_aggregated lines, trace_pipe
- *				 format, to fd N (`uks damon record
- *				 --primitive self` reads them from a pipe)
+ *	UKS_DAMON_AGENT_FD=N	 write each aggregation as binary packets
+ *				 (lib/damon/record/record_packets.c) to fd N:
+ *				 `uks damon record --primitive self` reads
+ *				 them from a pipe
  *	UKS_DAMON_AGENT_OUT=FILE write damo's binary record to FILE
  *	UKS_DAMON_AGENT_ATTRS="sample aggr update min max" (us; default
  *				 damo's 5000 100000 1000000 10 1000)
@@ -49,18 +50,17 @@
 #include <uks/damon_record.h>
 
 #include "damon/damon.h"
+#include "damon/record/record.h"
 
 struct agent {
 	struct uks_damon_ctx *ctx;
 	struct uks_damon_rec_writer *w;
-	int fd;			/* lines, or the record file */
+	int fd;			/* packets, or the record file */
 	dev_t fd_dev;		/* what @fd was when it was ours */
 	ino_t fd_ino;
 	bool fd_lost;		/* the program closed or replaced it */
 	bool child;
 	bool verbose;
-	char *buf;
-	size_t cap;
 };
 
 static struct agent agent = { .fd = -1 };
@@ -73,7 +73,7 @@ static void agent_err(const char *what, int err)
 /*
  * Is the output still the file we were given?  A raw close_range() system
  * call, or a dup2() onto it, gets past the wrappers below; writing on
- * would put trace lines into whatever the program opened there.
+ * would put our records into whatever the program opened there.
  */
 static bool output_is_ours(struct agent *a)
 {
@@ -98,19 +98,25 @@ static int put_target(struct uks_damon_target *t, void *arg)
 	unsigned int nr = uks_damon_target_nr_regions(t);
 	struct uks_damon_region_info *ri;
 	struct timespec now;
-	size_t len = 0;
+	int64_t ts;
 	int n;
 
 	if (!nr)
 		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ts = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+	if (!a->w) {
+		/* to the microsecond, as trace_pipe: records are alike whichever primitive */
+		__uks_damon_rec_packets_put(a->fd, t, ts - ts % 1000);
+		return 0;
+	}
 	ri = calloc(nr, sizeof(*ri));
 	if (!ri)
 		return 0;
 	n = uks_damon_target_regions(t, ri, nr);
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	for (int i = 0; i < n; i++) {
 		struct uks_damon_agg_event ev = {
-			.ts_ns = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec,
+			.ts_ns = ts,
 			.target_id = uks_damon_target_id(t),
 			.nr_regions = (uint32_t)n,
 			.start = ri[i].start,
@@ -118,32 +124,7 @@ static int put_target(struct uks_damon_target *t, void *arg)
 			.nr_accesses = ri[i].nr_accesses,
 		};
 
-		if (a->w) {
-			uks_damon_rec_writer_event(a->w, &ev);
-			continue;
-		}
-		if (a->cap - len < 160) {
-			char *nb = realloc(a->buf, a->cap ? a->cap * 2 : 16384);
-
-			if (!nb)
-				break;
-			a->buf = nb;
-			a->cap = a->cap ? a->cap * 2 : 16384;
-		}
-		len += (size_t)snprintf(a->buf + len, a->cap - len,
-			"       kdamond.0-%-7d [000] ..... %lld.%06ld: damon_aggregated: "
-			"target_id=%lu nr_regions=%d %lu-%lu: %u\n", (int)getpid(),
-			(long long)now.tv_sec, now.tv_nsec / 1000, uks_damon_target_id(t), n,
-			ri[i].start, ri[i].end, ri[i].nr_accesses);
-	}
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(a->fd, a->buf + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
+		uks_damon_rec_writer_event(a->w, &ev);
 	}
 	free(ri);
 	return 0;
@@ -161,7 +142,7 @@ static int after_aggregation(struct uks_damon_ctx *ctx)
 
 /*
  * The program's close(), close_range() and closefrom() leave DAMON's own
- * descriptors open (lib/damon/fd_guard.c): to the program they are not
+ * descriptors open (lib/damon/self/fd_guard.c): to the program they are not
  * open files of its own, so close() says EBADF.  Calls inside glibc (a
  * posix_spawn() close action) and raw system calls go past these;
  * output_is_ours() notices what they do to the output.
@@ -336,5 +317,4 @@ __attribute__((destructor)) static void agent_stop(void)
 	agent.fd = -1;
 	uks_damon_ctx_destroy(agent.ctx);
 	agent.ctx = NULL;
-	free(agent.buf);
 }

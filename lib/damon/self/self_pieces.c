@@ -14,7 +14,7 @@
  */
 #include <errno.h>
 
-#include "damon/self.h"
+#include "damon/self/self.h"
 
 /* The pieces of @e, the uncut entry being one piece of delta 0. */
 static unsigned int pieces_of(const struct self_entry *e, struct self_piece *one,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internals of the DAMON record code: the snapshot assembler shared by the
- * writer (record.c) and the text reader (record_read.c).
+ * writer (record.c), the text reader (record_read.c) and the self agent's
+ * binary stream (record_packets.c).
  *
  * damon:damon_aggregated reports each region of a target as one line
  * carrying the target's region count; a snapshot is nr_regions consecutive
@@ -11,9 +12,12 @@
  * previous one (events were lost: the ring buffer overran), drops the
  * partial snapshot and starts a new one with that line.
  */
-#ifndef UKS_LIB_DAMON_RECORD_H
-#define UKS_LIB_DAMON_RECORD_H
+#ifndef UKS_LIB_DAMON_RECORD_RECORD_H
+#define UKS_LIB_DAMON_RECORD_RECORD_H
 
+#include <stdbool.h>
+
+#include <uks/damon.h>
 #include <uks/damon_record.h>
 
 struct rec_asm_target {
@@ -51,5 +55,19 @@ int __uks_damon_rec_asm_event(struct rec_asm *a, const struct uks_damon_agg_even
 int __uks_damon_rec_asm_text(struct rec_asm *a, const char *text, size_t len, size_t *used);
 void __uks_damon_rec_asm_finish(struct rec_asm *a);
 int __uks_damon_rec_append(void *rec, const struct uks_damon_rec_snapshot *s);
+
+/* The self agent's binary stream (record_packets.c): PIPE_BUF's worth of whole regions */
+#define REC_PKT_MAX	(28 + 203 * 20)
+
+struct rec_pkt_carry {
+	unsigned char buf[REC_PKT_MAX];	/* a packet not whole yet */
+	size_t len;
+	bool lost;			/* skipping bytes that start no packet */
+};
+
+int __uks_damon_rec_packets_put(int fd, struct uks_damon_target *t, int64_t ts_ns);
+int __uks_damon_rec_packets_feed(struct rec_asm *as, struct rec_pkt_carry *c,
+				 const void *buf, size_t len);
+void __uks_damon_rec_packets_finish(struct rec_asm *as, struct rec_pkt_carry *c);
 
 #endif

@@ -34,7 +34,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
-#include "damon/record.h"
+#include "damon/record/record.h"
 
 /* Append a copy of @s (its regions too) to record @arg; shared with adjust.c. */
 int __uks_damon_rec_append(void *arg, const struct uks_damon_rec_snapshot *s)

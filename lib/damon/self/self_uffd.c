@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "damon/self.h"
+#include "damon/self/self.h"
 
 /* ------------------------------------------------------------ uffd */
 

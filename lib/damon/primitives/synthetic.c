@@ -22,7 +22,7 @@
  * queries below may be called from any thread.
  *
  * uks_damon_synth_load_masim() builds a space from a masim configuration
- * (the parser is lib/damon/masim_config.c, shared with uks-masim).
+ * (the parser is lib/damon/primitives/masim_config.c, shared with uks-masim).
  */
 #include <errno.h>
 #include <string.h>

@@ -102,7 +102,7 @@
 
 #include "core/compiler.h"
 #include "core/log.h"
-#include "damon/self.h"
+#include "damon/self/self.h"
 
 static struct uks_damon_self_stats self_last;
 static int self_orphan_evfd = -1;	/* the program's copy, after the monitor ended */

@@ -30,7 +30,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
-#include "damon/record.h"
+#include "damon/record/record.h"
 
 struct region_vec {
 	struct uks_damon_rec_region *r;
@@ -206,7 +206,7 @@ static size_t unit_of(const struct uks_damon_record *rec, const struct uks_damon
  * @exclude_samples:	snapshots to drop first from each target that is grouped
  * @out:		the adjusted record (free with uks_damon_record_free())
  *
- * See the top of lib/damon/adjust.c for the rules.  Targets keep their
+ * See the top of lib/damon/record/adjust.c for the rules.  Targets keep their
  * order of appearance; each one's snapshots are contiguous in @out.
  *
  * Return: 0 or -ENOMEM.

@@ -6,8 +6,8 @@
  * pointer there, uks puts the target's id (the pid for vaddr targets), so
  * a trace line names the process it is about.
  */
-#ifndef UKS_LIB_DAMON_EVENTS_H
-#define UKS_LIB_DAMON_EVENTS_H
+#ifndef UKS_LIB_DAMON_CORE_EVENTS_H
+#define UKS_LIB_DAMON_CORE_EVENTS_H
 
 #include <uks/tracepoint.h>
 

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * DAMON record writer: damon:damon_aggregated trace text in, damo's binary
+ * DAMON record writer: damon:damon_aggregated events in, damo's binary
  * record file out (the layout is at the top of <uks/damon_record.h>).
  *
- * Why from text: `uks damon record` consumes the same trace_pipe lines any
- * reader of our tracefs sees (and the self agent streams the same lines
- * over a pipe), so the record is exactly what the tracepoint reported,
- * with the tracepoint's own time stamps.  The parser accepts the kernel's
- * trace/trace_pipe lines and `perf script` lines:
+ * The events come as trace text or as the self agent's binary packets
+ * (record_packets.c).  `uks damon record` consumes the same trace_pipe
+ * lines any reader of our tracefs sees, so the record is exactly what the
+ * tracepoint reported, with the tracepoint's own time stamps; the agent
+ * inside a monitored program has no tracefs and sends its aggregations in
+ * binary.  The text parser accepts the kernel's trace/trace_pipe lines and
+ * `perf script` lines:
  *
  *	kdamond.0-1234  [001] .....  812.114432: damon_aggregated: target_id=...
  *	kdamond.0  4452 [000] 82877.315633: damon:damon_aggregated: target_id=...
  *
- * Lines are grouped into snapshots by the assembler (record.h).  The
+ * Events are grouped into snapshots by the assembler (record.h).  The
  * writer buffers output and writes it with write(2); a write error is
  * sticky and returned by every later call.
  *
@@ -25,7 +27,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
-#include "damon/record.h"
+#include "damon/record/record.h"
 
 #define MARKER		"damon_aggregated: target_id="
 #define MARKER_LEN	(sizeof(MARKER) - 1)
@@ -275,6 +277,7 @@ struct uks_damon_rec_writer {
 	unsigned char wbuf[WBUF_SZ];
 	size_t llen;		/* a partial line carried between feeds */
 	char line[LINE_MAX_SZ];
+	struct rec_pkt_carry pkt;	/* a partial packet, likewise */
 };
 
 static int wflush(struct uks_damon_rec_writer *w)
@@ -457,6 +460,29 @@ UKS_EXPORT int uks_damon_rec_writer_feed(struct uks_damon_rec_writer *w, const c
 	return w->err;
 }
 
+/**
+ * uks_damon_rec_writer_feed_packets - add the self agent's binary stream
+ * @w:		the writer
+ * @buf:	what the agent wrote to UKS_DAMON_AGENT_FD, in chunks of any
+ *		size (a packet may span calls)
+ * @len:	its length
+ *
+ * Each region counts as one damon_aggregated line in the stats; bytes
+ * that start no packet are skipped and counted as one bad line.  A writer
+ * takes either this stream or text, not both.
+ * Return: 0, -ENOMEM, or a write's -errno.
+ */
+UKS_EXPORT int uks_damon_rec_writer_feed_packets(struct uks_damon_rec_writer *w, const void *buf,
+						 size_t len)
+{
+	int ret;
+
+	if (w->err)
+		return w->err;
+	ret = __uks_damon_rec_packets_feed(&w->as, &w->pkt, buf, len);
+	return ret ? ret : w->err;
+}
+
 /** uks_damon_rec_writer_stats - what @w has seen so far, in @st */
 UKS_EXPORT void uks_damon_rec_writer_stats(struct uks_damon_rec_writer *w,
 					   struct uks_damon_rec_stats *st)
@@ -482,6 +508,7 @@ UKS_EXPORT int uks_damon_rec_writer_finish(struct uks_damon_rec_writer *w,
 		w->line[w->llen++] = '\n';
 		__uks_damon_rec_asm_text(&w->as, w->line, w->llen, &used);
 	}
+	__uks_damon_rec_packets_finish(&w->as, &w->pkt);
 	__uks_damon_rec_asm_finish(&w->as);
 	err = wflush(w);
 	if (st)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * uksfs provider: the DAMON debugfs files of Linux 5.15 (mm/damon/dbgfs.c)
- * at <debugfs>/damon: attrs, target_ids, kdamond_pid of the root context,
- * mk_contexts, rm_contexts, monitor_on, and one directory per context made
- * with mk_contexts (its own attrs, target_ids, kdamond_pid).
+ * The DAMON debugfs files of Linux 5.15 (mm/damon/dbgfs.c) as kfs nodes
+ * (core/kfs.h), which uksfs attaches at <debugfs>/damon
+ * (uks_vfs_add_damon()): attrs, target_ids, kdamond_pid of the root
+ * context, mk_contexts, rm_contexts, monitor_on, and one directory per
+ * context made with mk_contexts (its own attrs, target_ids, kdamond_pid).
  *
  * The files take and give what 5.15's do:
  *  - every write is one command from offset 0; a second write on the same
@@ -44,8 +45,15 @@
  * references; uks takes a pidfd when monitoring starts), and the
  * damon_aggregated events name the pid in target_id.
  *
- * Lock order: fs->lock (5.15's damon_dbgfs_lock) -> ctx->lock (in
- * lib/damon).  Readers format their text at the first read.
+ * The nodes.  A path names a node with ->obj the tree (struct damon_fs)
+ * and ->idx the serial of its directory (0: the root), so a file finds
+ * its context again at each call and a removed one is told from its
+ * namesake.  Context directories are made on demand (->dir ops of the
+ * root); their three files and the root's six are static tables.
+ *
+ * Lock order: fs->lock (5.15's damon_dbgfs_lock; the tree's lock, held by
+ * kfs across each walk and ->show) -> ctx->lock (in lib/damon).  Readers
+ * format their text at the first read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,19 +64,15 @@
 #include <uks/damon.h>
 #include <uks/slab.h>
 
-#include "core/compiler.h"
 #include "core/kscan.h"
 #include "core/log.h"
-#include "fs/vfs.h"
+#include "damon/debugfs/dbgfs.h"
 
 #define DBGFS_NAME_MAX	256	/* NAME_MAX + 1: what lookup_one_len() takes */
 #define DBGFS_TEXT_MAX	4096
 #define DBGFS_MAX_IDS	32	/* 5.15's str_to_target_ids */
 
 enum dbgfs_kind { F_ATTRS, F_TARGET_IDS, F_KDAMOND_PID, F_MK, F_RM, F_MONITOR_ON };
-
-static const char *const ctx_files[] = { "attrs", "target_ids", "kdamond_pid" };
-static const char *const root_files[] = { "mk_contexts", "rm_contexts", "monitor_on" };
 
 /* A context's directory; the serial tells a removed one from its namesake. */
 struct dbgfs_dir {
@@ -85,14 +89,9 @@ struct damon_fs {
 	char primitive[32];
 };
 
+/* An open file's own: how far it was written (the read side is kfs's). */
 struct dbgfs_file {
-	struct damon_fs *fs;
-	enum dbgfs_kind kind;
-	unsigned long serial;	/* of its directory: a new one of the same name is another */
-	bool shown;
 	off_t wpos;
-	char text[DBGFS_TEXT_MAX];
-	size_t len, pos;
 };
 
 static int ctx_index(struct damon_fs *fs, const char *name)
@@ -103,133 +102,22 @@ static int ctx_index(struct damon_fs *fs, const char *name)
 	return -1;
 }
 
-static int file_kind(const char *name, bool root)
+static enum dbgfs_kind file_kind(const struct kfs_open_file *of)
 {
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(ctx_files[i], name))
-			return F_ATTRS + i;
-	for (int i = 0; root && i < 3; i++)
-		if (!strcmp(root_files[i], name))
-			return F_MK + i;
-	return -1;
-}
-
-/* Resolve @path: a directory (ctx index in *ci, *kind -1) or a file. */
-static int resolve(struct damon_fs *fs, const char *path, int *ci, int *kind)
-{
-	const char *slash = strchr(path, '/');
-	char name[DBGFS_NAME_MAX];
-	size_t n;
-
-	*ci = 0;
-	*kind = -1;
-	if (!*path)
-		return 0;
-	if (!slash) {
-		*kind = file_kind(path, true);
-		if (*kind >= 0)
-			return 0;
-		*ci = ctx_index(fs, path);
-		return *ci > 0 ? 0 : -ENOENT;
-	}
-	n = (size_t)(slash - path);
-	if (n >= sizeof(name))
-		return -ENOENT;
-	memcpy(name, path, n);
-	name[n] = '\0';
-	*ci = ctx_index(fs, name);
-	if (*ci <= 0 || strchr(slash + 1, '/'))
-		return -ENOENT;
-	*kind = file_kind(slash + 1, false);
-	return *kind >= 0 ? 0 : -ENOENT;
-}
-
-static int dp_stat(void *ctx, const char *path, struct uks_vfs_stat *st)
-{
-	struct damon_fs *fs = ctx;
-	int ci, kind, ret;
-
-	pthread_mutex_lock(&fs->lock);
-	ret = resolve(fs, path, &ci, &kind);
-	pthread_mutex_unlock(&fs->lock);
-	if (ret)
-		return ret;
-	st->type = kind < 0 ? UKS_VFS_DIR : UKS_VFS_REG;
-	st->mode = kind < 0 ? 0755 : 0600;
-	/* damon_dbgfs_open() is nonseekable_open(): lseek, pread are -ESPIPE */
-	st->stream = kind >= F_ATTRS && kind <= F_KDAMOND_PID;
-	return 0;
-}
-
-static int dp_list(void *ctx, const char *path,
-		   int (*fn)(const char *name, const struct uks_vfs_stat *st, void *arg), void *arg)
-{
-	static const struct uks_vfs_stat reg = { UKS_VFS_REG, 0600, false };
-	static const struct uks_vfs_stat dir = { UKS_VFS_DIR, 0755, false };
-	struct damon_fs *fs = ctx;
-	struct dbgfs_dir *dirs = NULL;
-	int ci, kind, ret, nr = 0;
-
-	pthread_mutex_lock(&fs->lock);
-	ret = resolve(fs, path, &ci, &kind);
-	if (!ret && kind >= 0)
-		ret = -ENOTDIR;
-	if (!ret && ci == 0 && fs->nr > 1) {	/* copy: fn runs unlocked */
-		nr = fs->nr - 1;
-		dirs = uks_kmalloc((size_t)nr * sizeof(*dirs));
-		if (!dirs)
-			ret = -ENOMEM;
-		else
-			memcpy(dirs, fs->dirs + 1, (size_t)nr * sizeof(*dirs));
-	}
-	pthread_mutex_unlock(&fs->lock);
-	for (int i = 0; !ret && i < 3; i++)
-		ret = fn(ctx_files[i], &reg, arg);
-	for (int i = 0; !ret && ci == 0 && i < 3; i++)
-		ret = fn(root_files[i], &reg, arg);
-	for (int i = 0; !ret && i < nr; i++)
-		ret = fn(dirs[i].name, &dir, arg);
-	uks_kfree(dirs);
-	return ret;
-}
-
-static int dp_open(void *ctx, const char *path, int flags, const struct uks_peer *peer,
-		   void **file)
-{
-	struct damon_fs *fs = ctx;
-	struct dbgfs_file *f;
-	int ci, kind, ret;
-
-	(void)peer;	/* target_ids checks its writer */
-	f = uks_kzalloc(sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	pthread_mutex_lock(&fs->lock);
-	ret = resolve(fs, path, &ci, &kind);
-	if (!ret)
-		f->serial = fs->dirs[ci].serial;
-	pthread_mutex_unlock(&fs->lock);
-	if (!ret && kind < 0)
-		ret = -EISDIR;
-	if (ret) {
-		uks_kfree(f);
-		return ret;
-	}
-	f->fs = fs;
-	f->kind = (enum dbgfs_kind)kind;
-	*file = f;
-	return 0;
+	return (enum dbgfs_kind)of->ref.node->data;
 }
 
 /*
- * The context of @f, looked up again under the lock: NULL once its
- * directory is removed (debugfs then fails the file's calls with -EIO).
+ * The context of an open file, looked up again under the lock: NULL once
+ * its directory is removed (debugfs then fails the file's calls with -EIO).
  */
-static struct uks_damon_ctx *file_ctx(struct dbgfs_file *f)
+static struct uks_damon_ctx *file_ctx(const struct kfs_open_file *of)
 {
-	for (int i = 0; i < f->fs->nr; i++)
-		if (f->fs->dirs[i].serial == f->serial)
-			return f->fs->ctxs[i];
+	struct damon_fs *fs = of->ref.obj;
+
+	for (int i = 0; i < fs->nr; i++)
+		if (fs->dirs[i].serial == (unsigned long)of->ref.idx)
+			return fs->ctxs[i];
 	return NULL;
 }
 
@@ -241,79 +129,101 @@ static bool any_running(struct damon_fs *fs)
 	return false;
 }
 
-static ssize_t show(struct dbgfs_file *f)
+/* The files: every one of them is one of these (ops below). */
+static const struct kfs_ops text_ops, kdamond_pid_ops;
+
+/* damon_dbgfs_open() is nonseekable_open(): lseek, pread are -ESPIPE */
+#define CTX_FILES \
+	{ .name = "attrs", .mode = S_IFREG | 0600, .flags = KFS_STREAM, .ops = &text_ops, \
+	  .data = F_ATTRS }, \
+	{ .name = "target_ids", .mode = S_IFREG | 0600, .flags = KFS_STREAM, .ops = &text_ops, \
+	  .data = F_TARGET_IDS }, \
+	{ .name = "kdamond_pid", .mode = S_IFREG | 0600, .flags = KFS_STREAM, \
+	  .ops = &kdamond_pid_ops, .data = F_KDAMOND_PID }
+
+static const struct kfs_node ctx_files[] = {
+	CTX_FILES,
+	{ .name = NULL }
+};
+
+static const struct kfs_node root_files[] = {
+	CTX_FILES,
+	{ .name = "mk_contexts", .mode = S_IFREG | 0600, .ops = &text_ops, .data = F_MK },
+	{ .name = "rm_contexts", .mode = S_IFREG | 0600, .ops = &text_ops, .data = F_RM },
+	{ .name = "monitor_on", .mode = S_IFREG | 0600, .ops = &text_ops, .data = F_MONITOR_ON },
+	{ .name = NULL }
+};
+
+/* ------------------------------------------------------------ reading */
+
+/* The file's text into @text; its length or -errno.  fs->lock held. */
+static int format(const struct kfs_open_file *of, char *text, size_t size)
 {
-	struct damon_fs *fs = f->fs;
-	struct uks_damon_ctx *c;
+	struct uks_damon_ctx *c = file_ctx(of);
+	enum dbgfs_kind kind = file_kind(of);
 	struct uks_damon_attrs a;
-	ssize_t n = -EINVAL;
 	pid_t pid;
 
-	pthread_mutex_lock(&fs->lock);
-	c = file_ctx(f);
-	if (!c && f->kind <= F_KDAMOND_PID) {
-		n = -EIO;
-		goto out;
-	}
-	switch (f->kind) {
+	if (!c && kind <= F_KDAMOND_PID)
+		return -EIO;
+	switch (kind) {
 	case F_ATTRS:
 		uks_damon_get_attrs(c, &a);
-		n = snprintf(f->text, sizeof(f->text), "%lu %lu %lu %lu %lu\n", a.sample_us,
-			     a.aggr_us, a.update_us, a.min_nr_regions, a.max_nr_regions);
-		break;
+		return snprintf(text, size, "%lu %lu %lu %lu %lu\n", a.sample_us, a.aggr_us,
+				a.update_us, a.min_nr_regions, a.max_nr_regions);
 	case F_TARGET_IDS:
-		n = uks_damon_sprint_target_ids(c, f->text, sizeof(f->text));
-		break;
+		return uks_damon_sprint_target_ids(c, text, size);
 	case F_KDAMOND_PID:
 		pid = uks_damon_kdamond_pid(c);
-		n = pid > 0 ? snprintf(f->text, sizeof(f->text), "%d\n", (int)pid)
-			    : snprintf(f->text, sizeof(f->text), "none\n");
-		break;
+		return pid > 0 ? snprintf(text, size, "%d\n", (int)pid)
+			       : snprintf(text, size, "none\n");
 	case F_MONITOR_ON:
-		n = snprintf(f->text, sizeof(f->text), any_running(fs) ? "on\n" : "off\n");
-		break;
+		return snprintf(text, size, any_running(of->ref.obj) ? "on\n" : "off\n");
 	case F_MK:
 	case F_RM:
-		n = -EINVAL;	/* write-only in 5.15 (no read op) */
 		break;
 	}
-out:
-	pthread_mutex_unlock(&fs->lock);
-	return n;
+	return -EINVAL;		/* write-only in 5.15 (no read op) */
 }
 
-static ssize_t dp_read(void *file, void *buf, size_t len)
+/* A seq_file show, under the tree's lock (fs->lock). */
+static int dbgfs_show(struct kfs_open_file *of, struct uks_seq *s)
 {
-	struct dbgfs_file *f = file;
+	char text[DBGFS_TEXT_MAX];
+	int n = format(of, text, sizeof(text));
 
-	/*
-	 * 5.15's kdamond_pid formats into a buffer of the read's size at each
-	 * read: "dd bs=3" reads "no", a 1-byte read nothing.
-	 */
-	if (f->kind == F_KDAMOND_PID) {
-		ssize_t n = show(f);
+	if (n < 0)
+		return n;
+	uks_seq_putmem(s, text, (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1);
+	return 0;
+}
 
-		if (n < 0)
-			return n;
-		f->len = (size_t)n < len ? (size_t)n : (len ? len - 1 : 0);
-		f->shown = true;
-	}
-	if (!f->shown) {
-		ssize_t n = show(f);
+/*
+ * 5.15's kdamond_pid formats into a buffer of the read's size at each
+ * read: "dd bs=3" reads "no", a 1-byte read nothing.
+ */
+static ssize_t kdamond_pid_read(struct kfs_open_file *of, void *buf, size_t len)
+{
+	struct damon_fs *fs = of->ref.obj;
+	char text[DBGFS_TEXT_MAX];
+	size_t tlen, pos = (size_t)of->pos;
+	int n;
 
-		if (n < 0)
-			return n;
-		f->len = (size_t)n < sizeof(f->text) ? (size_t)n : sizeof(f->text) - 1;
-		f->shown = true;
-	}
-	if (f->pos >= f->len)	/* kdamond_pid's text may shrink under pos */
+	pthread_mutex_lock(&fs->lock);
+	n = format(of, text, sizeof(text));
+	pthread_mutex_unlock(&fs->lock);
+	if (n < 0)
+		return n;
+	tlen = (size_t)n < len ? (size_t)n : (len ? len - 1 : 0);
+	if (pos >= tlen)	/* the text may shrink under the position */
 		return 0;
-	if (len > f->len - f->pos)
-		len = f->len - f->pos;
-	memcpy(buf, f->text + f->pos, len);
-	f->pos += len;
+	if (len > tlen - pos)
+		len = tlen - pos;
+	memcpy(buf, text + pos, len);
 	return (ssize_t)len;
 }
+
+/* ------------------------------------------------------------ writing */
 
 /* find_get_pid(): any live task id (threads too) */
 static bool pid_exists(unsigned long id)
@@ -328,7 +238,7 @@ static bool pid_exists(unsigned long id)
  * allowed to ptrace each itself (debugfs leaves this to root alone; the
  * uksfs socket may be shared).  @peer NULL: the serving process's call.
  */
-static int write_target_ids(struct damon_fs *fs, struct uks_damon_ctx *c, const char *kbuf,
+static int write_target_ids(struct uks_damon_ctx *c, const char *kbuf,
 			    const struct uks_peer *peer)
 {
 	unsigned long ids[DBGFS_MAX_IDS];
@@ -372,6 +282,15 @@ static int new_ctx(struct damon_fs *fs, struct uks_damon_ctx **out)
 	return 0;
 }
 
+/* Is @name one of the root's files (mk_contexts cannot take it)? */
+static bool root_file(const char *name)
+{
+	for (const struct kfs_node *n = root_files; n->name; n++)
+		if (!strcmp(n->name, name))
+			return true;
+	return false;
+}
+
 static int mk_context(struct damon_fs *fs, const char *name)
 {
 	struct uks_damon_ctx **ctxs, *c;
@@ -384,7 +303,7 @@ static int mk_context(struct damon_fs *fs, const char *name)
 		return -EACCES;		/* lookup_one_len() */
 	if (strlen(name) >= DBGFS_NAME_MAX)
 		return -ENAMETOOLONG;
-	if (file_kind(name, true) >= 0 || ctx_index(fs, name) > 0)
+	if (root_file(name) || ctx_index(fs, name) > 0)
 		return -EEXIST;
 	ctxs = uks_krealloc(fs->ctxs, (size_t)(fs->nr + 1) * sizeof(*ctxs));
 	if (!ctxs)
@@ -411,7 +330,7 @@ static int rm_context(struct damon_fs *fs, const char *name)
 		return -EBUSY;
 	ci = ctx_index(fs, name);
 	if (ci <= 0)
-		return file_kind(name, true) >= 0 ? -EINVAL : -ENOENT;
+		return root_file(name) ? -EINVAL : -ENOENT;
 	uks_damon_ctx_destroy(fs->ctxs[ci]);
 	for (int i = ci; i + 1 < fs->nr; i++) {
 		fs->ctxs[i] = fs->ctxs[i + 1];
@@ -437,26 +356,27 @@ static int monitor_on(struct damon_fs *fs, const char *word, size_t count)
 	return -EINVAL;
 }
 
-static int command(struct dbgfs_file *f, const char *kbuf, size_t count,
-		   const struct uks_peer *peer)
+/* One command, fs->lock held. */
+static int command(struct kfs_open_file *of, const char *kbuf, size_t count)
 {
-	struct damon_fs *fs = f->fs;
-	struct uks_damon_ctx *c = file_ctx(f);
+	struct damon_fs *fs = of->ref.obj;
+	struct uks_damon_ctx *c = file_ctx(of);
+	enum dbgfs_kind kind = file_kind(of);
 	const char *p = kbuf;
 	unsigned long a[5];
 	char *word;
 	int ret;
 
-	if (!c && f->kind <= F_KDAMOND_PID)
+	if (!c && kind <= F_KDAMOND_PID)
 		return -EIO;
-	switch (f->kind) {
+	switch (kind) {
 	case F_ATTRS:
 		for (int i = 0; i < 5; i++)	/* sscanf "%lu %lu %lu %lu %lu" */
 			if (!kscan_ulong(&p, &a[i]))
 				return -EINVAL;
 		return uks_damon_set_attrs(c, a[0], a[1], a[2], a[3], a[4]);
 	case F_TARGET_IDS:
-		return write_target_ids(fs, c, kbuf, peer);
+		return write_target_ids(c, kbuf, of->writer);
 	case F_KDAMOND_PID:
 		return -EINVAL;		/* read-only in 5.15 (no write op) */
 	default:
@@ -469,9 +389,9 @@ static int command(struct dbgfs_file *f, const char *kbuf, size_t count,
 		uks_kfree(word);
 		return -EINVAL;
 	}
-	if (f->kind == F_MK)
+	if (kind == F_MK)
 		ret = mk_context(fs, word);
-	else if (f->kind == F_RM)
+	else if (kind == F_RM)
 		ret = rm_context(fs, word);
 	else
 		ret = monitor_on(fs, word, count);
@@ -479,10 +399,10 @@ static int command(struct dbgfs_file *f, const char *kbuf, size_t count,
 	return ret;
 }
 
-static ssize_t dp_write(void *file, const void *buf, size_t len, off_t off,
-			const struct uks_peer *peer)
+static ssize_t dbgfs_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off)
 {
-	struct dbgfs_file *f = file;
+	struct dbgfs_file *f = of->priv;
+	struct damon_fs *fs = of->ref.obj;
 	char *kbuf;
 	int ret;
 
@@ -491,16 +411,16 @@ static ssize_t dp_write(void *file, const void *buf, size_t len, off_t off,
 	 * shared, so a write after a read (O_RDWR) fails too; so does a
 	 * pwrite() past 0.
 	 */
-	if (off > 0 || f->wpos || f->pos)
+	if (off > 0 || f->wpos || of->pos)
 		return -EINVAL;
 	kbuf = uks_kmalloc(len + 1);
 	if (!kbuf)
 		return -ENOMEM;
 	memcpy(kbuf, buf, len);
 	kbuf[len] = '\0';
-	pthread_mutex_lock(&f->fs->lock);
-	ret = command(f, kbuf, len, peer);
-	pthread_mutex_unlock(&f->fs->lock);
+	pthread_mutex_lock(&fs->lock);
+	ret = command(of, kbuf, len);
+	pthread_mutex_unlock(&fs->lock);
 	uks_kfree(kbuf);
 	if (ret)
 		return ret;
@@ -508,14 +428,83 @@ static ssize_t dp_write(void *file, const void *buf, size_t len, off_t off,
 	return (ssize_t)len;
 }
 
-static void dp_close(void *file)
+/* ------------------------------------------------------------ the tree */
+
+static int dbgfs_open(struct kfs_open_file *of)
 {
-	uks_kfree(file);
+	of->priv = uks_kzalloc(sizeof(struct dbgfs_file));
+	return of->priv ? 0 : -ENOMEM;
 }
 
-static void dp_release(void *ctx)
+static void dbgfs_release(struct kfs_open_file *of)
 {
-	struct damon_fs *fs = ctx;
+	uks_kfree(of->priv);
+}
+
+static const struct kfs_ops text_ops = {
+	.open = dbgfs_open,
+	.show = dbgfs_show,
+	.write = dbgfs_write,
+	.release = dbgfs_release,
+};
+
+static const struct kfs_ops kdamond_pid_ops = {
+	.open = dbgfs_open,
+	.read = kdamond_pid_read,
+	.write = dbgfs_write,
+	.release = dbgfs_release,
+};
+
+static const struct kfs_node ctx_dir = KFS_DIR("", 0755, NULL, ctx_files);
+
+/* The contexts' directories, below the root's files. */
+static int ctx_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
+{
+	struct damon_fs *fs = dir->obj;
+	int ci = ctx_index(fs, name);
+
+	if (ci <= 0)
+		return -ENOENT;
+	child->node = &ctx_dir;
+	child->idx = (long)fs->dirs[ci].serial;
+	return 0;
+}
+
+static int ctx_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
+{
+	struct damon_fs *fs = dir->obj;
+	int ret = 0;
+
+	for (int i = 1; !ret && i < fs->nr; i++) {
+		struct kfs_ref child = *dir;
+
+		child.node = &ctx_dir;
+		child.idx = (long)fs->dirs[i].serial;
+		ret = fill(fs->dirs[i].name, &child, arg);
+	}
+	return ret;
+}
+
+static const struct kfs_dir_ops root_dir_ops = {
+	.lookup = ctx_lookup,
+	.iterate = ctx_iterate,
+};
+
+static const struct kfs_node root_dir = KFS_DIR("", 0755, &root_dir_ops, root_files);
+
+static void fs_lock(void *obj)
+{
+	pthread_mutex_lock(&((struct damon_fs *)obj)->lock);
+}
+
+static void fs_unlock(void *obj)
+{
+	pthread_mutex_unlock(&((struct damon_fs *)obj)->lock);
+}
+
+static void fs_release(void *obj)
+{
+	struct damon_fs *fs = obj;
 
 	for (int i = 0; i < fs->nr; i++)
 		uks_damon_ctx_destroy(fs->ctxs[i]);
@@ -525,28 +514,7 @@ static void dp_release(void *ctx)
 	uks_kfree(fs);
 }
 
-static const struct vfs_provider_ops damon_provider = {
-	.stat = dp_stat,
-	.list = dp_list,
-	.open = dp_open,
-	.read = dp_read,
-	.write = dp_write,
-	.close = dp_close,
-	.release = dp_release,
-};
-
-/**
- * uks_vfs_add_damon - serve 5.15's DAMON debugfs files at @path
- * @vfs:	the tree
- * @path:	where, e.g. "sys/kernel/debug/damon"
- * @primitive:	the access-check primitive of every context, or NULL for
- *		uks_damon_default_primitive()
- *
- * The tree owns the monitoring contexts: they stop and go with @vfs.
- * Return: 0, -ENOENT (unknown primitive), -EOPNOTSUPP (primitive not
- * available here), -ENOMEM, or the mount's error.
- */
-UKS_EXPORT int uks_vfs_add_damon(struct uks_vfs *vfs, const char *path, const char *primitive)
+int __uks_damon_dbgfs_root(const char *primitive, struct kfs_root *root)
 {
 	struct damon_fs *fs = uks_kzalloc(sizeof(*fs));
 	int ret;
@@ -559,11 +527,12 @@ UKS_EXPORT int uks_vfs_add_damon(struct uks_vfs *vfs, const char *path, const ch
 	fs->ctxs = uks_kmalloc(sizeof(*fs->ctxs));
 	fs->dirs = uks_kzalloc(sizeof(*fs->dirs));
 	ret = fs->ctxs && fs->dirs ? new_ctx(fs, &fs->ctxs[0]) : -ENOMEM;
-	if (!ret) {
-		fs->nr = 1;
-		ret = uks_vfs_mount(vfs, path, &damon_provider, fs);
+	if (ret) {
+		fs_release(fs);
+		return ret;
 	}
-	if (ret)
-		dp_release(fs);
-	return ret;
+	fs->nr = 1;
+	*root = (struct kfs_root){ .node = &root_dir, .obj = fs, .lock = fs_lock,
+				   .unlock = fs_unlock, .release = fs_release };
+	return 0;
 }

@@ -44,7 +44,7 @@
 
 #include "core/compiler.h"
 #include "core/log.h"
-#include "damon/self.h"
+#include "damon/self/self.h"
 
 /*
  * The monitor reads `pauses` inside its window, where it must not touch a

@@ -41,7 +41,7 @@
 #include "damon/damon.h"
 
 #define UKS_CREATE_TRACE_POINTS
-#include "damon/events.h"
+#include "damon/core/events.h"
 
 static struct uks_kmem_cache *region_cache;
 static pthread_once_t region_cache_once = PTHREAD_ONCE_INIT;

@@ -19,7 +19,7 @@
 #include <uks/slab.h>
 
 #include "core/compiler.h"
-#include "damon/record.h"
+#include "damon/record/record.h"
 
 #define EMPTY	SIZE_MAX
 

@@ -51,16 +51,15 @@ UKS_EXPORT void uks_vfs_destroy(struct uks_vfs *vfs)
 	for (unsigned int i = 0; i < vfs->nr_mounts; i++) {
 		const struct vfs_mount *m = &vfs->mounts[i];
 
-		if (m->ops && m->ops->release)
-			m->ops->release(m->ctx);
-		else if (!m->ops && m->root.release)
+		if (m->root.release)
 			m->root.release(m->root.obj);
 	}
 	pthread_rwlock_destroy(&vfs->lock);
 	uks_kfree(vfs);
 }
 
-int uks_vfs_normalise(const char *in, char *out, size_t size)
+/* Normalise @in into @out; -ENOENT for "..", -ENAMETOOLONG. */
+static int normalise(const char *in, char *out, size_t size)
 {
 	size_t o = 0;
 
@@ -90,8 +89,15 @@ int uks_vfs_normalise(const char *in, char *out, size_t size)
 	return 0;
 }
 
-static int mount_at(struct uks_vfs *vfs, const char *path, const struct vfs_provider_ops *ops,
-		    void *ctx, const struct kfs_root *root)
+/**
+ * __uks_vfs_attach - serve @root's tree at @path
+ *
+ * The tree is uksfs's from then on, also when attaching fails: its
+ * ->release runs then, or at uks_vfs_destroy().  Returns 0, -ENOSPC (too
+ * many trees), -EEXIST (@path is taken), -EINVAL (the root itself),
+ * -ENOENT or -ENAMETOOLONG.
+ */
+int __uks_vfs_attach(struct uks_vfs *vfs, const char *path, const struct kfs_root *root)
 {
 	struct vfs_mount *m;
 	int ret = 0;
@@ -102,7 +108,7 @@ static int mount_at(struct uks_vfs *vfs, const char *path, const struct vfs_prov
 		goto out;
 	}
 	m = &vfs->mounts[vfs->nr_mounts];
-	ret = uks_vfs_normalise(path, m->path, sizeof(m->path));
+	ret = normalise(path, m->path, sizeof(m->path));
 	if (ret)
 		goto out;
 	if (!m->path[0]) {
@@ -116,26 +122,10 @@ static int mount_at(struct uks_vfs *vfs, const char *path, const struct vfs_prov
 		}
 	}
 	m->len = strlen(m->path);
-	m->ops = ops;
-	m->ctx = ctx;
-	if (root)
-		m->root = *root;
+	m->root = *root;
 	vfs->nr_mounts++;
 out:
 	pthread_rwlock_unlock(&vfs->lock);
-	return ret;
-}
-
-int uks_vfs_mount(struct uks_vfs *vfs, const char *path, const struct vfs_provider_ops *ops,
-		  void *ctx)
-{
-	return mount_at(vfs, path, ops, ctx, NULL);
-}
-
-int __uks_vfs_attach(struct uks_vfs *vfs, const char *path, const struct kfs_root *root)
-{
-	int ret = mount_at(vfs, path, NULL, NULL, root);
-
 	if (ret && root->release)
 		root->release(root->obj);
 	return ret;
@@ -186,40 +176,29 @@ static bool is_synthetic_dir(struct uks_vfs *vfs, const char *path)
 	return false;
 }
 
-static int stat_locked(struct uks_vfs *vfs, const char *path, struct uks_vfs_stat *st)
-{
-	const struct vfs_mount *m;
-	const char *rest;
-
-	m = find_mount(vfs, path, &rest);
-	if (m && !m->ops) {
-		struct kfs_stat ks;
-		int ret = __uks_kfs_stat(&m->root, rest, &ks);
-
-		if (!ret)
-			kfs_to_vfs_stat(&ks, st);
-		return ret;
-	}
-	if (m)
-		return m->ops->stat(m->ctx, rest, st);
-	if (!is_synthetic_dir(vfs, path))
-		return -ENOENT;
-	st->type = UKS_VFS_DIR;
-	st->mode = 0755;
-	st->stream = false;
-	return 0;
-}
-
 /** uks_vfs_stat - see <uks/fs.h> */
 UKS_EXPORT int uks_vfs_stat(struct uks_vfs *vfs, const char *path, struct uks_vfs_stat *st)
 {
+	const struct vfs_mount *m;
 	char norm[VFS_PATH_MAX];
-	int ret = uks_vfs_normalise(path, norm, sizeof(norm));
+	const char *rest;
+	int ret = normalise(path, norm, sizeof(norm));
 
 	if (ret)
 		return ret;
 	pthread_rwlock_rdlock(&vfs->lock);
-	ret = stat_locked(vfs, norm, st);
+	m = find_mount(vfs, norm, &rest);
+	if (m) {
+		struct kfs_stat ks;
+
+		ret = __uks_kfs_stat(&m->root, rest, &ks);
+		if (!ret)
+			kfs_to_vfs_stat(&ks, st);
+	} else if (is_synthetic_dir(vfs, norm)) {
+		*st = (struct uks_vfs_stat){ .type = UKS_VFS_DIR, .mode = 0755 };
+	} else {
+		ret = -ENOENT;
+	}
 	pthread_rwlock_unlock(&vfs->lock);
 	return ret;
 }
@@ -284,45 +263,23 @@ UKS_EXPORT int uks_vfs_list(struct uks_vfs *vfs, const char *path,
 	char norm[VFS_PATH_MAX];
 	const struct vfs_mount *m;
 	const char *rest;
-	int ret = uks_vfs_normalise(path, norm, sizeof(norm));
+	int ret = normalise(path, norm, sizeof(norm));
 
 	if (ret)
 		return ret;
 	pthread_rwlock_rdlock(&vfs->lock);
 	m = find_mount(vfs, norm, &rest);
-	if (m && !m->ops) {
+	if (m) {
 		struct kfs_list_arg la = { fn, arg };
 
 		ret = __uks_kfs_list(&m->root, rest, kfs_list_one, &la);
-	} else if (m)
-		ret = m->ops->list(m->ctx, rest, fn, arg);
-	else if (is_synthetic_dir(vfs, norm))
+	} else if (is_synthetic_dir(vfs, norm)) {
 		ret = list_synthetic(vfs, norm, fn, arg);
-	else
+	} else {
 		ret = -ENOENT;
+	}
 	pthread_rwlock_unlock(&vfs->lock);
 	return ret;
-}
-
-/* The permission the file's mode grants its owner (the daemon's user). */
-static int check_access(const struct uks_vfs_stat *st, int flags)
-{
-	int acc = flags & O_ACCMODE;
-
-	if ((acc == O_RDONLY || acc == O_RDWR) && !(st->mode & 0400))
-		return -EACCES;
-	if ((acc == O_WRONLY || acc == O_RDWR) && !(st->mode & 0200))
-		return -EACCES;
-	if ((flags & O_TRUNC) && !(st->mode & 0200))
-		return -EACCES;
-	return 0;
-}
-
-static int open_provider(struct uks_vfs_file *f)
-{
-	if (!f->mnt->ops)
-		return __uks_kfs_open(&f->mnt->root, f->path, f->flags, f->peer, &f->of);
-	return f->mnt->ops->open(f->mnt->ctx, f->path, f->flags, f->peer, &f->file);
 }
 
 /** uks_vfs_open - see <uks/fs.h> */
@@ -332,13 +289,15 @@ UKS_EXPORT int uks_vfs_open(struct uks_vfs *vfs, const char *path, int flags,
 	return __uks_vfs_open_as(vfs, path, flags, NULL, out);
 }
 
+/* The tree walks to the file and checks its mode against @flags. */
 int __uks_vfs_open_as(struct uks_vfs *vfs, const char *path, int flags,
 		      const struct uks_peer *peer, struct uks_vfs_file **out)
 {
+	const struct vfs_mount *m;
 	struct uks_vfs_file *f;
-	const char *rest;
 	char norm[VFS_PATH_MAX];
-	int ret = uks_vfs_normalise(path, norm, sizeof(norm));
+	const char *rest;
+	int ret = normalise(path, norm, sizeof(norm));
 
 	if (ret)
 		return ret;
@@ -346,129 +305,46 @@ int __uks_vfs_open_as(struct uks_vfs *vfs, const char *path, int flags,
 	if (!f)
 		return -ENOMEM;
 	pthread_rwlock_rdlock(&vfs->lock);
-	f->mnt = find_mount(vfs, norm, &rest);
-	if (f->mnt && f->mnt->ops) {
-		ret = stat_locked(vfs, norm, &f->st);
-		if (!ret && f->st.type == UKS_VFS_DIR)
-			ret = -EISDIR;
-		if (!ret)
-			ret = check_access(&f->st, flags);
-	} else if (!f->mnt) {
+	m = find_mount(vfs, norm, &rest);
+	if (m)
+		ret = __uks_kfs_open(&m->root, rest, flags, peer, &f->of);
+	else
 		ret = is_synthetic_dir(vfs, norm) ? -EISDIR : -ENOENT;
-	}
-	if (!ret) {
-		strcpy(f->path, rest);
-		f->vfs = vfs;
-		f->flags = flags;
-		if (peer) {
-			f->opener = *peer;
-			f->peer = &f->opener;
-		}
-		ret = open_provider(f);	/* a kfs tree walks and checks the mode itself */
-	}
-	if (!ret && f->of) {
-		struct kfs_stat ks;
-
-		kfs_stat_of(f->of->ref.node, &ks);
-		kfs_to_vfs_stat(&ks, &f->st);
-	}
 	pthread_rwlock_unlock(&vfs->lock);
 	if (ret) {
 		uks_kfree(f);
 		return ret;
 	}
-	pthread_mutex_init(&f->lock, NULL);
+	kfs_to_vfs_stat(&(struct kfs_stat){ f->of->ref.node->mode, f->of->ref.node->flags }, &f->st);
 	*out = f;
-	return 0;
-}
-
-/* seq_file lseek: start over (without the truncation) and skip to @off. */
-static ssize_t reread_to(struct uks_vfs_file *f, off_t off)
-{
-	char skip[4096];
-	void *fresh;
-	int ret;
-
-	ret = f->mnt->ops->open(f->mnt->ctx, f->path, f->flags & ~(O_TRUNC | O_APPEND), f->peer,
-				&fresh);
-	if (ret)
-		return ret;
-	f->mnt->ops->close(f->file);
-	f->file = fresh;
-	f->pos = 0;
-	while (f->pos < off) {
-		size_t want = (size_t)(off - f->pos) < sizeof(skip) ? (size_t)(off - f->pos)
-								     : sizeof(skip);
-		ssize_t n = f->mnt->ops->read(f->file, skip, want);
-
-		if (n <= 0)
-			return n;
-		f->pos += n;
-	}
 	return 0;
 }
 
 /** uks_vfs_read - see <uks/fs.h> */
 UKS_EXPORT ssize_t uks_vfs_read(struct uks_vfs_file *f, void *buf, size_t len, off_t off)
 {
-	return __uks_vfs_read_nb(f, buf, len, off, f->flags & O_NONBLOCK);
+	return __uks_kfs_read(f->of, buf, len, off);
 }
 
-/*
- * O_NONBLOCK is the file's at the time of each read, as the kernel's
- * f_flags are: FUSE sends the current flags with every read request.
- */
+/* O_NONBLOCK is the file's at the time of each read (FUSE sends it with each). */
 ssize_t __uks_vfs_read_nb(struct uks_vfs_file *f, void *buf, size_t len, off_t off,
 			  bool nonblock)
 {
-	ssize_t n;
-
-	if (f->of) {
-		__uks_kfs_set_nonblock(f->of, nonblock);
-		return __uks_kfs_read(f->of, buf, len, off);
-	}
-	if ((f->flags & O_ACCMODE) == O_WRONLY)
-		return -EBADF;
-	pthread_mutex_lock(&f->lock);
-	if (nonblock != !!(f->flags & O_NONBLOCK)) {
-		f->flags ^= O_NONBLOCK;
-		if (f->mnt->ops->set_nonblock)
-			f->mnt->ops->set_nonblock(f->file, nonblock);
-	}
-	if (!f->st.stream && off != f->pos) {
-		n = reread_to(f, off);
-		if (n < 0 || f->pos < off) {
-			pthread_mutex_unlock(&f->lock);
-			return n < 0 ? n : 0;
-		}
-	}
-	n = f->mnt->ops->read(f->file, buf, len);
-	if (n > 0)
-		f->pos += n;
-	pthread_mutex_unlock(&f->lock);
-	return n;
+	__uks_kfs_set_nonblock(f->of, nonblock);
+	return __uks_kfs_read(f->of, buf, len, off);
 }
 
 /** uks_vfs_pwrite - see <uks/fs.h> */
 UKS_EXPORT ssize_t uks_vfs_pwrite(struct uks_vfs_file *f, const void *buf, size_t len, off_t off)
 {
-	return __uks_vfs_pwrite_as(f, buf, len, off, f->peer);
+	return __uks_kfs_write(f->of, buf, len, off, f->of->peer, NULL);
 }
 
 /* @peer: who writes (a FUSE write may come from another task than the opener's) */
 ssize_t __uks_vfs_pwrite_as(struct uks_vfs_file *f, const void *buf, size_t len, off_t off,
 			    const struct uks_peer *peer)
 {
-	ssize_t n;
-
-	if (f->of)
-		return __uks_kfs_write(f->of, buf, len, off, peer, NULL);
-	if ((f->flags & O_ACCMODE) == O_RDONLY)
-		return -EBADF;
-	pthread_mutex_lock(&f->lock);
-	n = f->mnt->ops->write(f->file, buf, len, off, peer);
-	pthread_mutex_unlock(&f->lock);
-	return n;
+	return __uks_kfs_write(f->of, buf, len, off, peer, NULL);
 }
 
 /** uks_vfs_write - see <uks/fs.h> */
@@ -480,18 +356,13 @@ UKS_EXPORT ssize_t uks_vfs_write(struct uks_vfs_file *f, const void *buf, size_t
 /** uks_vfs_poll - see <uks/fs.h> */
 UKS_EXPORT int uks_vfs_poll(struct uks_vfs_file *f)
 {
-	if (f->of)
-		return __uks_kfs_poll(f->of);
-	return f->mnt->ops->poll ? f->mnt->ops->poll(f->file) : 1;
+	return __uks_kfs_poll(f->of);
 }
 
-/* Not under f->lock: the blocked reader holds it. */
+/** uks_vfs_interrupt - see <uks/fs.h> */
 UKS_EXPORT void uks_vfs_interrupt(struct uks_vfs_file *f)
 {
-	if (f->of)
-		__uks_kfs_interrupt(f->of);
-	else if (f->mnt->ops->interrupt)
-		f->mnt->ops->interrupt(f->file);
+	__uks_kfs_interrupt(f->of);
 }
 
 /** uks_vfs_close - see <uks/fs.h> */
@@ -499,17 +370,13 @@ UKS_EXPORT void uks_vfs_close(struct uks_vfs_file *f)
 {
 	if (!f)
 		return;
-	if (f->of)
-		__uks_kfs_close(f->of);
-	else
-		f->mnt->ops->close(f->file);
-	pthread_mutex_destroy(&f->lock);
+	__uks_kfs_close(f->of);
 	uks_kfree(f);
 }
 
 long __uks_vfs_ioctl(struct uks_vfs_file *f, unsigned int cmd, void *arg)
 {
-	return f->of ? __uks_kfs_ioctl(f->of, cmd, arg) : -ENOTTY;
+	return __uks_kfs_ioctl(f->of, cmd, arg);
 }
 
 /* mkdir and rmdir are the tree's to allow; synthetic directories refuse (-EPERM). */
@@ -518,16 +385,14 @@ static int dir_op(struct uks_vfs *vfs, const char *path, const struct uks_peer *
 	char norm[VFS_PATH_MAX];
 	const struct vfs_mount *m;
 	const char *rest;
-	int ret = uks_vfs_normalise(path, norm, sizeof(norm));
+	int ret = normalise(path, norm, sizeof(norm));
 
 	if (ret)
 		return ret;
 	pthread_rwlock_rdlock(&vfs->lock);
 	m = find_mount(vfs, norm, &rest);
-	if (m && !m->ops)
+	if (m)
 		ret = make ? __uks_kfs_mkdir(&m->root, rest, peer) : __uks_kfs_rmdir(&m->root, rest, peer);
-	else if (m)
-		ret = -EPERM;
 	else if (is_synthetic_dir(vfs, norm))
 		ret = make ? -EEXIST : -EPERM;
 	else
@@ -546,6 +411,7 @@ int __uks_vfs_rmdir(struct uks_vfs *vfs, const char *path, const struct uks_peer
 	return dir_op(vfs, path, peer, false);
 }
 
+/** uks_vfs_file_stat - see <uks/fs.h> */
 UKS_EXPORT const struct uks_vfs_stat *uks_vfs_file_stat(const struct uks_vfs_file *f)
 {
 	return &f->st;

@@ -7,9 +7,6 @@
  * to its mount point ("" is its root) and already normalised: no leading,
  * trailing or doubled slashes, no "." or "..".
  *
- * (struct vfs_provider_ops is the older per-subtree interface, served
- * until every subsystem declares kfs nodes.)
- *
  * Open and write get the caller (@peer): the task behind a FUSE request
  * or the socket's peer, whose pid is a thread id for FUSE.  NULL means
  * the serving process itself (the library API).  Files that make uksd act
@@ -20,6 +17,7 @@
 #define UKS_LIB_FS_VFS_H
 
 #include <pthread.h>
+
 #include <uks/fs.h>
 
 #include "core/kfs.h"
@@ -28,31 +26,10 @@
 #define VFS_PATH_MAX	1024
 #define VFS_MAX_MOUNTS	8
 
-struct vfs_provider_ops {
-	int (*stat)(void *ctx, const char *path, struct uks_vfs_stat *st);
-	int (*list)(void *ctx, const char *path,
-		    int (*fn)(const char *name, const struct uks_vfs_stat *st, void *arg),
-		    void *arg);
-	int (*open)(void *ctx, const char *path, int flags, const struct uks_peer *peer,
-		    void **file);
-	ssize_t (*read)(void *file, void *buf, size_t len);
-	/* The file's O_NONBLOCK changed (fcntl): each read passes its own. */
-	void (*set_nonblock)(void *file, bool nonblock);
-	/* @off: where the write lands, or -1 for the file's own position */
-	ssize_t (*write)(void *file, const void *buf, size_t len, off_t off,
-			 const struct uks_peer *peer);
-	int (*poll)(void *file);
-	void (*interrupt)(void *file);
-	void (*close)(void *file);
-	void (*release)(void *ctx);	/* the provider goes away */
-};
-
 struct vfs_mount {
 	char path[VFS_PATH_MAX];	/* normalised, e.g. "sys/kernel/tracing" */
 	size_t len;
-	struct kfs_root root;		/* the tree, when ->ops is NULL */
-	const struct vfs_provider_ops *ops;
-	void *ctx;
+	struct kfs_root root;
 };
 
 struct uks_vfs {
@@ -61,33 +38,18 @@ struct uks_vfs {
 	unsigned int nr_mounts;
 };
 
+/* An open file: the tree's, and what stat(2) shows of it. */
 struct uks_vfs_file {
-	struct uks_vfs *vfs;
-	const struct vfs_mount *mnt;
-	char path[VFS_PATH_MAX];	/* inside the mount */
-	int flags;			/* O_NONBLOCK: the last read's */
-	const struct uks_peer *peer;	/* who opened it: &opener, or NULL */
-	struct uks_peer opener;
+	struct kfs_open_file *of;
 	struct uks_vfs_stat st;
-	struct kfs_open_file *of;	/* a kfs tree's file */
-	void *file;			/* or the provider's */
-	off_t pos;
-	pthread_mutex_t lock;		/* one read or write at a time */
 };
 
-int uks_vfs_mount(struct uks_vfs *vfs, const char *path, const struct vfs_provider_ops *ops,
-		  void *ctx);
-/*
- * Serve @root's tree at @path.  The tree is uksfs's from then on, also
- * when attaching fails: its ->release runs then, or at uks_vfs_destroy().
- */
+/* Serve @root's tree at @path (see vfs.c). */
 int __uks_vfs_attach(struct uks_vfs *vfs, const char *path, const struct kfs_root *root);
 /* mkdir(2), rmdir(2) and ioctl(2) for a caller, as the front ends ask. */
 int __uks_vfs_mkdir(struct uks_vfs *vfs, const char *path, const struct uks_peer *peer);
 int __uks_vfs_rmdir(struct uks_vfs *vfs, const char *path, const struct uks_peer *peer);
 long __uks_vfs_ioctl(struct uks_vfs_file *f, unsigned int cmd, void *arg);
-/* Normalise @in into @out; -ENOENT for "..", -ENAMETOOLONG. */
-int uks_vfs_normalise(const char *in, char *out, size_t size);
 
 /* The front ends' calls: uks_vfs_open(), _read() and _pwrite() for a caller. */
 int __uks_vfs_open_as(struct uks_vfs *vfs, const char *path, int flags,

@@ -379,20 +379,13 @@ ssize_t __uks_kfs_write(struct kfs_open_file *of, const void *buf, size_t len, o
 			const struct uks_peer *writer, const void *write_arg)
 {
 	const struct kfs_ops *ops = of->ref.node->ops;
-	ssize_t n;
+	const struct kfs_caller caller = { writer, write_arg };
 
 	if ((of->flags & O_ACCMODE) == O_RDONLY)
 		return -EBADF;
 	if (!ops->write)
 		return -EINVAL;
-	pthread_mutex_lock(&of->lock);
-	of->writer = writer;
-	of->write_arg = write_arg;
-	n = ops->write(of, buf, len, off);
-	of->writer = NULL;
-	of->write_arg = NULL;
-	pthread_mutex_unlock(&of->lock);
-	return n;
+	return ops->write(of, buf, len, off, &caller);
 }
 
 /* O_NONBLOCK is each read's own (fcntl may change it), as f_flags are. */

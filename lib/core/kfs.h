@@ -28,9 +28,12 @@
  *  - A "read" file (->read) keeps its own state (trace, trace_pipe); a
  *    read at another offset of a non-stream file reopens it and skips.
  *    KFS_STREAM files (trace_pipe) ignore offsets.
- *  - ->write gets the bytes of one write(2) and where it lands (-1: the
- *    library API, which has no offset).  Most kernel handlers take a
- *    command wherever it lands; files that care look at @off.
+ *  - ->write gets the bytes of one write(2), where it lands (-1: the
+ *    library API, which has no offset) and who writes.  Most kernel
+ *    handlers take a command wherever it lands; files that care look at
+ *    @off.  Writes are not serialised per open file: threads that share
+ *    one trace_marker descriptor write at once, as in the kernel, so a
+ *    ->write that keeps per-open state guards it itself.
  *
  * Adding a file is one entry in its subsystem's table:
  *
@@ -39,8 +42,9 @@
  *
  * Lock order: the tree's lock (struct kfs_root ->lock, e.g. trace's
  * event_mutex) is held across each walk and each ->show, never across
- * ->open, ->read, ->write or ->release, which take what they need.  The
- * open file's own mutex (one read or write at a time) is taken outside it.
+ * ->open, ->read, ->write or ->release, which take what they need.  An
+ * open file's own mutex (one read at a time: its offset and text) is taken
+ * outside it.
  */
 #ifndef UKS_LIB_CORE_KFS_H
 #define UKS_LIB_CORE_KFS_H
@@ -96,12 +100,24 @@ struct kfs_dir_ops {
 };
 
 /*
+ * struct kfs_caller - who a write is for
+ * @peer:	the task behind the request (a FUSE write may come from
+ *		another task than the opener), or NULL for the serving process
+ * @arg:	what the caller passes along for the file, or NULL
+ *		(trace_marker: the task to credit the line to)
+ */
+struct kfs_caller {
+	const struct uks_peer *peer;
+	const void *arg;
+};
+
+/*
  * struct kfs_ops - a file
  * @open:	per-open setup (->priv); the error fails open(2)
  * @show:	a seq_file: write the whole text into @s (under the tree's lock)
  * @read:	or a read of its own, from the open file's state
  * @write:	one write(2): @buf (not NUL-terminated), @len, @off (-1 when
- *		the caller has no offset); returns @len, or -errno
+ *		the caller has no offset), for @caller; returns @len, or -errno
  * @poll:	non-zero when a read would not block (default: always)
  * @interrupt:	make a blocked ->read return -EINTR (from another thread)
  * @ioctl:	an ioctl(2) on the file; without it -ENOTTY
@@ -111,7 +127,8 @@ struct kfs_ops {
 	int (*open)(struct kfs_open_file *of);
 	int (*show)(struct kfs_open_file *of, struct uks_seq *s);
 	ssize_t (*read)(struct kfs_open_file *of, void *buf, size_t len);
-	ssize_t (*write)(struct kfs_open_file *of, const char *buf, size_t len, off_t off);
+	ssize_t (*write)(struct kfs_open_file *of, const char *buf, size_t len, off_t off,
+			 const struct kfs_caller *caller);
 	int (*poll)(struct kfs_open_file *of);
 	void (*interrupt)(struct kfs_open_file *of);
 	long (*ioctl)(struct kfs_open_file *of, unsigned int cmd, void *arg);
@@ -180,10 +197,6 @@ struct kfs_root {
  * @root:	the tree it is in
  * @flags:	open(2) flags; O_NONBLOCK is the current read's
  * @peer:	who opened it, or NULL for the serving process itself
- * @writer:	during ->write: who writes (a FUSE write may come from
- *		another task than the opener)
- * @write_arg:	during ->write: what the caller passed along for the file
- *		(trace_marker: the task to record as the writer)
  * @priv:	the file's own state, set by ->open
  */
 struct kfs_open_file {
@@ -191,8 +204,6 @@ struct kfs_open_file {
 	const struct kfs_root *root;
 	int flags;
 	const struct uks_peer *peer;
-	const struct uks_peer *writer;
-	const void *write_arg;
 	void *priv;
 	/* kfs.c's own */
 	struct uks_peer opener;

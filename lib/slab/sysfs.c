@@ -52,7 +52,8 @@ struct slab_attribute {
 };
 
 static int attr_show(struct kfs_open_file *of, struct uks_seq *m);
-static ssize_t attr_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off);
+static ssize_t attr_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off,
+			  const struct kfs_caller *caller);
 
 /* SLUB's SLAB_ATTR_RO (0400) and SLAB_ATTR (0600): root-only files. */
 #define __SLAB_ATTR(_name, _mode, _write, _show, _store, _arg) {			\
@@ -450,7 +451,8 @@ static int attr_show(struct kfs_open_file *of, struct uks_seq *m)
  * functions take it; under slab_mutex, as destroy runs, so the cache
  * stays until the store is done.
  */
-static ssize_t attr_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off)
+static ssize_t attr_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off,
+			  const struct kfs_caller *caller)
 {
 	const struct slab_attribute *a = attr_of(of->ref.node);
 	int ret;

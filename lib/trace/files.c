@@ -60,9 +60,10 @@ static struct uks_event_file *tfs_file(const struct kfs_open_file *of)
  */
 #define COMMAND(fn)								\
 	static ssize_t fn##_cmd(struct kfs_open_file *of, const char *buf, size_t len,	\
-				off_t off)					\
+				off_t off, const struct kfs_caller *caller)	\
 	{									\
 		(void)off;	/* a command, wherever it lands */		\
+		(void)caller;							\
 		return __uks_tracefs_command(of, buf, len, fn);			\
 	}
 
@@ -237,14 +238,14 @@ COMMAND(write_trace_clock)
  * the calling thread.
  */
 static ssize_t write_trace_marker(struct kfs_open_file *of, const char *buf, size_t len,
-				  off_t off)
+				  off_t off, const struct kfs_caller *caller)
 {
-	const struct uks_trace_task *who = of->write_arg;
+	const struct uks_trace_task *who = caller->arg;
 	struct uks_trace_task task;
 	int ret;
 
 	(void)off;
-	if (!who && __uks_trace_peer_task(of->writer, &task))
+	if (!who && __uks_trace_peer_task(caller->peer, &task))
 		who = &task;
 	ret = uks_trace_marker_write(tfs_tr(of), buf, len, who);
 	return ret < 0 ? ret : (ssize_t)len;

@@ -131,8 +131,11 @@ static int write_nothing(struct kfs_open_file *of, char *text, size_t len)
 	return 0;
 }
 
-static ssize_t trace_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off)
+static ssize_t trace_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off,
+			   const struct kfs_caller *caller)
 {
+	(void)off;
+	(void)caller;
 	return __uks_tracefs_command(of, buf, len, write_nothing);
 }
 

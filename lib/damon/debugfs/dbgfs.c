@@ -357,7 +357,8 @@ static int monitor_on(struct damon_fs *fs, const char *word, size_t count)
 }
 
 /* One command, fs->lock held. */
-static int command(struct kfs_open_file *of, const char *kbuf, size_t count)
+static int command(struct kfs_open_file *of, const char *kbuf, size_t count,
+		   const struct uks_peer *writer)
 {
 	struct damon_fs *fs = of->ref.obj;
 	struct uks_damon_ctx *c = file_ctx(of);
@@ -376,7 +377,7 @@ static int command(struct kfs_open_file *of, const char *kbuf, size_t count)
 				return -EINVAL;
 		return uks_damon_set_attrs(c, a[0], a[1], a[2], a[3], a[4]);
 	case F_TARGET_IDS:
-		return write_target_ids(c, kbuf, of->writer);
+		return write_target_ids(c, kbuf, writer);
 	case F_KDAMOND_PID:
 		return -EINVAL;		/* read-only in 5.15 (no write op) */
 	default:
@@ -399,33 +400,35 @@ static int command(struct kfs_open_file *of, const char *kbuf, size_t count)
 	return ret;
 }
 
-static ssize_t dbgfs_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off)
+static ssize_t dbgfs_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off,
+			   const struct kfs_caller *caller)
 {
 	struct dbgfs_file *f = of->priv;
 	struct damon_fs *fs = of->ref.obj;
 	char *kbuf;
 	int ret;
 
-	/*
-	 * user_input_str: *ppos != 0 is -EINVAL, and the file position is
-	 * shared, so a write after a read (O_RDWR) fails too; so does a
-	 * pwrite() past 0.
-	 */
-	if (off > 0 || f->wpos || of->pos)
-		return -EINVAL;
 	kbuf = uks_kmalloc(len + 1);
 	if (!kbuf)
 		return -ENOMEM;
 	memcpy(kbuf, buf, len);
 	kbuf[len] = '\0';
+	/*
+	 * user_input_str: *ppos != 0 is -EINVAL, and the file position is
+	 * shared, so a write after a read (O_RDWR) fails too; so does a
+	 * pwrite() past 0.  Checked and moved under the lock, as the
+	 * kernel's f_pos_lock orders writes on one shared file.
+	 */
 	pthread_mutex_lock(&fs->lock);
-	ret = command(of, kbuf, len);
+	if (off > 0 || f->wpos || of->pos)
+		ret = -EINVAL;
+	else
+		ret = command(of, kbuf, len, caller->peer);
+	if (!ret)
+		f->wpos += (off_t)len;
 	pthread_mutex_unlock(&fs->lock);
 	uks_kfree(kbuf);
-	if (ret)
-		return ret;
-	f->wpos += (off_t)len;
-	return (ssize_t)len;
+	return ret ? ret : (ssize_t)len;
 }
 
 /* ------------------------------------------------------------ the tree */

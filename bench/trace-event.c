@@ -26,7 +26,7 @@
  * unless UKS_BENCH_KEEP=1.  As root, lttng-sessiond and liblttng-ust meet
  * in /var/run/lttng whatever LTTNG_HOME says.
  *
- * and the readers: raw consumption (uks_rb_consume) and trace_pipe text,
+ * and the readers: raw consumption (__uks_trace_rb_consume) and trace_pipe text,
  * in events per second.  Figures are medians of interleaved runs (every
  * variant, LTTng's too, once per round); uks/lttng ratios below 1 mean uks
  * is faster.  The issue's targets are printed MET / NOT MET, and the
@@ -551,8 +551,8 @@ static void readers(void)
 	for (long i = 0; i < 20000; i++)
 		uks_trace_bench_event64((uint64_t)i, 2, 3, 4, 5, 6, 7);
 	t0 = now_ns();
-	for (unsigned int cpu = 0; cpu < uks_rb_nr_cpus(tr->rb); cpu++)
-		while (uks_rb_consume(tr->rb, cpu, rec, sizeof(rec), NULL) > 0)
+	for (unsigned int cpu = 0; cpu < __uks_trace_rb_nr_cpus(tr->rb); cpu++)
+		while (__uks_trace_rb_consume(tr->rb, cpu, rec, sizeof(rec), NULL) > 0)
 			n++;
 	raw = n / ((now_ns() - t0) / 1e9);
 
@@ -566,7 +566,7 @@ static void readers(void)
 	text = events / ((now_ns() - t0) / 1e9);
 	uks_tracefs_close(f);
 	printf("\nreaders (events of %ld consumed)\n", n);
-	printf("  %-40s %12.0f events/s\n", "raw consume (uks_rb_consume)", raw);
+	printf("  %-40s %12.0f events/s\n", "raw consume (__uks_trace_rb_consume)", raw);
 	printf("  %-40s %12.0f events/s (%ld lines)\n", "trace_pipe text", text, events);
 }
 

@@ -75,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (*tok)
 			argv[argc++] = tok;
 
-	if (uks_probe_args_parse(argc, argv, fields, NR_FIELDS, 12, &pa, &err)) {
+	if (__uks_trace_probe_args_parse(argc, argv, fields, NR_FIELDS, 12, &pa, &err)) {
 		if (!err.msg)
 			abort();
 		if (err.arg >= 0 && (err.offset < 0 || (size_t)err.offset > strlen(argv[err.arg]) + 1))
@@ -83,22 +83,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	{
-		size_t fixed = uks_probe_args_fixed_size(pa), nr, want = 12;
-		size_t dyn = uks_probe_args_dynamic_size(pa, src, src_len, 0);
-		const struct uks_event_field *f = uks_probe_args_fields(pa, &nr);
+		size_t fixed = __uks_trace_probe_args_fixed_size(pa), nr, want = 12;
+		size_t dyn = __uks_trace_probe_args_dynamic_size(pa, src, src_len, 0);
+		const struct uks_event_field *f = __uks_trace_probe_args_fields(pa, &nr);
 		struct uks_seq seq = UKS_SEQ_INIT;
 		uint8_t *rec = calloc(1, fixed + dyn);
 
-		if (!rec || nr != (size_t)uks_probe_args_count(pa))
+		if (!rec || nr != (size_t)__uks_trace_probe_args_count(pa))
 			abort();
 		for (size_t i = 0; i < nr; i++) {
-			if (f[i].offset != want || !uks_probe_args_text(pa, (int)i))
+			if (f[i].offset != want || !__uks_trace_probe_args_text(pa, (int)i))
 				abort();
 			want += f[i].size;
 		}
 		if (want != fixed)
 			abort();
-		uks_probe_args_store(pa, src, src_len, 0, rec, fixed + dyn);
+		__uks_trace_probe_args_store(pa, src, src_len, 0, rec, fixed + dyn);
 		for (size_t i = 0; i < nr; i++) {
 			uint32_t loc;
 
@@ -111,15 +111,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 			}
 		}
-		uks_probe_args_print(pa, rec, fixed + dyn, &seq);
+		__uks_trace_probe_args_print(pa, rec, fixed + dyn, &seq);
 		/* A record that is pure input: offsets are checked on print. */
-		uks_probe_args_print(pa, data, size < fixed ? size : fixed, &seq);
-		uks_probe_args_print_fmt(pa, &seq);
+		__uks_trace_probe_args_print(pa, data, size < fixed ? size : fixed, &seq);
+		__uks_trace_probe_args_print_fmt(pa, &seq);
 		if (seq.overflow)
 			abort();
-		uks_seq_free(&seq);
+		seq_free(&seq);
 		free(rec);
-		uks_probe_args_free(pa);
+		__uks_trace_probe_args_free(pa);
 	}
 	return 0;
 }

@@ -68,7 +68,7 @@ static int run(const char *text, const struct fuzz_rec *r, size_t len,
 	struct uks_filter_error e;
 	struct uks_filter *f = NULL;
 	size_t tlen = strlen(text);
-	int ret = uks_filter_compile(text, fields, NR_FIELDS, &f, &e);
+	int ret = __uks_trace_filter_compile(text, fields, NR_FIELDS, &f, &e);
 
 	if (ret) {
 		if (f || !e.msg || e.pos < 0 || (size_t)e.pos > tlen + 1)
@@ -79,10 +79,10 @@ static int run(const char *text, const struct fuzz_rec *r, size_t len,
 	}
 	if (!f)
 		abort();
-	ret = uks_filter_match(f, r, len, ctx);
-	if (uks_filter_match(f, r, len, ctx) != ret)
+	ret = __uks_trace_filter_match(f, r, len, ctx);
+	if (__uks_trace_filter_match(f, r, len, ctx) != ret)
 		abort();
-	uks_filter_free(f);
+	__uks_trace_filter_free(f);
 	return ret;
 }
 

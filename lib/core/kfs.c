@@ -136,8 +136,8 @@ static int collect(const char *name, const struct kfs_ref *child, void *arg)
 	struct kfs_stat st;
 
 	kfs_stat_of(child->node, &st);
-	uks_seq_putmem(s, &st, sizeof(st));
-	uks_seq_putmem(s, name, strlen(name) + 1);
+	seq_putmem(s, &st, sizeof(st));
+	seq_putmem(s, name, strlen(name) + 1);
 	return s->overflow ? -ENOMEM : 0;
 }
 
@@ -169,7 +169,7 @@ int __uks_kfs_list(const struct kfs_root *root, const char *path,
 		ret = fn(name, &st, arg);
 		off += sizeof(st) + strlen(name) + 1;
 	}
-	uks_seq_free(&names);
+	seq_free(&names);
 	return ret;
 }
 
@@ -294,7 +294,7 @@ static ssize_t read_on(struct kfs_open_file *of, void *buf, size_t len)
 	if (!of->shown) {
 		int ret;
 
-		uks_seq_reset(&of->seq);
+		seq_reset(&of->seq);
 		tree_lock(of->root);
 		ret = ops->show(of, &of->seq);
 		tree_unlock(of->root);
@@ -422,7 +422,7 @@ void __uks_kfs_close(struct kfs_open_file *of)
 		of->ref.node->ops->release(of);
 	if (of->root->closed)
 		of->root->closed(of);
-	uks_seq_free(&of->seq);
+	seq_free(&of->seq);
 	pthread_mutex_destroy(&of->lock);
 	free(of);
 }

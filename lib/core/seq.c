@@ -30,7 +30,7 @@ static bool seq_reserve(struct uks_seq *s, size_t more)
 	return true;
 }
 
-void uks_seq_printf(struct uks_seq *s, const char *fmt, ...)
+void __uks_seq_printf(struct uks_seq *s, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -52,7 +52,7 @@ void uks_seq_printf(struct uks_seq *s, const char *fmt, ...)
 	s->len += n;
 }
 
-void uks_seq_putmem(struct uks_seq *s, const void *mem, size_t len)
+void __uks_seq_putmem(struct uks_seq *s, const void *mem, size_t len)
 {
 	if (!seq_reserve(s, len))
 		return;
@@ -61,17 +61,17 @@ void uks_seq_putmem(struct uks_seq *s, const void *mem, size_t len)
 	s->buf[s->len] = '\0';
 }
 
-void uks_seq_puts(struct uks_seq *s, const char *str)
+void __uks_seq_puts(struct uks_seq *s, const char *str)
 {
-	uks_seq_putmem(s, str, strlen(str));
+	__uks_seq_putmem(s, str, strlen(str));
 }
 
-void uks_seq_putc(struct uks_seq *s, char c)
+void __uks_seq_putc(struct uks_seq *s, char c)
 {
-	uks_seq_putmem(s, &c, 1);
+	__uks_seq_putmem(s, &c, 1);
 }
 
-void uks_seq_truncate(struct uks_seq *s, size_t len)
+void __uks_seq_truncate(struct uks_seq *s, size_t len)
 {
 	if (len < s->len) {
 		s->len = len;
@@ -79,7 +79,7 @@ void uks_seq_truncate(struct uks_seq *s, size_t len)
 	}
 }
 
-void uks_seq_reset(struct uks_seq *s)
+void __uks_seq_reset(struct uks_seq *s)
 {
 	s->len = 0;
 	s->overflow = false;
@@ -87,7 +87,7 @@ void uks_seq_reset(struct uks_seq *s)
 		s->buf[0] = '\0';
 }
 
-void uks_seq_free(struct uks_seq *s)
+void __uks_seq_free(struct uks_seq *s)
 {
 	free(s->buf);
 	*s = (struct uks_seq)UKS_SEQ_INIT;

@@ -64,7 +64,7 @@ static int a32_open(struct kfs_open_file *of)
 
 static int a32_show(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_seq_puts(s, of->priv);
+	seq_puts(s, of->priv);
 	return 0;
 }
 

@@ -93,14 +93,14 @@ static void show_stat(struct uks_kmem_cache *s, struct uks_seq *m, long si)
 
 	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++)
 		sum += stat_read(cpu_slab(s, cpu), (enum stat_item)si);
-	uks_seq_printf(m, "%lu", sum);
+	seq_printf(m, "%lu", sum);
 	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		unsigned long x = stat_read(cpu_slab(s, cpu), (enum stat_item)si);
 
 		if (x)
-			uks_seq_printf(m, " C%u=%lu", cpu, x);
+			seq_printf(m, " C%u=%lu", cpu, x);
 	}
-	uks_seq_putc(m, '\n');
+	seq_putc(m, '\n');
 }
 
 /* Only "0" clears a stat file (CONFIG_SLUB_STATS). */
@@ -171,10 +171,10 @@ static void show_slab_objects(struct uks_kmem_cache *s, struct uks_seq *m, long 
 		else
 			total += READ_ONCE(n->nr_partial);
 	}
-	uks_seq_printf(m, "%lu", total);
+	seq_printf(m, "%lu", total);
 	if (total)
-		uks_seq_printf(m, " N0=%lu", total);
-	uks_seq_putc(m, '\n');
+		seq_printf(m, " N0=%lu", total);
+	seq_putc(m, '\n');
 }
 
 static void show_cpu_partial_slabs(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
@@ -189,56 +189,56 @@ static void show_cpu_partial_slabs(struct uks_kmem_cache *s, struct uks_seq *m, 
 			objects += page->pobjects;
 		}
 	}
-	uks_seq_printf(m, "%d(%d)", objects, slabs);
+	seq_printf(m, "%d(%d)", objects, slabs);
 	for (unsigned int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		struct uks_page *page = READ_ONCE(cpu_slab(s, cpu)->partial);
 
 		if (page)
-			uks_seq_printf(m, " C%u=%d(%d)", cpu, page->pobjects, page->slabs);
+			seq_printf(m, " C%u=%d(%d)", cpu, page->pobjects, page->slabs);
 	}
-	uks_seq_putc(m, '\n');
+	seq_putc(m, '\n');
 }
 
 /* A flag attribute: 1 or 0 (@flag 0: a flag uks never sets). */
 static void show_flag(struct uks_kmem_cache *s, struct uks_seq *m, long flag)
 {
-	uks_seq_printf(m, "%d\n", !!(s->flags & (unsigned long)flag));
+	seq_printf(m, "%d\n", !!(s->flags & (unsigned long)flag));
 }
 
 static void show_slab_size(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	uks_seq_printf(m, "%u\n", s->size);
+	seq_printf(m, "%u\n", s->size);
 }
 
 static void show_object_size(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	uks_seq_printf(m, "%u\n", s->object_size);
+	seq_printf(m, "%u\n", s->object_size);
 }
 
 static void show_objs_per_slab(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	uks_seq_printf(m, "%u\n", oo_objects(s->oo));
+	seq_printf(m, "%u\n", oo_objects(s->oo));
 }
 
 static void show_order(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	uks_seq_printf(m, "%u\n", oo_order(s->oo));
+	seq_printf(m, "%u\n", oo_order(s->oo));
 }
 
 static void show_align(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	uks_seq_printf(m, "%u\n", s->align);
+	seq_printf(m, "%u\n", s->align);
 }
 
 static void show_aliases(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	uks_seq_printf(m, "%d\n", s->refcount < 1 ? 0 : s->refcount - 1);
+	seq_printf(m, "%d\n", s->refcount < 1 ? 0 : s->refcount - 1);
 }
 
 /* kmalloc caches are whitelisted whole (5.15). */
 static void show_usersize(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	uks_seq_printf(m, "%u\n", s->is_kmalloc ? s->object_size : 0);
+	seq_printf(m, "%u\n", s->is_kmalloc ? s->object_size : 0);
 }
 
 /*
@@ -254,7 +254,7 @@ static void show_ctor(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 	if (!s->ctor)
 		return;
 	__uks_format_symbol(sym, sizeof(sym), (unsigned long)(uintptr_t)s->ctor);
-	uks_seq_printf(m, "%s\n", sym);
+	seq_printf(m, "%s\n", sym);
 }
 
 /* kstrtoul(): decimal, optional '+', one optional trailing newline. */
@@ -284,7 +284,7 @@ static int parse_ulong(const char *buf, size_t len, unsigned long *out)
 
 static void show_min_partial(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	uks_seq_printf(m, "%lu\n", s->min_partial);
+	seq_printf(m, "%lu\n", s->min_partial);
 }
 
 /* Clamped to MIN_PARTIAL..MAX_PARTIAL (5..10). */
@@ -301,7 +301,7 @@ static int store_min_partial(struct uks_kmem_cache *s, const char *buf, size_t l
 
 static void show_cpu_partial(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	uks_seq_printf(m, "%u\n", s->cpu_partial);
+	seq_printf(m, "%u\n", s->cpu_partial);
 }
 
 /* kstrtouint(); only 0 on a debug cache, which has no CPU partial lists. */
@@ -340,7 +340,7 @@ static int store_validate(struct uks_kmem_cache *s, const char *buf, size_t len,
 /* Shown and taken in percent, kept in tenths of a percent. */
 static void show_remote_node_defrag_ratio(struct uks_kmem_cache *s, struct uks_seq *m, long arg)
 {
-	uks_seq_printf(m, "%u\n", s->remote_node_defrag_ratio / 10);
+	seq_printf(m, "%u\n", s->remote_node_defrag_ratio / 10);
 }
 
 static int store_remote_node_defrag_ratio(struct uks_kmem_cache *s, const char *buf, size_t len,
@@ -605,7 +605,7 @@ UKS_EXPORT ssize_t uks_kmem_cache_attr_show(struct uks_kmem_cache *s, const char
 		memcpy(buf, m.buf ? m.buf : "", m.len + 1);
 		ret = (ssize_t)m.len;
 	}
-	uks_seq_free(&m);
+	seq_free(&m);
 	return ret;
 }
 

@@ -22,7 +22,7 @@
 
 #define UPTIME_HZ 250
 
-const char *const uks_trace_clock_names[UKS_NR_CLOCKS] = {
+const char *const __uks_trace_clock_names[UKS_NR_CLOCKS] = {
 	[UKS_CLOCK_LOCAL] = "local",
 	[UKS_CLOCK_GLOBAL] = "global",
 	[UKS_CLOCK_COUNTER] = "counter",
@@ -34,7 +34,7 @@ const char *const uks_trace_clock_names[UKS_NR_CLOCKS] = {
 	[UKS_CLOCK_X86_TSC] = "x86-tsc",
 };
 
-bool uks_trace_clock_in_ns(enum uks_trace_clock clock)
+bool __uks_trace_clock_in_ns(enum uks_trace_clock clock)
 {
 	return clock != UKS_CLOCK_COUNTER && clock != UKS_CLOCK_UPTIME &&
 	       clock != UKS_CLOCK_X86_TSC;
@@ -85,7 +85,7 @@ static void tsc_calibrate(void)
 }
 
 /* Calibrate the local clock now rather than in the first event's write. */
-void uks_trace_clock_init(void)
+void __uks_trace_clock_init(void)
 {
 	pthread_once(&tsc_once, tsc_calibrate);
 }
@@ -100,7 +100,7 @@ static uint64_t local_ns(void)
 	return ns(CLOCK_MONOTONIC);
 }
 
-uint64_t uks_trace_clock_read(enum uks_trace_clock clock, uint64_t *counter)
+uint64_t __uks_trace_clock_read(enum uks_trace_clock clock, uint64_t *counter)
 {
 	switch (clock) {
 	case UKS_CLOCK_LOCAL:

@@ -75,7 +75,7 @@ UKS_EXPORT void uks_trace_set_thread_cmdline(bool save)
 	cur_nosave = !save;
 }
 
-pid_t uks_trace_current_tid(void)
+pid_t __uks_trace_current_tid(void)
 {
 	if (__builtin_expect(cur_task != NULL, 0))
 		return cur_task->pid;
@@ -86,7 +86,7 @@ pid_t uks_trace_current_tid(void)
 	return cur_tid;
 }
 
-const char *uks_trace_current_comm(void)
+const char *__uks_trace_current_comm(void)
 {
 	if (__builtin_expect(cur_task != NULL, 0))
 		return cur_task->comm;
@@ -95,7 +95,7 @@ const char *uks_trace_current_comm(void)
 	return cur_comm;
 }
 
-void uks_trace_save_cmdline(pid_t pid, const char *comm)
+void __uks_trace_save_cmdline(pid_t pid, const char *comm)
 {
 	pthread_mutex_lock(&cmdline_lock);
 	for (int i = 0; i < nr_cmdlines; i++) {
@@ -112,7 +112,7 @@ void uks_trace_save_cmdline(pid_t pid, const char *comm)
 	pthread_mutex_unlock(&cmdline_lock);
 }
 
-bool uks_trace_find_cmdline(pid_t pid, char comm[16])
+bool __uks_trace_find_cmdline(pid_t pid, char comm[16])
 {
 	bool found = false;
 
@@ -134,7 +134,7 @@ bool uks_trace_find_cmdline(pid_t pid, char comm[16])
 	return found;
 }
 
-void uks_trace_save_tgid(pid_t pid, pid_t tgid)
+void __uks_trace_save_tgid(pid_t pid, pid_t tgid)
 {
 	unsigned int slot = (unsigned int)pid % NR_TGIDS;
 
@@ -142,7 +142,7 @@ void uks_trace_save_tgid(pid_t pid, pid_t tgid)
 	__atomic_store_n(&tgids[slot].pid, pid, __ATOMIC_RELEASE);
 }
 
-pid_t uks_trace_find_tgid(pid_t pid)
+pid_t __uks_trace_find_tgid(pid_t pid)
 {
 	unsigned int slot = (unsigned int)pid % NR_TGIDS;
 
@@ -152,43 +152,43 @@ pid_t uks_trace_find_tgid(pid_t pid)
 }
 
 /* Record this thread's comm (once per thread and table size) and tgid. */
-void uks_trace_note_current(struct uks_trace *tr)
+void __uks_trace_note_current(struct uks_trace *tr)
 {
 	unsigned int gen = __atomic_load_n(&cmdline_gen, __ATOMIC_RELAXED);
 
 	if (__builtin_expect(cur_task != NULL, 0)) {
 		/* Another task each time: a traced process's event is slow anyway. */
-		uks_trace_save_cmdline(cur_task->pid, cur_task->comm);
-		uks_trace_save_tgid(cur_task->pid, cur_task->tgid);
+		__uks_trace_save_cmdline(cur_task->pid, cur_task->comm);
+		__uks_trace_save_tgid(cur_task->pid, cur_task->tgid);
 		return;
 	}
 	if (__builtin_expect(cur_saved_gen == gen, 1) || cur_nosave)
 		return;
 	cur_saved_gen = gen;
-	uks_trace_save_cmdline(uks_trace_current_tid(), uks_trace_current_comm());
-	uks_trace_save_tgid(uks_trace_current_tid(), getpid());
+	__uks_trace_save_cmdline(__uks_trace_current_tid(), __uks_trace_current_comm());
+	__uks_trace_save_tgid(__uks_trace_current_tid(), getpid());
 }
 
-void uks_trace_show_saved_cmdlines(struct uks_seq *s)
+void __uks_trace_show_saved_cmdlines(struct uks_seq *s)
 {
 	pthread_mutex_lock(&cmdline_lock);
 	for (int i = 0; i < nr_cmdlines; i++)
 		if (cmdlines[i].pid > 0)
-			uks_seq_printf(s, "%d %s\n", cmdlines[i].pid, cmdlines[i].comm);
+			seq_printf(s, "%d %s\n", cmdlines[i].pid, cmdlines[i].comm);
 	pthread_mutex_unlock(&cmdline_lock);
 }
 
-void uks_trace_show_saved_tgids(struct uks_seq *s)
+void __uks_trace_show_saved_tgids(struct uks_seq *s)
 {
 	for (int i = 0; i < NR_TGIDS; i++) {
 		pid_t pid = __atomic_load_n(&tgids[i].pid, __ATOMIC_ACQUIRE);
 
 		if (pid > 0)
-			uks_seq_printf(s, "%d %d\n", pid, tgids[i].tgid);
+			seq_printf(s, "%d %d\n", pid, tgids[i].tgid);
 	}
 }
 
-int uks_trace_cmdlines_size(void)
+int __uks_trace_cmdlines_size(void)
 {
 	return nr_cmdlines;
 }
@@ -198,7 +198,7 @@ int uks_trace_cmdlines_size(void)
  * rule).  The new table is allocated before the old one is dropped, so
  * -ENOMEM leaves the old size and entries.
  */
-int uks_trace_set_cmdlines_size(int size)
+int __uks_trace_set_cmdlines_size(int size)
 {
 	struct cmdline *fresh, *old;
 

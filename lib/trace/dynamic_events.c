@@ -44,15 +44,15 @@ static void log_err(const struct cmd_log *log, int index, int offset, const char
 
 	for (int i = 0; i < log->argc; i++) {
 		if (i)
-			uks_seq_putc(&cmd, ' ');
+			seq_putc(&cmd, ' ');
 		if (i < index)
 			pos += (int)strlen(log->argv[i]) + 1;
-		uks_seq_puts(&cmd, log->argv[i]);
+		seq_puts(&cmd, log->argv[i]);
 	}
 	if (!cmd.overflow)
-		uks_trace_log_err(log->tr, LOG_LOC, cmd.buf ? cmd.buf : "", msg,
-				  (unsigned int)(pos + offset));
-	uks_seq_free(&cmd);
+		__uks_trace_log_err(log->tr, LOG_LOC, cmd.buf ? cmd.buf : "", msg,
+				    (unsigned int)(pos + offset));
+	seq_free(&cmd);
 }
 
 static bool is_good_name(const char *name)
@@ -124,7 +124,7 @@ static void sanitize_event_name(char *name)
 /* An event an eprobe may attach to (not ftrace internal, not an eprobe). */
 static struct uks_event_call *find_attach_target(const char *sys, const char *event)
 {
-	struct uks_event_call *call = uks_find_call(sys, event);
+	struct uks_event_call *call = __uks_trace_find_call(sys, event);
 
 	if (!call || (call->flags & (UKS_CALL_IGNORE_ENABLE | UKS_CALL_EPROBE)) || !call->tp)
 		return NULL;
@@ -173,21 +173,21 @@ static int create_eprobe(struct uks_trace *tr, int argc, char **argv, char **ori
 		log_err(&log, 1, 0, "Attached event does not exist");
 		return -ENODEV;
 	}
-	if (uks_find_call(group, event)) {
+	if (__uks_trace_find_call(group, event)) {
 		log_err(&log, 0, 0, "Given group/event name is already used by another event");
 		return -EEXIST;
 	}
-	ret = uks_eprobe_create(group, event, attached, argc - 2, (const char *const *)argv + 2,
-				&call, &perr);
+	ret = __uks_trace_eprobe_create(group, event, attached, argc - 2,
+					(const char *const *)argv + 2, &call, &perr);
 	if (ret) {
 		if (ret != -ENOMEM)
 			log_err(&log, perr.arg >= 0 ? perr.arg + 2 : 0, perr.arg >= 0 ? perr.offset : 0,
 				perr.msg ? perr.msg : "Invalid argument");
 		return ret;
 	}
-	ret = uks_call_add(call);
+	ret = __uks_trace_call_add(call);
 	if (ret) {
-		uks_eprobe_free(call);
+		__uks_trace_eprobe_free(call);
 		return ret;
 	}
 	attached->refcnt++;
@@ -214,22 +214,22 @@ static bool eprobe_matches(struct uks_event_call *call, const char *group, const
 			return false;
 	}
 	for (int i = 1; i < argc; i++) {
-		const char *text = uks_probe_args_text(ep->args, i - 1);
+		const char *text = __uks_trace_probe_args_text(ep->args, i - 1);
 
 		if (!text || strcmp(text, argv[i]))
 			return false;
 	}
-	return argc - 1 == uks_probe_args_count(ep->args) || argc == 1;
+	return argc - 1 == __uks_trace_probe_args_count(ep->args) || argc == 1;
 }
 
 static void eprobe_destroy(struct uks_event_call *call)
 {
 	struct uks_eprobe *ep = call->priv;
 
-	uks_call_files_free(call);
-	uks_call_remove(call);
+	__uks_trace_call_files_free(call);
+	__uks_trace_call_remove(call);
 	ep->attached->refcnt--;
-	uks_eprobe_free(call);
+	__uks_trace_eprobe_free(call);
 }
 
 /* "-:[GRP/]NAME [SYS/EVENT [ARGS]]": remove matching eprobes. */
@@ -251,13 +251,13 @@ static int remove_event(int argc, char **argv)
 	if (!*event)
 		return -EINVAL;
 	/* Found by name in each system (or the one named), not by a scan of all events. */
-	list_for_each_entry_safe(sys, stmp, &uks_systems, list) {
+	list_for_each_entry_safe(sys, stmp, &__uks_trace_systems, list) {
 		if (group && strcmp(sys->name, group))
 			continue;
-		call = uks_find_call(sys->name, event);
+		call = __uks_trace_find_call(sys->name, event);
 		if (!call || !eprobe_matches(call, group, event, argc - 1, argv + 1))
 			continue;
-		if (uks_call_files_busy(call) || call->refcnt)
+		if (__uks_trace_call_files_busy(call) || call->refcnt)
 			return -EBUSY;
 		eprobe_destroy(call);	/* may free @sys */
 		found++;
@@ -274,8 +274,8 @@ static void reset_all_buffers(void)
 {
 	struct uks_trace *tr;
 
-	list_for_each_entry(tr, &uks_traces, list)
-		uks_rb_reset(tr->rb);
+	list_for_each_entry(tr, &__uks_trace_traces, list)
+		__uks_trace_rb_reset(tr->rb);
 }
 
 static int run_command(struct uks_trace *tr, char *line)
@@ -292,7 +292,8 @@ static int run_command(struct uks_trace *tr, char *line)
 	for (word = strtok_r(copy, " \t", &save); word; word = strtok_r(NULL, " \t", &save)) {
 		if (argc == MAX_ARGV) {
 			uks_kfree(copy);
-			uks_trace_log_err(tr, LOG_LOC, line, "Too many arguments are specified", 0);
+			__uks_trace_log_err(tr, LOG_LOC, line, "Too many arguments are specified",
+					    0);
 			return -E2BIG;
 		}
 		argv[argc++] = word;
@@ -325,16 +326,16 @@ static int run_command(struct uks_trace *tr, char *line)
 }
 
 /**
- * uks_dynamic_events_write - one write to dynamic_events
+ * __uks_trace_dynamic_events_write - one write to dynamic_events
  * Returns 0 or the first command's error.
  */
-int uks_dynamic_events_write(struct uks_trace *tr, char *text)
+int __uks_trace_dynamic_events_write(struct uks_trace *tr, char *text)
 {
 	char *save = NULL, *line;
 	int ret = 0;
 
-	pthread_mutex_lock(&uks_event_mutex);
-	ret = uks_trace_sync_calls();
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	ret = __uks_trace_sync_calls();
 	for (line = strtok_r(text, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
 		char *hash = strchr(line, '#');
 
@@ -342,29 +343,30 @@ int uks_dynamic_events_write(struct uks_trace *tr, char *text)
 			*hash = '\0';
 		ret = run_command(tr, line);
 	}
-	pthread_mutex_unlock(&uks_event_mutex);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	return ret;
 }
 
 /* "> dynamic_events": all or nothing, -EBUSY if any is in use. */
-int uks_dynamic_events_clear(struct uks_trace *tr)
+int __uks_trace_dynamic_events_clear(struct uks_trace *tr)
 {
 	struct uks_event_call *call, *tmp;
 	int ret = 0;
 
-	pthread_mutex_lock(&uks_event_mutex);
-	list_for_each_entry(call, &uks_calls, list) {
-		if ((call->flags & UKS_CALL_DYNAMIC) && (uks_call_files_busy(call) || call->refcnt)) {
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	list_for_each_entry(call, &__uks_trace_calls, list) {
+		if ((call->flags & UKS_CALL_DYNAMIC) &&
+		    (__uks_trace_call_files_busy(call) || call->refcnt)) {
 			ret = -EBUSY;
 			goto out;
 		}
 	}
-	list_for_each_entry_safe(call, tmp, &uks_calls, list)
+	list_for_each_entry_safe(call, tmp, &__uks_trace_calls, list)
 		if (call->flags & UKS_CALL_EPROBE)
 			eprobe_destroy(call);
 out:
 	reset_all_buffers();
-	pthread_mutex_unlock(&uks_event_mutex);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	return ret;
 }
 
@@ -373,8 +375,8 @@ int __uks_tracefs_dynamic_events_show(struct kfs_open_file *of, struct uks_seq *
 {
 	struct uks_event_call *call;
 
-	list_for_each_entry(call, &uks_calls, list)
+	list_for_each_entry(call, &__uks_trace_calls, list)
 		if (call->flags & UKS_CALL_EPROBE)
-			uks_eprobe_show(s, call);
+			__uks_trace_eprobe_show(s, call);
 	return 0;
 }

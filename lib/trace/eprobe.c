@@ -83,13 +83,13 @@ static void *eprobe_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 
 	if (len > UKS_RB_PAGE_SIZE || scratch_depth >= SCRATCH_DEPTH)
 		return NULL;
-	if (file->tr->event_pids && !uks_trace_pid_allowed(file->tr, uks_trace_current_tid()))
+	if (file->tr->event_pids && !__uks_trace_pid_allowed(file->tr, __uks_trace_current_tid()))
 		return NULL;
 	buf = scratch_get();
 	if (!buf)
 		return NULL;
 	buf += (size_t)scratch_depth++ * UKS_RB_PAGE_SIZE;
-	uks_trace_fill_entry(file->tr, (struct uks_trace_entry *)buf, ep->attached->id);
+	__uks_trace_fill_entry(file->tr, (struct uks_trace_entry *)buf, ep->attached->id);
 	return buf;
 }
 
@@ -103,17 +103,17 @@ static void eprobe_commit(void *data, struct uks_tp_iter *hit, void *src, size_t
 	size_t len;
 	unsigned int cpu;
 
-	len = uks_probe_args_fixed_size(ep->args) +
-	      uks_probe_args_dynamic_size(ep->args, src, src_len, ent->pid);
+	len = __uks_trace_probe_args_fixed_size(ep->args) +
+	      __uks_trace_probe_args_dynamic_size(ep->args, src, src_len, ent->pid);
 	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
-		uks_trace_note_current(tr);
-	rec = uks_rb_reserve_at(tr->rb, len, uks_trace_hit_ts(hit, tr->rb), &cpu);
+		__uks_trace_note_current(tr);
+	rec = __uks_trace_rb_reserve_at(tr->rb, len, __uks_trace_hit_ts(hit, tr->rb), &cpu);
 	if (rec) {
 		rec->ent = *ent;	/* the attached record's header, our type */
 		rec->ent.type = (uint16_t)file->call->id;
 		rec->probe_type = (uint32_t)ep->attached->id;
-		uks_probe_args_store(ep->args, src, src_len, ent->pid, rec, len);
-		uks_trace_commit_filtered(tr, file, rec, len, cpu);
+		__uks_trace_probe_args_store(ep->args, src, src_len, ent->pid, rec, len);
+		__uks_trace_commit_filtered(tr, file, rec, len, cpu);
 	}
 	scratch_depth--;
 }
@@ -182,9 +182,9 @@ void __uks_trace_eprobe_for_each_tp(void (*fn)(const struct uks_tracepoint *tp, 
 static int eprobe_reg(struct uks_event_file *file, bool enable)
 {
 	struct uks_eprobe *ep = file->call->priv;
-	struct uks_event_file *target = uks_file_of_call(file->tr, ep->attached);
+	struct uks_event_file *target = __uks_trace_file_of_call(file->tr, ep->attached);
 	struct uks_tp_probe probe = { eprobe_reserve, eprobe_commit, file };
-	bool reads = uks_probe_args_read_memory(ep->args);
+	bool reads = __uks_trace_probe_args_read_memory(ep->args);
 	int ret;
 
 	if (!target || !ep->attached->tp)
@@ -199,14 +199,14 @@ static int eprobe_reg(struct uks_event_file *file, bool enable)
 				on_del(ep->attached->tp);
 			return ret;
 		}
-		uks_file_enable(target, true, true);
+		__uks_trace_file_enable(target, true, true);
 	} else {
 		ret = uks_tracepoint_detach(ep->attached->tp, &probe);
 		if (ret)
 			return ret;
 		if (reads)
 			on_del(ep->attached->tp);
-		uks_file_enable(target, false, true);
+		__uks_trace_file_enable(target, false, true);
 	}
 	return 0;
 }
@@ -216,19 +216,19 @@ static void eprobe_print(struct uks_seq *s, const struct uks_event_call *call,
 {
 	const struct uks_eprobe *ep = call->priv;
 
-	uks_seq_printf(s, "%s: (%s.%s)", call->name, ep->attached->system, ep->attached->name);
-	uks_probe_args_print(ep->args, rec, len, s);
+	seq_printf(s, "%s: (%s.%s)", call->name, ep->attached->system, ep->attached->name);
+	__uks_trace_probe_args_print(ep->args, rec, len, s);
 }
 
 static void eprobe_print_fmt(struct uks_seq *s, const struct uks_event_call *call)
 {
 	const struct uks_eprobe *ep = call->priv;
 
-	uks_probe_args_print_fmt(ep->args, s);
+	__uks_trace_probe_args_print_fmt(ep->args, s);
 }
 
 /**
- * uks_eprobe_create - build an eprobe call (not yet added)
+ * __uks_trace_eprobe_create - build an eprobe call (not yet added)
  * @group, @event: its name
  * @attached:	the event it attaches to
  * @argc, @argv: fetch arguments
@@ -237,9 +237,9 @@ static void eprobe_print_fmt(struct uks_seq *s, const struct uks_event_call *cal
  *
  * Caller holds event_mutex.
  */
-int uks_eprobe_create(const char *group, const char *event, struct uks_event_call *attached,
-		      int argc, const char *const *argv, struct uks_event_call **out,
-		      struct uks_probe_error *err)
+int __uks_trace_eprobe_create(const char *group, const char *event, struct uks_event_call *attached,
+			      int argc, const char *const *argv, struct uks_event_call **out,
+			      struct uks_probe_error *err)
 {
 	struct uks_event_field *fields = NULL;
 	const struct uks_event_field *arg_fields;
@@ -252,11 +252,12 @@ int uks_eprobe_create(const char *group, const char *event, struct uks_event_cal
 	if (!ep)
 		return -ENOMEM;
 	ep->attached = attached;
-	ret = uks_probe_args_parse(argc, argv, attached->all_fields, attached->nr_all_fields,
-				   EPROBE_ARGS_BASE, &ep->args, err);
+	ret = __uks_trace_probe_args_parse(argc, argv, attached->all_fields,
+					   attached->nr_all_fields, EPROBE_ARGS_BASE, &ep->args,
+					   err);
 	if (ret)
 		goto fail;
-	arg_fields = uks_probe_args_fields(ep->args, &nr_args);
+	arg_fields = __uks_trace_probe_args_fields(ep->args, &nr_args);
 	fields = uks_kcalloc(nr_args + 1, sizeof(*fields));
 	ret = -ENOMEM;
 	if (!fields)
@@ -264,7 +265,7 @@ int uks_eprobe_create(const char *group, const char *event, struct uks_event_cal
 	fields[0] = probe_type_field;
 	if (nr_args)
 		memcpy(fields + 1, arg_fields, nr_args * sizeof(*fields));
-	call = uks_call_alloc(group, event, fields, nr_args + 1);
+	call = __uks_trace_call_alloc(group, event, fields, nr_args + 1);
 	uks_kfree(fields);
 	if (!call)
 		goto fail;
@@ -276,31 +277,31 @@ int uks_eprobe_create(const char *group, const char *event, struct uks_event_cal
 	*out = call;
 	return 0;
 fail:
-	uks_probe_args_free(ep->args);
+	__uks_trace_probe_args_free(ep->args);
 	uks_kfree(ep);
 	return ret;
 }
 
-void uks_eprobe_free(struct uks_event_call *call)
+void __uks_trace_eprobe_free(struct uks_event_call *call)
 {
 	struct uks_eprobe *ep = call->priv;
 
 	if (ep) {
-		uks_probe_args_free(ep->args);
+		__uks_trace_probe_args_free(ep->args);
 		uks_kfree(ep);
 	}
-	uks_call_free(call);
+	__uks_trace_call_free(call);
 }
 
 /* "e:GRP/NAME SYS.EVENT name=arg ..." as dynamic_events lists it. */
-void uks_eprobe_show(struct uks_seq *s, const struct uks_event_call *call)
+void __uks_trace_eprobe_show(struct uks_seq *s, const struct uks_event_call *call)
 {
 	const struct uks_eprobe *ep = call->priv;
-	int n = uks_probe_args_count(ep->args);
+	int n = __uks_trace_probe_args_count(ep->args);
 
-	uks_seq_printf(s, "e:%s/%s %s.%s", call->system, call->name, ep->attached->system,
-		       ep->attached->name);
+	seq_printf(s, "e:%s/%s %s.%s", call->system, call->name, ep->attached->system,
+		   ep->attached->name);
 	for (int i = 0; i < n; i++)
-		uks_seq_printf(s, " %s", uks_probe_args_text(ep->args, i));
-	uks_seq_putc(s, '\n');
+		seq_printf(s, " %s", __uks_trace_probe_args_text(ep->args, i));
+	seq_putc(s, '\n');
 }

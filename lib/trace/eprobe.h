@@ -11,11 +11,11 @@ struct uks_eprobe {
 	struct uks_probe_args *args;
 };
 
-int uks_eprobe_create(const char *group, const char *event, struct uks_event_call *attached,
-		      int argc, const char *const *argv, struct uks_event_call **out,
-		      struct uks_probe_error *err);
-void uks_eprobe_free(struct uks_event_call *call);
-void uks_eprobe_show(struct uks_seq *s, const struct uks_event_call *call);
+int __uks_trace_eprobe_create(const char *group, const char *event, struct uks_event_call *attached,
+			      int argc, const char *const *argv, struct uks_event_call **out,
+			      struct uks_probe_error *err);
+void __uks_trace_eprobe_free(struct uks_event_call *call);
+void __uks_trace_eprobe_show(struct uks_seq *s, const struct uks_event_call *call);
 /* Also used by lib/tracee: tracepoints with an eprobe enabled that reads memory. */
 void __uks_trace_eprobe_for_each_tp(void (*fn)(const struct uks_tracepoint *tp, void *arg),
 				    void *arg);

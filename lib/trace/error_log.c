@@ -32,21 +32,21 @@ static void entry_free(struct uks_error_log_entry *e)
 }
 
 /**
- * uks_trace_log_err - append an entry (the oldest goes when 8 are kept)
+ * __uks_trace_log_err - append an entry (the oldest goes when 8 are kept)
  * @loc:	"event_probe", "trace_kprobe", "event filter parse error", …
  * @cmd:	the command as written
  * @err:	the error text
  * @pos:	offset in @cmd the caret points at
  */
-void uks_trace_log_err(struct uks_trace *tr, const char *loc, const char *cmd,
-		       const char *err, unsigned int pos)
+void __uks_trace_log_err(struct uks_trace *tr, const char *loc, const char *cmd,
+			 const char *err, unsigned int pos)
 {
 	struct uks_error_log_entry *e;
 
 	pthread_mutex_lock(&tr->lock);
 	e = &tr->errors[tr->next_error];
 	entry_free(e);
-	e->ts = uks_trace_clock_read(uks_rb_clock(tr->rb), &(uint64_t){ 0 });
+	e->ts = __uks_trace_clock_read(__uks_trace_rb_clock(tr->rb), &(uint64_t){ 0 });
 	e->loc = dup_str(loc);
 	e->cmd = dup_str(cmd);
 	e->err = dup_str(err);
@@ -57,7 +57,7 @@ void uks_trace_log_err(struct uks_trace *tr, const char *loc, const char *cmd,
 	pthread_mutex_unlock(&tr->lock);
 }
 
-void uks_trace_show_error_log(struct uks_trace *tr, struct uks_seq *s)
+void __uks_trace_show_error_log(struct uks_trace *tr, struct uks_seq *s)
 {
 	unsigned int first;
 
@@ -70,15 +70,15 @@ void uks_trace_show_error_log(struct uks_trace *tr, struct uks_seq *s)
 
 		if (!e->loc || !e->cmd || !e->err)
 			continue;	/* an allocation failed when it was logged */
-		uks_seq_printf(s, "[%5llu.%06u] %s: error: %s\n", (unsigned long long)sec, usec,
-			       e->loc, e->err);
-		uks_seq_printf(s, "  Command: %s\n", e->cmd);
-		uks_seq_printf(s, "%*s^\n", (int)(sizeof("  Command: ") - 1 + e->pos), "");
+		seq_printf(s, "[%5llu.%06u] %s: error: %s\n", (unsigned long long)sec, usec,
+			   e->loc, e->err);
+		seq_printf(s, "  Command: %s\n", e->cmd);
+		seq_printf(s, "%*s^\n", (int)(sizeof("  Command: ") - 1 + e->pos), "");
 	}
 	pthread_mutex_unlock(&tr->lock);
 }
 
-void uks_trace_clear_error_log(struct uks_trace *tr)
+void __uks_trace_clear_error_log(struct uks_trace *tr)
 {
 	pthread_mutex_lock(&tr->lock);
 	for (unsigned int i = 0; i < UKS_ERROR_LOG_MAX; i++)

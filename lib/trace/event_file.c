@@ -16,16 +16,16 @@
 /* Writes in progress on this thread: a nested one comes from a signal handler. */
 static __thread int write_depth __attribute__((tls_model("initial-exec")));
 
-void uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, int type)
+void __uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, int type)
 {
 	ent->type = (uint16_t)type;
 	/* Signal handlers are user space's interrupt context. */
 	ent->flags = write_depth > 1 ? UKS_TRACE_FLAG_HARDIRQ : 0;
 	ent->preempt_count = 0;
-	ent->pid = uks_trace_current_tid();
+	ent->pid = __uks_trace_current_tid();
 }
 
-bool uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid)
+bool __uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid)
 {
 	const pid_t *pids = __atomic_load_n(&tr->event_pids, __ATOMIC_ACQUIRE);
 	size_t lo = 0, hi = __atomic_load_n(&tr->nr_event_pids, __ATOMIC_ACQUIRE);
@@ -46,19 +46,19 @@ bool uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid)
 }
 
 /**
- * uks_trace_hit_ts - the timestamp of a tracepoint hit in @rb's clock
+ * __uks_trace_hit_ts - the timestamp of a tracepoint hit in @rb's clock
  *
  * Every record one hit writes (the event in several instances, its
  * eprobes) carries the same time: one clock reading per clock and hit.
  * The counter clock is read each time, so that its values stay unique.
  */
-uint64_t uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb)
+uint64_t __uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb)
 {
-	uint64_t clock = (uint64_t)uks_rb_clock(rb) + 1;
+	uint64_t clock = (uint64_t)__uks_trace_rb_clock(rb) + 1;
 
 	if (hit->shared[1] == clock)
 		return hit->shared[0];
-	hit->shared[0] = uks_rb_now(rb);
+	hit->shared[0] = __uks_trace_rb_now(rb);
 	if (clock != (uint64_t)UKS_CLOCK_COUNTER + 1)
 		hit->shared[1] = clock;
 	return hit->shared[0];
@@ -72,44 +72,44 @@ static void *file_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 	unsigned int cpu;
 
 	if (__builtin_expect(tr->event_pids != NULL, 0) &&
-	    !uks_trace_pid_allowed(tr, uks_trace_current_tid()))
+	    !__uks_trace_pid_allowed(tr, __uks_trace_current_tid()))
 		return NULL;
 	write_depth++;
 	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
-		uks_trace_note_current(tr);
-	ent = uks_rb_reserve_at(tr->rb, len, uks_trace_hit_ts(hit, tr->rb), &cpu);
+		__uks_trace_note_current(tr);
+	ent = __uks_trace_rb_reserve_at(tr->rb, len, __uks_trace_hit_ts(hit, tr->rb), &cpu);
 	if (!ent) {
 		write_depth--;
 		return NULL;
 	}
-	uks_trace_fill_entry(tr, ent, file->call->id);
+	__uks_trace_fill_entry(tr, ent, file->call->id);
 	return ent;
 }
 
 /**
- * uks_trace_commit_filtered - commit a reserved record unless filtered out
+ * __uks_trace_commit_filtered - commit a reserved record unless filtered out
  */
-void uks_trace_commit_filtered(struct uks_trace *tr, struct uks_event_file *file,
-			       void *rec, size_t len, unsigned int cpu)
+void __uks_trace_commit_filtered(struct uks_trace *tr, struct uks_event_file *file,
+				 void *rec, size_t len, unsigned int cpu)
 {
 	struct uks_filter *filter = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
 
 	if (filter) {
-		struct uks_filter_ctx ctx = { (int)cpu, uks_trace_current_comm() };
+		struct uks_filter_ctx ctx = { (int)cpu, __uks_trace_current_comm() };
 
-		if (!uks_filter_match(filter, rec, len, &ctx)) {
-			uks_rb_discard(tr->rb, rec);
+		if (!__uks_trace_filter_match(filter, rec, len, &ctx)) {
+			__uks_trace_rb_discard(tr->rb, rec);
 			return;
 		}
 	}
-	uks_rb_commit(tr->rb, rec);
+	__uks_trace_rb_commit(tr->rb, rec);
 }
 
 static void file_commit(void *data, struct uks_tp_iter *hit, void *rec, size_t len)
 {
 	struct uks_event_file *file = data;
 
-	uks_trace_commit_filtered(file->tr, file, rec, len, uks_rb_event_cpu(rec));
+	__uks_trace_commit_filtered(file->tr, file, rec, len, __uks_trace_rb_event_cpu(rec));
 	write_depth--;
 }
 
@@ -130,7 +130,7 @@ static int file_reg(struct uks_event_file *file, bool enable)
 }
 
 /**
- * uks_file_enable - the kernel's __ftrace_event_enable_disable()
+ * __uks_trace_file_enable - the kernel's __ftrace_event_enable_disable()
  * @file:	the event file
  * @enable:	on or off
  * @soft:	a soft-mode reference (held by an eprobe) rather than the
@@ -138,7 +138,7 @@ static int file_reg(struct uks_event_file *file, bool enable)
  *
  * Caller holds event_mutex.  Returns 0 or -errno from the call's reg().
  */
-int uks_file_enable(struct uks_event_file *file, bool enable, bool soft)
+int __uks_trace_file_enable(struct uks_event_file *file, bool enable, bool soft)
 {
 	int (*reg)(struct uks_event_file *, bool) = file->call->reg ? file->call->reg : file_reg;
 	int ret = 0;
@@ -167,12 +167,12 @@ int uks_file_enable(struct uks_event_file *file, bool enable, bool soft)
 }
 
 /* The enable file: "0", "1", "0*" or "1*". */
-void uks_file_enable_str(struct uks_event_file *file, struct uks_seq *s)
+void __uks_trace_file_enable_str(struct uks_event_file *file, struct uks_seq *s)
 {
-	uks_seq_puts(s, file->flags & UKS_FILE_ENABLED ? "1" : "0");
+	seq_puts(s, file->flags & UKS_FILE_ENABLED ? "1" : "0");
 	if (file->flags & UKS_FILE_SOFT_MODE)
-		uks_seq_putc(s, '*');
-	uks_seq_putc(s, '\n');
+		seq_putc(s, '*');
+	seq_putc(s, '\n');
 }
 
 static char *strip(char *s)
@@ -194,20 +194,20 @@ static void swap_filter(struct uks_event_file *file, struct uks_filter *filter, 
 	__atomic_store_n(&file->filter, filter, __ATOMIC_RELEASE);
 	if (old && file->call->tp)
 		uks_tracepoint_synchronize(file->call->tp);
-	uks_filter_free(old);
+	__uks_trace_filter_free(old);
 	uks_kfree(file->filter_str);
 	file->filter_str = str;
 }
 
 /**
- * uks_file_set_filter - the filter file's write: "0" clears
+ * __uks_trace_file_set_filter - the filter file's write: "0" clears
  *
  * As in 5.15, a filter that fails to parse replaces the old one with no
  * filtering and the filter file then shows the text, a caret and the
  * error; the error also goes to error_log.  Caller holds event_mutex.
  * Returns 0, -EINVAL, -ENOSPC or -ENOMEM.
  */
-int uks_file_set_filter(struct uks_event_file *file, const char *text)
+int __uks_trace_file_set_filter(struct uks_event_file *file, const char *text)
 {
 	struct uks_filter_error err = { 0 };
 	struct uks_filter *filter = NULL;
@@ -226,24 +226,24 @@ int uks_file_set_filter(struct uks_event_file *file, const char *text)
 		uks_kfree(copy);
 		return 0;
 	}
-	ret = uks_filter_compile(str, file->call->all_fields, file->call->nr_all_fields,
-				 &filter, &err);
+	ret = __uks_trace_filter_compile(str, file->call->all_fields, file->call->nr_all_fields,
+					 &filter, &err);
 	if (ret == -ENOMEM) {
 		uks_kfree(copy);
 		return ret;
 	}
-	uks_seq_puts(&msg, str);
+	seq_puts(&msg, str);
 	if (ret) {
 		/* The kernel right-aligns the caret in a field of width pos here. */
-		uks_seq_printf(&msg, "\n%*s", err.pos, "^");
-		uks_seq_printf(&msg, "\nparse_error: %s\n", err.msg ? err.msg : "Error");
-		uks_trace_log_err(file->tr, "event filter parse error", str,
-				  err.msg ? err.msg : "Error", (unsigned int)err.pos);
+		seq_printf(&msg, "\n%*s", err.pos, "^");
+		seq_printf(&msg, "\nparse_error: %s\n", err.msg ? err.msg : "Error");
+		__uks_trace_log_err(file->tr, "event filter parse error", str,
+				    err.msg ? err.msg : "Error", (unsigned int)err.pos);
 	}
 	uks_kfree(copy);
 	if (msg.overflow) {
-		uks_filter_free(filter);
-		uks_seq_free(&msg);
+		__uks_trace_filter_free(filter);
+		seq_free(&msg);
 		return -ENOMEM;
 	}
 	swap_filter(file, filter, msg.buf);
@@ -272,15 +272,15 @@ static void file_unalloc(struct uks_event_file *file)
 }
 
 /**
- * uks_call_files_alloc - a file for a new call in every instance
+ * __uks_trace_call_files_alloc - a file for a new call in every instance
  * Caller holds event_mutex.  Returns 0 or -ENOMEM (then none was made).
  */
-int uks_call_files_alloc(struct uks_event_call *call)
+int __uks_trace_call_files_alloc(struct uks_event_call *call)
 {
 	struct uks_event_file *file, *tmp;
 	struct uks_trace *tr;
 
-	list_for_each_entry(tr, &uks_traces, list) {
+	list_for_each_entry(tr, &__uks_trace_traces, list) {
 		if (!file_alloc(tr, call)) {
 			list_for_each_entry_safe(file, tmp, &call->files, call_list)
 				file_unalloc(file);
@@ -291,15 +291,15 @@ int uks_call_files_alloc(struct uks_event_call *call)
 }
 
 /**
- * uks_trace_files_alloc - a file of every call for a new instance
+ * __uks_trace_files_alloc - a file of every call for a new instance
  * Caller holds event_mutex.  Returns 0 or -ENOMEM (then none was made).
  */
-int uks_trace_files_alloc(struct uks_trace *tr)
+int __uks_trace_files_alloc(struct uks_trace *tr)
 {
 	struct uks_event_file *file, *tmp;
 	struct uks_event_call *call;
 
-	list_for_each_entry(call, &uks_calls, list) {
+	list_for_each_entry(call, &__uks_trace_calls, list) {
 		if (!file_alloc(tr, call)) {
 			list_for_each_entry_safe(file, tmp, &tr->files, list)
 				file_unalloc(file);
@@ -310,20 +310,20 @@ int uks_trace_files_alloc(struct uks_trace *tr)
 }
 
 /**
- * uks_trace_sync_files - give @tr a file for every call
+ * __uks_trace_sync_files - give @tr a file for every call
  *
  * Calls get their files in every instance when they are added; what is
  * left is turning newly registered tracepoints into calls.  Caller holds
  * event_mutex.  Returns 0 or -ENOMEM.
  */
-int uks_trace_sync_files(struct uks_trace *tr)
+int __uks_trace_sync_files(struct uks_trace *tr)
 {
 	(void)tr;
-	return uks_trace_sync_calls();
+	return __uks_trace_sync_calls();
 }
 
 /* Caller holds event_mutex.  Costs the number of instances. */
-struct uks_event_file *uks_file_of_call(struct uks_trace *tr, struct uks_event_call *call)
+struct uks_event_file *__uks_trace_file_of_call(struct uks_trace *tr, struct uks_event_call *call)
 {
 	struct uks_event_file *file;
 
@@ -333,22 +333,22 @@ struct uks_event_file *uks_file_of_call(struct uks_trace *tr, struct uks_event_c
 	return NULL;
 }
 
-struct uks_event_file *uks_find_file(struct uks_trace *tr, const char *system,
-				     const char *name)
+struct uks_event_file *__uks_trace_find_file(struct uks_trace *tr, const char *system,
+					     const char *name)
 {
 	struct uks_event_call *call;
 
-	if (uks_trace_sync_files(tr))
+	if (__uks_trace_sync_files(tr))
 		return NULL;
-	call = uks_find_call(system, name);
-	return call ? uks_file_of_call(tr, call) : NULL;
+	call = __uks_trace_find_call(system, name);
+	return call ? __uks_trace_file_of_call(tr, call) : NULL;
 }
 
 /* Remove an instance's file (disabled already). Caller holds event_mutex. */
-void uks_trace_file_free(struct uks_event_file *file)
+void __uks_trace_file_free(struct uks_event_file *file)
 {
 	if (file->flags & UKS_FILE_ENABLED)
-		uks_file_enable(file, false, false);
+		__uks_trace_file_enable(file, false, false);
 	list_del(&file->list);
 	list_del(&file->call_list);
 	swap_filter(file, NULL, NULL);

@@ -2,7 +2,7 @@
 /*
  * Event calls: the global list of every event tracers can enable, with
  * their numeric IDs and formats.  Static tracepoints become calls lazily
- * (uks_trace_sync_calls() compares the tracepoint registry's generation);
+ * (__uks_trace_sync_calls() compares the tracepoint registry's generation);
  * dynamic events add and remove themselves.
  */
 #include <errno.h>
@@ -13,9 +13,9 @@
 
 #include "trace/trace.h"
 
-pthread_mutex_t uks_event_mutex = PTHREAD_MUTEX_INITIALIZER;
-LIST_HEAD(uks_calls);
-LIST_HEAD(uks_systems);
+pthread_mutex_t __uks_trace_event_mutex = PTHREAD_MUTEX_INITIALIZER;
+LIST_HEAD(__uks_trace_calls);
+LIST_HEAD(__uks_trace_systems);
 static struct uks_index systems_by_name;
 static struct uks_index calls_by_id;
 
@@ -48,11 +48,12 @@ static char *kstrdup(const char *s)
 }
 
 /**
- * uks_call_alloc - a new call with its field table (not yet listed)
+ * __uks_trace_call_alloc - a new call with its field table (not yet listed)
  * The field descriptors are copied; their strings are not and must stay.
  */
-struct uks_event_call *uks_call_alloc(const char *system, const char *name,
-				      const struct uks_event_field *fields, size_t nr_fields)
+struct uks_event_call *__uks_trace_call_alloc(const char *system, const char *name,
+					      const struct uks_event_field *fields,
+					      size_t nr_fields)
 {
 	struct uks_event_call *call = uks_kzalloc(sizeof(*call));
 	size_t nr_all = nr_fields + UKS_NR_GENERIC_FIELDS + UKS_NR_COMMON_FIELDS;
@@ -66,7 +67,7 @@ struct uks_event_call *uks_call_alloc(const char *system, const char *name,
 	call->name = kstrdup(name);
 	call->all_fields = uks_kcalloc(nr_all, sizeof(*call->all_fields));
 	if (!call->system || !call->name || !call->all_fields) {
-		uks_call_free(call);
+		__uks_trace_call_free(call);
 		return NULL;
 	}
 	if (nr_fields)
@@ -79,7 +80,7 @@ struct uks_event_call *uks_call_alloc(const char *system, const char *name,
 	return call;
 }
 
-void uks_call_free(struct uks_event_call *call)
+void __uks_trace_call_free(struct uks_event_call *call)
 {
 	if (!call)
 		return;
@@ -90,7 +91,7 @@ void uks_call_free(struct uks_event_call *call)
 }
 
 /* Caller holds event_mutex. */
-struct uks_event_system *uks_find_system(const char *name)
+struct uks_event_system *__uks_trace_find_system(const char *name)
 {
 	size_t hash = __uks_trace_hash_name(name);
 	struct uks_event_system *sys;
@@ -106,7 +107,7 @@ struct uks_event_system *uks_find_system(const char *name)
 
 static struct uks_event_system *system_get(const char *name)
 {
-	struct uks_event_system *sys = uks_find_system(name);
+	struct uks_event_system *sys = __uks_trace_find_system(name);
 
 	if (sys)
 		return sys;
@@ -121,7 +122,7 @@ static struct uks_event_system *system_get(const char *name)
 		return NULL;
 	}
 	INIT_LIST_HEAD(&sys->calls);
-	list_add_tail(&sys->list, &uks_systems);
+	list_add_tail(&sys->list, &__uks_trace_systems);
 	return sys;
 }
 
@@ -153,12 +154,12 @@ static void call_unindex(struct uks_event_call *call)
  * Caller holds event_mutex.  The call gets its file in every instance, as
  * the kernel's trace_add_event_call() does.  Returns 0, -EEXIST or -ENOMEM.
  */
-int uks_call_add(struct uks_event_call *call)
+int __uks_trace_call_add(struct uks_event_call *call)
 {
 	struct uks_event_system *sys;
 	int ret;
 
-	if (uks_find_call(call->system, call->name))
+	if (__uks_trace_find_call(call->system, call->name))
 		return -EEXIST;
 	sys = system_get(call->system);
 	if (!sys)
@@ -183,17 +184,17 @@ int uks_call_add(struct uks_event_call *call)
 		system_put(sys);
 		return ret;
 	}
-	ret = uks_call_files_alloc(call);
+	ret = __uks_trace_call_files_alloc(call);
 	if (ret) {
 		call_unindex(call);
 		return ret;
 	}
-	list_add_tail(&call->list, &uks_calls);
+	list_add_tail(&call->list, &__uks_trace_calls);
 	return 0;
 }
 
 /* Caller holds event_mutex; instance files must be gone already. */
-void uks_call_remove(struct uks_event_call *call)
+void __uks_trace_call_remove(struct uks_event_call *call)
 {
 	list_del_init(&call->list);
 	if (call->sys)
@@ -201,7 +202,7 @@ void uks_call_remove(struct uks_event_call *call)
 }
 
 /* @system NULL: the first call of that name in any system. */
-struct uks_event_call *uks_find_call(const char *system, const char *name)
+struct uks_event_call *__uks_trace_find_call(const char *system, const char *name)
 {
 	size_t hash = __uks_trace_hash_name(name);
 	struct uks_event_system *sys;
@@ -210,12 +211,12 @@ struct uks_event_call *uks_find_call(const char *system, const char *name)
 	if (!system) {
 		struct uks_event_call *call;
 
-		list_for_each_entry(call, &uks_calls, list)
+		list_for_each_entry(call, &__uks_trace_calls, list)
 			if (!strcmp(call->name, name))
 				return call;
 		return NULL;
 	}
-	sys = uks_find_system(system);
+	sys = __uks_trace_find_system(system);
 	if (!sys)
 		return NULL;
 	uks_index_for_each_possible(pos, &sys->by_name, hash) {
@@ -228,7 +229,7 @@ struct uks_event_call *uks_find_call(const char *system, const char *name)
 }
 
 /* The call whose records carry @id (the trace readers' lookup). */
-struct uks_event_call *uks_find_call_by_id(int id)
+struct uks_event_call *__uks_trace_find_call_by_id(int id)
 {
 	struct uks_index_node *pos;
 
@@ -246,14 +247,14 @@ static void tp_print(struct uks_seq *s, const struct uks_event_call *call,
 	if (n < 0)
 		return;
 	if ((size_t)n < sizeof(small)) {
-		uks_seq_putmem(s, small, n);
+		seq_putmem(s, small, n);
 	} else {
 		char *big = uks_kmalloc(n + 1);
 
 		if (!big)
 			return;
 		call->tp->print(big, n + 1, rec);
-		uks_seq_putmem(s, big, n);
+		seq_putmem(s, big, n);
 		uks_kfree(big);
 	}
 }
@@ -263,16 +264,16 @@ static void tp_print_fmt(struct uks_seq *s, const struct uks_event_call *call)
 	size_t len;
 	const char *fmt = uks_tracepoint_print_fmt(call->tp, &len);
 
-	uks_seq_putmem(s, fmt, len);
+	seq_putmem(s, fmt, len);
 }
 
 static int add_tracepoint(struct uks_tracepoint *tp, void *arg)
 {
 	struct uks_event_call *call;
 
-	if (uks_find_call(tp->system, tp->name))
+	if (__uks_trace_find_call(tp->system, tp->name))
 		return 0;
-	call = uks_call_alloc(tp->system, tp->name, tp->fields, tp->nr_fields);
+	call = __uks_trace_call_alloc(tp->system, tp->name, tp->fields, tp->nr_fields);
 	if (!call)
 		return -ENOMEM;
 	call->tp = tp;
@@ -280,25 +281,25 @@ static int add_tracepoint(struct uks_tracepoint *tp, void *arg)
 		call->flags |= UKS_CALL_OWN_LINE;
 	call->print = tp_print;
 	call->print_fmt = tp_print_fmt;
-	if (uks_call_add(call)) {
-		uks_call_free(call);
+	if (__uks_trace_call_add(call)) {
+		__uks_trace_call_free(call);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
 /**
- * uks_trace_sync_calls - make a call of every registered tracepoint
+ * __uks_trace_sync_calls - make a call of every registered tracepoint
  * Caller holds event_mutex.  Returns 0 or -ENOMEM.
  */
-int uks_trace_sync_calls(void)
+int __uks_trace_sync_calls(void)
 {
 	unsigned long gen = uks_tracepoint_generation();
 	int ret;
 
 	if (gen == synced_generation)
 		return 0;
-	ret = uks_trace_marker_init();
+	ret = __uks_trace_marker_init();
 	if (!ret)
 		ret = uks_tracepoint_for_each(add_tracepoint, NULL);
 	if (!ret)
@@ -313,26 +314,26 @@ static void print_field(struct uks_seq *s, const struct uks_event_field *f)
 
 	/* Arrays print as "char comm[16]": the dimension follows the name. */
 	if (bracket && strncmp(f->type, "__data_loc", 10))
-		uks_seq_printf(s, "\tfield:%.*s %s%s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
-			       (int)(bracket - f->type), f->type, f->name, bracket,
-			       f->offset, f->size, f->is_signed);
+		seq_printf(s, "\tfield:%.*s %s%s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+			   (int)(bracket - f->type), f->type, f->name, bracket,
+			   f->offset, f->size, f->is_signed);
 	else
-		uks_seq_printf(s, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
-			       f->type, f->name, f->offset, f->size, f->is_signed);
+		seq_printf(s, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+			   f->type, f->name, f->offset, f->size, f->is_signed);
 }
 
-/** uks_call_print_format - the events/SYS/EVENT/format file */
-void uks_call_print_format(struct uks_seq *s, const struct uks_event_call *call)
+/** __uks_trace_call_print_format - the events/SYS/EVENT/format file */
+void __uks_trace_call_print_format(struct uks_seq *s, const struct uks_event_call *call)
 {
 	const struct uks_event_field *common = call_common_fields(call);
 
-	uks_seq_printf(s, "name: %s\nID: %d\nformat:\n", call->name, call->id);
+	seq_printf(s, "name: %s\nID: %d\nformat:\n", call->name, call->id);
 	for (int i = 0; i < UKS_NR_COMMON_FIELDS; i++)
 		print_field(s, &common[i]);
-	uks_seq_putc(s, '\n');
+	seq_putc(s, '\n');
 	for (size_t i = 0; i < call->nr_fields; i++)
 		print_field(s, &call->all_fields[i]);
-	uks_seq_puts(s, "\nprint fmt: ");
+	seq_puts(s, "\nprint fmt: ");
 	call->print_fmt(s, call);
-	uks_seq_putc(s, '\n');
+	seq_putc(s, '\n');
 }

@@ -34,10 +34,10 @@ static inline unsigned int uks_data_loc_offset(uint32_t loc) { return loc & 0xff
 static inline unsigned int uks_data_loc_len(uint32_t loc) { return loc >> 16; }
 
 /**
- * uks_event_field_find - look a field up by name
+ * __uks_trace_event_field_find - look a field up by name
  * Returns the field or NULL.
  */
-const struct uks_event_field *uks_event_field_find(const struct uks_event_field *fields,
-						   size_t nr, const char *name);
+const struct uks_event_field *__uks_trace_event_field_find(const struct uks_event_field *fields,
+							   size_t nr, const char *name);
 
 #endif

@@ -71,19 +71,19 @@ static struct uks_event_file *tfs_file(const struct kfs_open_file *of)
 
 static int show_readme(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_seq_puts(s, __uks_tracefs_readme);
+	seq_puts(s, __uks_tracefs_readme);
 	return 0;
 }
 
 static int show_available_events(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_available_events(s);
+	__uks_trace_show_available_events(s);
 	return 0;
 }
 
 static int show_nop(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_seq_puts(s, "nop\n");
+	seq_puts(s, "nop\n");
 	return 0;
 }
 
@@ -96,7 +96,7 @@ COMMAND(write_current_tracer)
 /* buffer_size_kb, top level or per_cpu/cpuN (TFS_PER_CPU) */
 static int show_buffer_size(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_buffer_size(tfs_tr(of), tfs_cpu(of), s);
+	__uks_trace_show_buffer_size(tfs_tr(of), tfs_cpu(of), s);
 	return 0;
 }
 
@@ -105,37 +105,37 @@ static int write_buffer_size(struct kfs_open_file *of, char *text, size_t len)
 	unsigned long kb;
 	int ret = parse_ulong(text, &kb);
 
-	return ret ? ret : uks_trace_set_buffer_size(tfs_tr(of), tfs_cpu(of), kb);
+	return ret ? ret : __uks_trace_set_buffer_size(tfs_tr(of), tfs_cpu(of), kb);
 }
 COMMAND(write_buffer_size)
 
 static int show_buffer_total(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_buffer_total(tfs_tr(of), s);
+	__uks_trace_show_buffer_total(tfs_tr(of), s);
 	return 0;
 }
 
 static int open_dynamic_events(struct kfs_open_file *of)
 {
-	return truncating(of) ? uks_dynamic_events_clear(tfs_tr(of)) : 0;
+	return truncating(of) ? __uks_trace_dynamic_events_clear(tfs_tr(of)) : 0;
 }
 
 static int write_dynamic_events(struct kfs_open_file *of, char *text, size_t len)
 {
-	return uks_dynamic_events_write(tfs_tr(of), text);
+	return __uks_trace_dynamic_events_write(tfs_tr(of), text);
 }
 COMMAND(write_dynamic_events)
 
 static int open_error_log(struct kfs_open_file *of)
 {
 	if (truncating(of))
-		uks_trace_clear_error_log(tfs_tr(of));
+		__uks_trace_clear_error_log(tfs_tr(of));
 	return 0;
 }
 
 static int show_error_log(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_error_log(tfs_tr(of), s);
+	__uks_trace_show_error_log(tfs_tr(of), s);
 	return 0;
 }
 
@@ -147,13 +147,13 @@ COMMAND(write_ignored)
 
 static int show_saved_cmdlines(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_saved_cmdlines(s);
+	__uks_trace_show_saved_cmdlines(s);
 	return 0;
 }
 
 static int show_cmdlines_size(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_seq_printf(s, "%d\n", uks_trace_cmdlines_size());
+	seq_printf(s, "%d\n", __uks_trace_cmdlines_size());
 	return 0;
 }
 
@@ -162,29 +162,29 @@ static int write_cmdlines_size(struct kfs_open_file *of, char *text, size_t len)
 	unsigned long v;
 	int ret = parse_ulong(text, &v);
 
-	return ret ? ret : uks_trace_set_cmdlines_size(v > 1u << 30 ? -1 : (int)v);
+	return ret ? ret : __uks_trace_set_cmdlines_size(v > 1u << 30 ? -1 : (int)v);
 }
 COMMAND(write_cmdlines_size)
 
 static int show_saved_tgids(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_saved_tgids(s);
+	__uks_trace_show_saved_tgids(s);
 	return 0;
 }
 
 static int open_set_event(struct kfs_open_file *of)
 {
 	if (truncating(of)) {
-		pthread_mutex_lock(&uks_event_mutex);
-		uks_trace_set_event(tfs_tr(of), "*:*", false);
-		pthread_mutex_unlock(&uks_event_mutex);
+		pthread_mutex_lock(&__uks_trace_event_mutex);
+		__uks_trace_set_event(tfs_tr(of), "*:*", false);
+		pthread_mutex_unlock(&__uks_trace_event_mutex);
 	}
 	return 0;
 }
 
 static int show_set_event(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_set_event(tfs_tr(of), s);
+	__uks_trace_show_set_event(tfs_tr(of), s);
 	return 0;
 }
 
@@ -194,40 +194,40 @@ static int write_set_event(struct kfs_open_file *of, char *text, size_t len)
 	char *save = NULL, *tok;
 	int ret = 0;
 
-	pthread_mutex_lock(&uks_event_mutex);
+	pthread_mutex_lock(&__uks_trace_event_mutex);
 	for (tok = strtok_r(text, " \t\n", &save); tok && !ret; tok = strtok_r(NULL, " \t\n", &save))
-		ret = uks_trace_set_event(tfs_tr(of), tok, true);
-	pthread_mutex_unlock(&uks_event_mutex);
+		ret = __uks_trace_set_event(tfs_tr(of), tok, true);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	return ret;
 }
 COMMAND(write_set_event)
 
 static int open_event_pid(struct kfs_open_file *of)
 {
-	return truncating(of) ? uks_trace_add_event_pids(tfs_tr(of), "", true) : 0;
+	return truncating(of) ? __uks_trace_add_event_pids(tfs_tr(of), "", true) : 0;
 }
 
 static int show_event_pid(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_event_pids(tfs_tr(of), s);
+	__uks_trace_show_event_pids(tfs_tr(of), s);
 	return 0;
 }
 
 static int write_event_pid(struct kfs_open_file *of, char *text, size_t len)
 {
-	return uks_trace_add_event_pids(tfs_tr(of), text, false);
+	return __uks_trace_add_event_pids(tfs_tr(of), text, false);
 }
 COMMAND(write_event_pid)
 
 static int show_trace_clock(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_clock(tfs_tr(of), s);
+	__uks_trace_show_clock(tfs_tr(of), s);
 	return 0;
 }
 
 static int write_trace_clock(struct kfs_open_file *of, char *text, size_t len)
 {
-	return uks_trace_set_clock(tfs_tr(of), strip(text));
+	return __uks_trace_set_clock(tfs_tr(of), strip(text));
 }
 COMMAND(write_trace_clock)
 
@@ -247,25 +247,25 @@ static ssize_t write_trace_marker(struct kfs_open_file *of, const char *buf, siz
 	(void)off;
 	if (!who && __uks_trace_peer_task(caller->peer, &task))
 		who = &task;
-	ret = uks_trace_marker_write(tfs_tr(of), buf, len, who);
+	ret = __uks_trace_marker_write(tfs_tr(of), buf, len, who);
 	return ret < 0 ? ret : (ssize_t)len;
 }
 
 static int show_trace_options(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_show_options(tfs_tr(of), s);
+	__uks_trace_show_options(tfs_tr(of), s);
 	return 0;
 }
 
 static int write_trace_options(struct kfs_open_file *of, char *text, size_t len)
 {
-	return uks_trace_write_option(tfs_tr(of), strip(text));
+	return __uks_trace_write_option(tfs_tr(of), strip(text));
 }
 COMMAND(write_trace_options)
 
 static int show_tracing_on(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_seq_puts(s, uks_rb_recording(tfs_tr(of)->rb) ? "1\n" : "0\n");
+	seq_puts(s, __uks_trace_rb_recording(tfs_tr(of)->rb) ? "1\n" : "0\n");
 	return 0;
 }
 
@@ -275,7 +275,7 @@ static int write_tracing_on(struct kfs_open_file *of, char *text, size_t len)
 	int ret = parse_ulong(text, &v);
 
 	if (!ret)
-		uks_rb_record_on(tfs_tr(of)->rb, v != 0);
+		__uks_trace_rb_record_on(tfs_tr(of)->rb, v != 0);
 	return ret;
 }
 COMMAND(write_tracing_on)
@@ -296,8 +296,8 @@ static int open_events_enable(struct kfs_open_file *of)
 	of->priv = NULL;
 	if (!of->ref.sub)
 		return 0;
-	pthread_mutex_lock(&uks_event_mutex);
-	list_for_each_entry(sys, &uks_systems, list) {
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	list_for_each_entry(sys, &__uks_trace_systems, list) {
 		if (sys == of->ref.sub) {
 			size_t n = strlen(sys->name) + 1;
 
@@ -308,7 +308,7 @@ static int open_events_enable(struct kfs_open_file *of)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&uks_event_mutex);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	return ret;
 }
 
@@ -319,7 +319,7 @@ static void release_events_enable(struct kfs_open_file *of)
 
 static int show_events_enable(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_trace_system_enable_str(tfs_tr(of), of->priv, s);
+	__uks_trace_system_enable_str(tfs_tr(of), of->priv, s);
 	return 0;
 }
 
@@ -330,16 +330,16 @@ static int write_events_enable(struct kfs_open_file *of, char *text, size_t len)
 
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&uks_event_mutex);
-	ret = uks_trace_system_enable(tfs_tr(of), of->priv, v > 1 ? -1 : (int)v);
-	pthread_mutex_unlock(&uks_event_mutex);
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	ret = __uks_trace_system_enable(tfs_tr(of), of->priv, v > 1 ? -1 : (int)v);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	return ret;
 }
 COMMAND(write_events_enable)
 
 static int show_event_enable(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_file_enable_str(tfs_file(of), s);
+	__uks_trace_file_enable_str(tfs_file(of), s);
 	return 0;
 }
 
@@ -352,9 +352,9 @@ static int write_event_enable(struct kfs_open_file *of, char *text, size_t len)
 		return ret;
 	if (v > 1)
 		return -EINVAL;
-	pthread_mutex_lock(&uks_event_mutex);
-	ret = uks_file_enable(tfs_file(of), v, false);
-	pthread_mutex_unlock(&uks_event_mutex);
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	ret = __uks_trace_file_enable(tfs_file(of), v, false);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	return ret;
 }
 COMMAND(write_event_enable)
@@ -362,9 +362,9 @@ COMMAND(write_event_enable)
 static int show_event_filter(struct kfs_open_file *of, struct uks_seq *s)
 {
 	if (tfs_file(of)->filter_str)
-		uks_seq_printf(s, "%s\n", tfs_file(of)->filter_str);
+		seq_printf(s, "%s\n", tfs_file(of)->filter_str);
 	else
-		uks_seq_puts(s, "none\n");
+		seq_puts(s, "none\n");
 	return 0;
 }
 
@@ -372,22 +372,22 @@ static int write_event_filter(struct kfs_open_file *of, char *text, size_t len)
 {
 	int ret;
 
-	pthread_mutex_lock(&uks_event_mutex);
-	ret = uks_file_set_filter(tfs_file(of), text);
-	pthread_mutex_unlock(&uks_event_mutex);
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	ret = __uks_trace_file_set_filter(tfs_file(of), text);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	return ret;
 }
 COMMAND(write_event_filter)
 
 static int show_event_format(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_call_print_format(s, tfs_file(of)->call);
+	__uks_trace_call_print_format(s, tfs_file(of)->call);
 	return 0;
 }
 
 static int show_event_id(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_seq_printf(s, "%d\n", tfs_file(of)->call->id);
+	seq_printf(s, "%d\n", tfs_file(of)->call->id);
 	return 0;
 }
 
@@ -395,7 +395,7 @@ static int show_event_id(struct kfs_open_file *of, struct uks_seq *s)
 
 static int show_option(struct kfs_open_file *of, struct uks_seq *s)
 {
-	uks_seq_puts(s, trace_opt(tfs_tr(of), (int)of->ref.idx) ? "1\n" : "0\n");
+	seq_puts(s, trace_opt(tfs_tr(of), (int)of->ref.idx) ? "1\n" : "0\n");
 	return 0;
 }
 
@@ -408,7 +408,7 @@ static int write_option(struct kfs_open_file *of, char *text, size_t len)
 		return ret;
 	if (v > 1)
 		return -EINVAL;
-	uks_trace_set_option(tfs_tr(of), (int)of->ref.idx, v);
+	__uks_trace_set_option(tfs_tr(of), (int)of->ref.idx, v);
 	return 0;
 }
 COMMAND(write_option)
@@ -419,27 +419,27 @@ static int show_cpu_stats(struct kfs_open_file *of, struct uks_seq *s)
 {
 	struct uks_trace *tr = tfs_tr(of);
 	struct uks_rb_stats st;
-	bool ns = uks_trace_clock_in_ns(uks_rb_clock(tr->rb));
-	uint64_t now = uks_trace_clock_read(uks_rb_clock(tr->rb), &(uint64_t){ 0 });
+	bool ns = __uks_trace_clock_in_ns(__uks_trace_rb_clock(tr->rb));
+	uint64_t now = __uks_trace_clock_read(__uks_trace_rb_clock(tr->rb), &(uint64_t){ 0 });
 
-	uks_rb_stats(tr->rb, (unsigned int)of->ref.idx, &st);
-	uks_seq_printf(s, "entries: %llu\n", (unsigned long long)st.entries);
-	uks_seq_printf(s, "overrun: %llu\n", (unsigned long long)st.overrun);
-	uks_seq_printf(s, "commit overrun: %llu\n", (unsigned long long)st.commit_overrun);
-	uks_seq_printf(s, "bytes: %llu\n", (unsigned long long)st.bytes);
+	__uks_trace_rb_stats(tr->rb, (unsigned int)of->ref.idx, &st);
+	seq_printf(s, "entries: %llu\n", (unsigned long long)st.entries);
+	seq_printf(s, "overrun: %llu\n", (unsigned long long)st.overrun);
+	seq_printf(s, "commit overrun: %llu\n", (unsigned long long)st.commit_overrun);
+	seq_printf(s, "bytes: %llu\n", (unsigned long long)st.bytes);
 	if (ns) {
 		uint64_t o = (st.oldest_ts + 500) / 1000, n = (now + 500) / 1000;
 
-		uks_seq_printf(s, "oldest event ts: %5llu.%06llu\n",
-			       (unsigned long long)(o / 1000000), (unsigned long long)(o % 1000000));
-		uks_seq_printf(s, "now ts: %5llu.%06llu\n",
-			       (unsigned long long)(n / 1000000), (unsigned long long)(n % 1000000));
+		seq_printf(s, "oldest event ts: %5llu.%06llu\n",
+			   (unsigned long long)(o / 1000000), (unsigned long long)(o % 1000000));
+		seq_printf(s, "now ts: %5llu.%06llu\n",
+			   (unsigned long long)(n / 1000000), (unsigned long long)(n % 1000000));
 	} else {
-		uks_seq_printf(s, "oldest event ts: %llu\n", (unsigned long long)st.oldest_ts);
-		uks_seq_printf(s, "now ts: %llu\n", (unsigned long long)now);
+		seq_printf(s, "oldest event ts: %llu\n", (unsigned long long)st.oldest_ts);
+		seq_printf(s, "now ts: %llu\n", (unsigned long long)now);
 	}
-	uks_seq_printf(s, "dropped events: %llu\n", (unsigned long long)st.dropped);
-	uks_seq_printf(s, "read events: %llu\n", (unsigned long long)st.read);
+	seq_printf(s, "dropped events: %llu\n", (unsigned long long)st.dropped);
+	seq_printf(s, "read events: %llu\n", (unsigned long long)st.read);
 	return 0;
 }
 

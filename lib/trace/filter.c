@@ -14,7 +14,7 @@
  * Compiling (filter_parse.c) follows the kernel's parser step by step, so
  * the same input fails with the same message at the same position; the
  * result is a flat array of predicates with forward branches, which
- * uks_filter_match() below runs in one loop.
+ * __uks_trace_filter_match() below runs in one loop.
  *
  * Deviations from 5.15 are marked "uks:" here and in filter_parse.c; the
  * main ones: incomplete expressions ("a == 1 &&") are rejected as later
@@ -224,8 +224,8 @@ static int eval_insn(const struct filter_insn *in, const unsigned char *rec,
 }
 
 /**
- * uks_filter_match - run a compiled filter against one record
- * @filter:	from uks_filter_compile(); NULL matches everything
+ * __uks_trace_filter_match - run a compiled filter against one record
+ * @filter:	from __uks_trace_filter_compile(); NULL matches everything
  * @rec:	the record, common header at offset 0
  * @rec_len:	its length; fields beyond it never match
  * @ctx:	CPU and comm for the generic fields (may be NULL)
@@ -233,8 +233,8 @@ static int eval_insn(const struct filter_insn *in, const unsigned char *rec,
  * Safe to call concurrently on the same filter; never allocates.
  * Returns true when the record passes (is to be kept).
  */
-bool uks_filter_match(const struct uks_filter *filter, const void *rec,
-		      size_t rec_len, const struct uks_filter_ctx *ctx)
+bool __uks_trace_filter_match(const struct uks_filter *filter, const void *rec,
+			      size_t rec_len, const struct uks_filter_ctx *ctx)
 {
 	unsigned int i = 0, n;
 
@@ -253,10 +253,10 @@ bool uks_filter_match(const struct uks_filter *filter, const void *rec,
 }
 
 /**
- * uks_filter_free - free a compiled filter
- * @filter:	from uks_filter_compile(), or NULL
+ * __uks_trace_filter_free - free a compiled filter
+ * @filter:	from __uks_trace_filter_compile(), or NULL
  */
-void uks_filter_free(struct uks_filter *filter)
+void __uks_trace_filter_free(struct uks_filter *filter)
 {
 	uks_kfree(filter);
 }

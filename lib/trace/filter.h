@@ -30,7 +30,7 @@ struct uks_filter_error {
 };
 
 /**
- * uks_filter_compile - parse @text against an event's fields
+ * __uks_trace_filter_compile - parse @text against an event's fields
  * @text:	the filter string (trailing newline/whitespace allowed)
  * @fields:	every field a filter may name: common_*, the generic CPU, cpu,
  *		COMM, comm, and the event's own fields
@@ -41,14 +41,14 @@ struct uks_filter_error {
  * Returns 0, or -EINVAL (parse error, @err set), -ENOMEM, -ENOSPC (too many
  * predicates, @err set).  The fields array must outlive the filter.
  */
-int uks_filter_compile(const char *text, const struct uks_event_field *fields,
-		       size_t nr_fields, struct uks_filter **out,
-		       struct uks_filter_error *err);
+int __uks_trace_filter_compile(const char *text, const struct uks_event_field *fields,
+			       size_t nr_fields, struct uks_filter **out,
+			       struct uks_filter_error *err);
 
 /* Returns true when the record passes (is to be kept). */
-bool uks_filter_match(const struct uks_filter *filter, const void *rec,
-		      size_t rec_len, const struct uks_filter_ctx *ctx);
+bool __uks_trace_filter_match(const struct uks_filter *filter, const void *rec,
+			      size_t rec_len, const struct uks_filter_ctx *ctx);
 
-void uks_filter_free(struct uks_filter *filter);
+void __uks_trace_filter_free(struct uks_filter *filter);
 
 #endif

@@ -547,7 +547,7 @@ done:
 }
 
 /**
- * uks_filter_compile - parse @text against an event's fields
+ * __uks_trace_filter_compile - parse @text against an event's fields
  * @text:	the filter string (trailing newline/whitespace allowed)
  * @fields:	every field a filter may name
  * @nr_fields:	number of @fields
@@ -561,9 +561,9 @@ done:
  *
  * Returns 0, -EINVAL (parse error), -ENOMEM, or -ENOSPC (too many terms).
  */
-int uks_filter_compile(const char *text, const struct uks_event_field *fields,
-		       size_t nr_fields, struct uks_filter **out,
-		       struct uks_filter_error *err)
+int __uks_trace_filter_compile(const char *text, const struct uks_event_field *fields,
+			       size_t nr_fields, struct uks_filter **out,
+			       struct uks_filter_error *err)
 {
 	struct uks_filter_error dummy;
 	struct filter_parser p;

@@ -15,7 +15,7 @@
 #include "trace/instance.h"
 #include "trace/trace.h"
 
-LIST_HEAD(uks_traces);
+LIST_HEAD(__uks_trace_traces);
 
 /* The options uks implements, in the kernel's trace_options order. */
 static const struct { int opt; const char *name; } options[] = {
@@ -50,7 +50,7 @@ UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
 
 	if (name && !good_instance_name(name))
 		return -EINVAL;
-	uks_trace_clock_init();
+	__uks_trace_clock_init();
 	tr = uks_kzalloc(sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;
@@ -60,7 +60,7 @@ UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
 	tr->buffer_kb = uks_kmalloc(uks_nr_cpu_ids() * sizeof(*tr->buffer_kb));
 	for (unsigned int cpu = 0; tr->buffer_kb && cpu < uks_nr_cpu_ids(); cpu++)
 		tr->buffer_kb[cpu] = UKS_TRACE_DEFAULT_BUF_KB;
-	tr->rb = uks_rb_alloc(uks_nr_cpu_ids(), UKS_TRACE_DEFAULT_BUF_KB * 1024);
+	tr->rb = __uks_trace_rb_alloc(uks_nr_cpu_ids(), UKS_TRACE_DEFAULT_BUF_KB * 1024);
 	if (name) {
 		size_t n = strlen(name) + 1;
 
@@ -69,22 +69,22 @@ UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
 			memcpy(tr->name, name, n);
 	}
 	if (!tr->rb || !tr->buffer_kb || (name && !tr->name)) {
-		uks_rb_free(tr->rb);
+		__uks_trace_rb_free(tr->rb);
 		uks_kfree(tr->buffer_kb);
 		uks_kfree(tr->name);
 		uks_kfree(tr);
 		return -ENOMEM;
 	}
-	pthread_mutex_lock(&uks_event_mutex);
-	if (uks_trace_files_alloc(tr)) {
-		pthread_mutex_unlock(&uks_event_mutex);
-		uks_rb_free(tr->rb);
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	if (__uks_trace_files_alloc(tr)) {
+		pthread_mutex_unlock(&__uks_trace_event_mutex);
+		__uks_trace_rb_free(tr->rb);
 		uks_kfree(tr->name);
 		uks_kfree(tr);
 		return -ENOMEM;
 	}
-	list_add_tail(&tr->list, &uks_traces);
-	pthread_mutex_unlock(&uks_event_mutex);
+	list_add_tail(&tr->list, &__uks_trace_traces);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	*out = tr;
 	return 0;
 }
@@ -95,17 +95,17 @@ UKS_EXPORT void uks_trace_destroy(struct uks_trace *tr)
 
 	if (!tr)
 		return;
-	pthread_mutex_lock(&uks_event_mutex);
+	pthread_mutex_lock(&__uks_trace_event_mutex);
 	/* Eprobe files first: they hold soft-mode references on others. */
 	list_for_each_entry_safe(file, tmp, &tr->files, list)
 		if (file->call->flags & UKS_CALL_EPROBE)
-			uks_trace_file_free(file);
+			__uks_trace_file_free(file);
 	list_for_each_entry_safe(file, tmp, &tr->files, list)
-		uks_trace_file_free(file);
+		__uks_trace_file_free(file);
 	list_del(&tr->list);
-	pthread_mutex_unlock(&uks_event_mutex);
-	uks_trace_clear_error_log(tr);
-	uks_rb_free(tr->rb);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
+	__uks_trace_clear_error_log(tr);
+	__uks_trace_rb_free(tr->rb);
 	uks_kfree(tr->buffer_kb);
 	uks_kfree(tr->event_pids);
 	uks_kfree(tr->name);
@@ -114,7 +114,7 @@ UKS_EXPORT void uks_trace_destroy(struct uks_trace *tr)
 }
 
 /* Caller holds event_mutex. */
-bool uks_call_files_busy(struct uks_event_call *call)
+bool __uks_trace_call_files_busy(struct uks_event_call *call)
 {
 	struct uks_event_file *file;
 
@@ -124,24 +124,24 @@ bool uks_call_files_busy(struct uks_event_call *call)
 	return false;
 }
 
-void uks_call_files_free(struct uks_event_call *call)
+void __uks_trace_call_files_free(struct uks_event_call *call)
 {
 	struct uks_event_file *file, *tmp;
 
 	list_for_each_entry_safe(file, tmp, &call->files, call_list)
-		uks_trace_file_free(file);
+		__uks_trace_file_free(file);
 }
 
 /* ---------------------------------------------------------------- options */
 
-void uks_trace_show_options(struct uks_trace *tr, struct uks_seq *s)
+void __uks_trace_show_options(struct uks_trace *tr, struct uks_seq *s)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
-		uks_seq_printf(s, "%s%s\n", trace_opt(tr, options[i].opt) ? "" : "no",
-			       options[i].name);
+		seq_printf(s, "%s%s\n", trace_opt(tr, options[i].opt) ? "" : "no",
+			   options[i].name);
 }
 
-int uks_trace_option_index(const char *name)
+int __uks_trace_option_index(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
 		if (!strcmp(options[i].name, name))
@@ -149,39 +149,39 @@ int uks_trace_option_index(const char *name)
 	return -1;
 }
 
-const char *uks_trace_option_name(size_t i)
+const char *__uks_trace_option_name(size_t i)
 {
 	return i < ARRAY_SIZE(options) ? options[i].name : NULL;
 }
 
-void uks_trace_set_option(struct uks_trace *tr, int opt, bool on)
+void __uks_trace_set_option(struct uks_trace *tr, int opt, bool on)
 {
 	if (on)
 		__atomic_or_fetch(&tr->opts, 1ull << opt, __ATOMIC_RELAXED);
 	else
 		__atomic_and_fetch(&tr->opts, ~(1ull << opt), __ATOMIC_RELAXED);
 	if (opt == UKS_OPT_OVERWRITE)
-		uks_rb_set_overwrite(tr->rb, on);
+		__uks_trace_rb_set_overwrite(tr->rb, on);
 }
 
 /* One trace_options write: "name" or "noname".  0 or -EINVAL. */
-int uks_trace_write_option(struct uks_trace *tr, const char *word)
+int __uks_trace_write_option(struct uks_trace *tr, const char *word)
 {
 	bool on = true;
 	int opt;
 
 	if (!strncmp(word, "no", 2)) {
-		opt = uks_trace_option_index(word + 2);
+		opt = __uks_trace_option_index(word + 2);
 		if (opt >= 0)
 			on = false;
 		else
-			opt = uks_trace_option_index(word);
+			opt = __uks_trace_option_index(word);
 	} else {
-		opt = uks_trace_option_index(word);
+		opt = __uks_trace_option_index(word);
 	}
 	if (opt < 0)
 		return -EINVAL;
-	uks_trace_set_option(tr, opt, on);
+	__uks_trace_set_option(tr, opt, on);
 	return 0;
 }
 
@@ -192,30 +192,30 @@ int uks_trace_write_option(struct uks_trace *tr, const char *word)
  * (@cpu < 0) the size all CPUs share, "X" when they differ.  Caller holds
  * event_mutex.
  */
-void uks_trace_show_buffer_size(struct uks_trace *tr, int cpu, struct uks_seq *s)
+void __uks_trace_show_buffer_size(struct uks_trace *tr, int cpu, struct uks_seq *s)
 {
-	unsigned int nr = uks_rb_nr_cpus(tr->rb);
+	unsigned int nr = __uks_trace_rb_nr_cpus(tr->rb);
 
 	if (cpu < 0) {
 		for (unsigned int i = 1; i < nr; i++) {
 			if (tr->buffer_kb[i] != tr->buffer_kb[0]) {
-				uks_seq_printf(s, "X\n");
+				seq_printf(s, "X\n");
 				return;
 			}
 		}
 		cpu = 0;
 	}
-	uks_seq_printf(s, "%zu\n", tr->buffer_kb[cpu]);
+	seq_printf(s, "%zu\n", tr->buffer_kb[cpu]);
 }
 
 /* buffer_total_size_kb.  Caller holds event_mutex. */
-void uks_trace_show_buffer_total(struct uks_trace *tr, struct uks_seq *s)
+void __uks_trace_show_buffer_total(struct uks_trace *tr, struct uks_seq *s)
 {
 	size_t total = 0;
 
-	for (unsigned int i = 0; i < uks_rb_nr_cpus(tr->rb); i++)
+	for (unsigned int i = 0; i < __uks_trace_rb_nr_cpus(tr->rb); i++)
 		total += tr->buffer_kb[i];
-	uks_seq_printf(s, "%zu\n", total);
+	seq_printf(s, "%zu\n", total);
 }
 
 /*
@@ -228,7 +228,7 @@ void uks_trace_show_buffer_total(struct uks_trace *tr, struct uks_seq *s)
  * contents.  Enabled events are detached around the swap so no writer is
  * inside the old pages.
  */
-int uks_trace_set_buffer_size(struct uks_trace *tr, int cpu, unsigned long kb)
+int __uks_trace_set_buffer_size(struct uks_trace *tr, int cpu, unsigned long kb)
 {
 	struct uks_event_file *file;
 	size_t bytes;
@@ -239,43 +239,43 @@ int uks_trace_set_buffer_size(struct uks_trace *tr, int cpu, unsigned long kb)
 		return -EINVAL;
 	if (__builtin_mul_overflow(kb, 1024, &bytes))
 		return -ENOMEM;		/* the kernel's answer for any size it cannot have */
-	ret = uks_rb_resize_check(tr->rb, cpu, bytes);
+	ret = __uks_trace_rb_resize_check(tr->rb, cpu, bytes);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&uks_event_mutex);
-	was_on = uks_rb_recording(tr->rb);
-	uks_rb_record_on(tr->rb, false);
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	was_on = __uks_trace_rb_recording(tr->rb);
+	__uks_trace_rb_record_on(tr->rb, false);
 	/* Writers that passed the recording check before it went off finish. */
 	list_for_each_entry(file, &tr->files, list)
 		if (file->call->tp)
 			uks_tracepoint_synchronize(file->call->tp);
 	pthread_mutex_lock(&tr->lock);	/* and trace_marker writers */
-	ret = uks_rb_resize(tr->rb, cpu, bytes);
+	ret = __uks_trace_rb_resize(tr->rb, cpu, bytes);
 	pthread_mutex_unlock(&tr->lock);
-	for (unsigned int i = 0; !ret && i < uks_rb_nr_cpus(tr->rb); i++)
+	for (unsigned int i = 0; !ret && i < __uks_trace_rb_nr_cpus(tr->rb); i++)
 		if (cpu < 0 || i == (unsigned int)cpu)
 			tr->buffer_kb[i] = kb;
-	uks_rb_record_on(tr->rb, was_on);
-	pthread_mutex_unlock(&uks_event_mutex);
+	__uks_trace_rb_record_on(tr->rb, was_on);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	return ret;
 }
 
-void uks_trace_show_clock(struct uks_trace *tr, struct uks_seq *s)
+void __uks_trace_show_clock(struct uks_trace *tr, struct uks_seq *s)
 {
-	enum uks_trace_clock cur = uks_rb_clock(tr->rb);
+	enum uks_trace_clock cur = __uks_trace_rb_clock(tr->rb);
 
 	for (int i = 0; i < UKS_NR_CLOCKS; i++)
-		uks_seq_printf(s, i == (int)cur ? "[%s]%s" : "%s%s", uks_trace_clock_names[i],
-			       i + 1 < UKS_NR_CLOCKS ? " " : "\n");
+		seq_printf(s, i == (int)cur ? "[%s]%s" : "%s%s", __uks_trace_clock_names[i],
+			   i + 1 < UKS_NR_CLOCKS ? " " : "\n");
 }
 
 /* trace_clock write: the kernel resets the buffer when the clock changes. */
-int uks_trace_set_clock(struct uks_trace *tr, const char *name)
+int __uks_trace_set_clock(struct uks_trace *tr, const char *name)
 {
 	for (int i = 0; i < UKS_NR_CLOCKS; i++) {
-		if (!strcmp(uks_trace_clock_names[i], name)) {
-			uks_rb_set_clock(tr->rb, (enum uks_trace_clock)i);
-			uks_rb_reset(tr->rb);
+		if (!strcmp(__uks_trace_clock_names[i], name)) {
+			__uks_trace_rb_set_clock(tr->rb, (enum uks_trace_clock)i);
+			__uks_trace_rb_reset(tr->rb);
 			return 0;
 		}
 	}
@@ -306,17 +306,17 @@ static size_t uniq_pids(pid_t *pids, size_t nr)
 }
 
 /* Caller holds event_mutex. */
-void uks_trace_show_event_pids(struct uks_trace *tr, struct uks_seq *s)
+void __uks_trace_show_event_pids(struct uks_trace *tr, struct uks_seq *s)
 {
 	for (size_t i = 0; tr->event_pids && i < tr->nr_event_pids; i++)
-		uks_seq_printf(s, "%d\n", tr->event_pids[i]);
+		seq_printf(s, "%d\n", tr->event_pids[i]);
 }
 
 /*
  * set_event_pid write: whitespace-separated pids, added to the set (the
  * open with O_TRUNC cleared it).  Invalid numbers are -EINVAL.
  */
-int uks_trace_add_event_pids(struct uks_trace *tr, const char *text, bool clear)
+int __uks_trace_add_event_pids(struct uks_trace *tr, const char *text, bool clear)
 {
 	size_t nr = clear ? 0 : tr->nr_event_pids, cap = nr + 16;
 	pid_t *pids = uks_kmalloc(cap * sizeof(*pids)), *old;
@@ -353,7 +353,7 @@ int uks_trace_add_event_pids(struct uks_trace *tr, const char *text, bool clear)
 	}
 	qsort(pids, nr, sizeof(*pids), cmp_pid);
 	nr = uniq_pids(pids, nr);
-	pthread_mutex_lock(&uks_event_mutex);
+	pthread_mutex_lock(&__uks_trace_event_mutex);
 	old = tr->event_pids;
 	/* Publish count 0 first so no reader pairs the new array with an old count. */
 	__atomic_store_n(&tr->nr_event_pids, 0, __ATOMIC_RELEASE);
@@ -366,7 +366,7 @@ int uks_trace_add_event_pids(struct uks_trace *tr, const char *text, bool clear)
 			if (file->attached && file->call->tp)
 				uks_tracepoint_synchronize(file->call->tp);
 	}
-	pthread_mutex_unlock(&uks_event_mutex);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	uks_kfree(old);
 	if (!nr)
 		uks_kfree(pids);

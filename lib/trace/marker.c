@@ -28,7 +28,7 @@ static const struct uks_event_field print_fields[] = {
 	{ "char[]", "buf", 16, 0, true, UKS_FILTER_STATIC_STRING },
 };
 
-struct uks_event_call *uks_ftrace_print_call;
+struct uks_event_call *__uks_trace_ftrace_print_call;
 
 static void print_print(struct uks_seq *s, const struct uks_event_call *call,
 			const void *rec, size_t len)
@@ -39,49 +39,49 @@ static void print_print(struct uks_seq *s, const struct uks_event_call *call,
 	/* The text keeps its newline; the line's own newline follows. */
 	if (n && e->buf[n - 1] == '\n')
 		n--;
-	uks_seq_puts(s, "tracing_mark_write: ");
-	uks_seq_putmem(s, e->buf, n);
+	seq_puts(s, "tracing_mark_write: ");
+	seq_putmem(s, e->buf, n);
 }
 
 static void print_print_fmt(struct uks_seq *s, const struct uks_event_call *call)
 {
-	uks_seq_puts(s, "\"%ps: %s\", (void *)REC->ip, REC->buf");
+	seq_puts(s, "\"%ps: %s\", (void *)REC->ip, REC->buf");
 }
 
 /* Caller holds event_mutex. */
-int uks_trace_marker_init(void)
+int __uks_trace_marker_init(void)
 {
 	struct uks_event_call *call;
 
-	if (uks_ftrace_print_call)
+	if (__uks_trace_ftrace_print_call)
 		return 0;
-	call = uks_call_alloc("ftrace", "print", print_fields, 2);
+	call = __uks_trace_call_alloc("ftrace", "print", print_fields, 2);
 	if (!call)
 		return -ENOMEM;
 	call->id = UKS_TRACE_FTRACE_PRINT_ID;
 	call->flags = UKS_CALL_IGNORE_ENABLE;
 	call->print = print_print;
 	call->print_fmt = print_print_fmt;
-	if (uks_call_add(call)) {
-		uks_call_free(call);
+	if (__uks_trace_call_add(call)) {
+		__uks_trace_call_free(call);
 		return -ENOMEM;
 	}
-	uks_ftrace_print_call = call;
+	__uks_trace_ftrace_print_call = call;
 	return 0;
 }
 
 /**
- * uks_trace_marker_write - the trace_marker file's write
+ * __uks_trace_marker_write - the trace_marker file's write
  * @writer:	the task the line is credited to (NULL: this thread)
  *
  * Returns bytes written, -EINVAL (markers option off), -EBADF (recording
  * off, as the kernel's when the ring buffer refuses), or -ENOMEM.
  */
-int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
-			   const struct uks_trace_task *writer)
+int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
+			     const struct uks_trace_task *writer)
 {
 	struct print_entry *e;
-	size_t size, max = uks_rb_max_event() - sizeof(*e) - 2;
+	size_t size, max = __uks_trace_rb_max_event() - sizeof(*e) - 2;
 	unsigned int cpu;
 	size_t n = len;
 
@@ -95,17 +95,17 @@ int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 	if (writer)
 		uks_trace_set_task(writer);
 	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
-		uks_trace_note_current(tr);
+		__uks_trace_note_current(tr);
 	/* tr->lock keeps buffer_size_kb from swapping pages under us. */
 	pthread_mutex_lock(&tr->lock);
-	e = uks_rb_reserve(tr->rb, size, &cpu);
+	e = __uks_trace_rb_reserve(tr->rb, size, &cpu);
 	if (!e) {
 		pthread_mutex_unlock(&tr->lock);
 		if (writer)
 			uks_trace_set_task(NULL);
 		return -EBADF;
 	}
-	uks_trace_fill_entry(tr, &e->ent, UKS_TRACE_FTRACE_PRINT_ID);
+	__uks_trace_fill_entry(tr, &e->ent, UKS_TRACE_FTRACE_PRINT_ID);
 	if (writer)
 		uks_trace_set_task(NULL);
 	e->ip = 0;
@@ -113,7 +113,7 @@ int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 	if (!n || e->buf[n - 1] != '\n')
 		e->buf[n++] = '\n';
 	e->buf[n] = '\0';
-	uks_rb_commit(tr->rb, e);
+	__uks_trace_rb_commit(tr->rb, e);
 	pthread_mutex_unlock(&tr->lock);
 	return (int)len;
 }

@@ -21,21 +21,21 @@ static unsigned int online_cpus(void)
 	return n > 0 ? (unsigned int)n : 1;
 }
 
-/** uks_trace_iter_init - fix how a reader prints, as the kernel does at open */
-void uks_trace_iter_init(struct uks_trace *tr, struct uks_trace_iter *it, unsigned long first_idx)
+/** __uks_trace_iter_init - fix how a reader prints, as the kernel does at open */
+void __uks_trace_iter_init(struct uks_trace *tr, struct uks_trace_iter *it, unsigned long first_idx)
 {
 	it->lat_fmt = trace_opt(tr, UKS_OPT_LATENCY_FORMAT);
-	it->in_ns = uks_trace_clock_in_ns(uks_rb_clock(tr->rb));
+	it->in_ns = __uks_trace_clock_in_ns(__uks_trace_rb_clock(tr->rb));
 	it->idx = first_idx;
 }
 
 static void count_entries(struct uks_trace *tr, uint64_t *entries, uint64_t *total)
 {
 	*entries = *total = 0;
-	for (unsigned int cpu = 0; cpu < uks_rb_nr_cpus(tr->rb); cpu++) {
+	for (unsigned int cpu = 0; cpu < __uks_trace_rb_nr_cpus(tr->rb); cpu++) {
 		struct uks_rb_stats st;
 
-		uks_rb_stats(tr->rb, cpu, &st);
+		__uks_trace_rb_stats(tr->rb, cpu, &st);
 		*entries += st.entries;
 		*total += st.entries + st.overrun;
 	}
@@ -54,18 +54,18 @@ static void print_lat_header(struct uks_trace *tr, struct uks_seq *s)
 	if (uname(&uts))
 		strcpy(uts.release, "unknown");
 	count_entries(tr, &entries, &total);
-	uks_seq_printf(s, "# nop latency trace v1.1.5 on %s\n", uts.release);
-	uks_seq_puts(s, "# --------------------------------------------------------------------\n");
-	uks_seq_printf(s, "# latency: 0 us, #%llu/%llu, CPU#0 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:%u)\n",
-		       (unsigned long long)entries, (unsigned long long)total, online_cpus());
-	uks_seq_puts(s, "#    -----------------\n");
-	uks_seq_puts(s, "#    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)\n");
-	uks_seq_puts(s, "#    -----------------\n");
-	uks_seq_puts(s, "#\n");
+	seq_printf(s, "# nop latency trace v1.1.5 on %s\n", uts.release);
+	seq_puts(s, "# --------------------------------------------------------------------\n");
+	seq_printf(s, "# latency: 0 us, #%llu/%llu, CPU#0 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:%u)\n",
+		   (unsigned long long)entries, (unsigned long long)total, online_cpus());
+	seq_puts(s, "#    -----------------\n");
+	seq_puts(s, "#    | task: -0 (uid:0 nice:0 policy:0 rt_prio:0)\n");
+	seq_puts(s, "#    -----------------\n");
+	seq_puts(s, "#\n");
 	if (trace_opt(tr, UKS_OPT_VERBOSE))
 		return;
 	/* 5.15 text: 5.17 renamed irqs-off to irqs-off/BH-disabled. */
-	uks_seq_puts(s, "#                    _------=> CPU#            \n"
+	seq_puts(s, "#                    _------=> CPU#            \n"
 			"#                   / _-----=> irqs-off        \n"
 			"#                  | / _----=> need-resched    \n"
 			"#                  || / _---=> hardirq/softirq \n"
@@ -77,18 +77,18 @@ static void print_lat_header(struct uks_trace *tr, struct uks_seq *s)
 }
 
 /**
- * uks_trace_print_header - the comment block at the top of "trace"
+ * __uks_trace_print_header - the comment block at the top of "trace"
  * @empty:	the reader has no event to show (latency-format prints less)
  */
-void uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s,
-			    const struct uks_trace_iter *it, bool empty)
+void __uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s,
+			      const struct uks_trace_iter *it, bool empty)
 {
 	static const char space[] = "            ";
 	bool tgid = trace_opt(tr, UKS_OPT_RECORD_TGID);
 	uint64_t entries, total;
 	int prec = tgid ? 12 : 2;
 
-	uks_seq_puts(s, "# tracer: nop\n#\n");
+	seq_puts(s, "# tracer: nop\n#\n");
 	if (!trace_opt(tr, UKS_OPT_CONTEXT_INFO))
 		return;
 	if (it->lat_fmt) {
@@ -99,26 +99,26 @@ void uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s,
 	if (trace_opt(tr, UKS_OPT_VERBOSE))
 		return;
 	count_entries(tr, &entries, &total);
-	uks_seq_printf(s, "# entries-in-buffer/entries-written: %llu/%llu   #P:%u\n",
-		       (unsigned long long)entries, (unsigned long long)total, online_cpus());
-	uks_seq_puts(s, "#\n");
+	seq_printf(s, "# entries-in-buffer/entries-written: %llu/%llu   #P:%u\n",
+		   (unsigned long long)entries, (unsigned long long)total, online_cpus());
+	seq_puts(s, "#\n");
 	if (!trace_opt(tr, UKS_OPT_IRQ_INFO)) {
-		uks_seq_printf(s, "#           TASK-PID    %s CPU#     TIMESTAMP  FUNCTION\n",
-			       tgid ? "   TGID   " : "");
-		uks_seq_printf(s, "#              | |      %s   |         |         |\n",
-			       tgid ? "     |    " : "");
+		seq_printf(s, "#           TASK-PID    %s CPU#     TIMESTAMP  FUNCTION\n",
+			   tgid ? "   TGID   " : "");
+		seq_printf(s, "#              | |      %s   |         |         |\n",
+			   tgid ? "     |    " : "");
 		return;
 	}
-	uks_seq_printf(s, "#                            %.*s  _-----=> irqs-off\n", prec, space);
-	uks_seq_printf(s, "#                            %.*s / _----=> need-resched\n", prec, space);
-	uks_seq_printf(s, "#                            %.*s| / _---=> hardirq/softirq\n", prec, space);
-	uks_seq_printf(s, "#                            %.*s|| / _--=> preempt-depth\n", prec, space);
-	uks_seq_printf(s, "#                            %.*s||| / _-=> migrate-disable\n", prec, space);
-	uks_seq_printf(s, "#                            %.*s|||| /     delay\n", prec, space);
-	uks_seq_printf(s, "#           TASK-PID  %.*s CPU#  |||||  TIMESTAMP  FUNCTION\n", prec,
-		       "     TGID   ");
-	uks_seq_printf(s, "#              | |    %.*s   |   |||||     |         |\n", prec,
-		       "       |    ");
+	seq_printf(s, "#                            %.*s  _-----=> irqs-off\n", prec, space);
+	seq_printf(s, "#                            %.*s / _----=> need-resched\n", prec, space);
+	seq_printf(s, "#                            %.*s| / _---=> hardirq/softirq\n", prec, space);
+	seq_printf(s, "#                            %.*s|| / _--=> preempt-depth\n", prec, space);
+	seq_printf(s, "#                            %.*s||| / _-=> migrate-disable\n", prec, space);
+	seq_printf(s, "#                            %.*s|||| /     delay\n", prec, space);
+	seq_printf(s, "#           TASK-PID  %.*s CPU#  |||||  TIMESTAMP  FUNCTION\n", prec,
+		   "     TGID   ");
+	seq_printf(s, "#              | |    %.*s   |   |||||     |         |\n", prec,
+		   "       |    ");
 }
 
 /* The five flag characters of trace_print_lat_fmt() (5.15). */
@@ -145,15 +145,15 @@ static void print_lat_fmt(struct uks_seq *s, const struct uks_trace_entry *ent)
 		resched = '.';
 	}
 	hardsoft = nmi && hard ? 'Z' : nmi ? 'z' : hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
-	uks_seq_printf(s, "%c%c%c", irqs_off, resched, hardsoft);
+	seq_printf(s, "%c%c%c", irqs_off, resched, hardsoft);
 	if (ent->preempt_count & 0xf)
-		uks_seq_printf(s, "%x", ent->preempt_count & 0xf);
+		seq_printf(s, "%x", ent->preempt_count & 0xf);
 	else
-		uks_seq_putc(s, '.');
+		seq_putc(s, '.');
 	if (ent->preempt_count & 0xf0)
-		uks_seq_printf(s, "%x", ent->preempt_count >> 4);
+		seq_printf(s, "%x", ent->preempt_count >> 4);
 	else
-		uks_seq_putc(s, '.');
+		seq_putc(s, '.');
 }
 
 /* trace_find_mark(): how long until the next event, at a glance. */
@@ -181,16 +181,16 @@ static void print_lat_context(struct uks_trace *tr, struct uks_seq *s,
 			      const struct uks_rb_event *ev, uint64_t next_ts)
 {
 	const struct uks_trace_entry *ent = ev->data;
-	uint64_t abs_ts = ev->ts - uks_rb_time_start(tr->rb), rel_ts = next_ts - ev->ts;
+	uint64_t abs_ts = ev->ts - __uks_trace_rb_time_start(tr->rb), rel_ts = next_ts - ev->ts;
 	bool verbose = trace_opt(tr, UKS_OPT_VERBOSE);
 	char comm[16];
 
-	uks_trace_find_cmdline(ent->pid, comm);
+	__uks_trace_find_cmdline(ent->pid, comm);
 	if (verbose) {
-		uks_seq_printf(s, "%16s %7d %3u %d %08x %08lx ", comm, ent->pid, ev->cpu,
-			       ent->flags, ent->preempt_count & 0xf, it->idx);
+		seq_printf(s, "%16s %7d %3u %d %08x %08lx ", comm, ent->pid, ev->cpu,
+			   ent->flags, ent->preempt_count & 0xf, it->idx);
 	} else {
-		uks_seq_printf(s, "%8.8s-%-7d %3u", comm, ent->pid, ev->cpu);
+		seq_printf(s, "%8.8s-%-7d %3u", comm, ent->pid, ev->cpu);
 		print_lat_fmt(s, ent);
 	}
 	if (it->in_ns) {
@@ -198,17 +198,19 @@ static void print_lat_context(struct uks_trace *tr, struct uks_seq *s,
 		rel_ts = ns_to_us(rel_ts);
 	}
 	if (verbose && it->in_ns)
-		uks_seq_printf(s, "[%08llx] %llu.%03llums (+%llu.%03llums): ",
-			       (unsigned long long)ns_to_us(ev->ts),
-			       (unsigned long long)(abs_ts / 1000), (unsigned long long)(abs_ts % 1000),
-			       (unsigned long long)(rel_ts / 1000), (unsigned long long)(rel_ts % 1000));
+		seq_printf(s, "[%08llx] %llu.%03llums (+%llu.%03llums): ",
+			   (unsigned long long)ns_to_us(ev->ts),
+			   (unsigned long long)(abs_ts / 1000),
+			   (unsigned long long)(abs_ts % 1000),
+			   (unsigned long long)(rel_ts / 1000),
+			   (unsigned long long)(rel_ts % 1000));
 	else if (verbose)
-		uks_seq_printf(s, "[%016llx] %lld (+%lld): ", (unsigned long long)ev->ts,
-			       (long long)abs_ts, (long long)rel_ts);
+		seq_printf(s, "[%016llx] %lld (+%lld): ", (unsigned long long)ev->ts,
+			   (long long)abs_ts, (long long)rel_ts);
 	else if (it->in_ns)
-		uks_seq_printf(s, " %4lldus%c: ", (long long)abs_ts, delay_mark(rel_ts * 1000));
+		seq_printf(s, " %4lldus%c: ", (long long)abs_ts, delay_mark(rel_ts * 1000));
 	else
-		uks_seq_printf(s, " %4lld: ", (long long)abs_ts);
+		seq_printf(s, " %4lld: ", (long long)abs_ts);
 }
 
 /* trace_print_context(): the default line prefix. */
@@ -218,31 +220,31 @@ static void print_context(struct uks_trace *tr, struct uks_seq *s,
 	const struct uks_trace_entry *ent = ev->data;
 	char comm[16];
 
-	uks_trace_find_cmdline(ent->pid, comm);
-	uks_seq_printf(s, "%16s-%-7d ", comm, ent->pid);
+	__uks_trace_find_cmdline(ent->pid, comm);
+	seq_printf(s, "%16s-%-7d ", comm, ent->pid);
 	if (trace_opt(tr, UKS_OPT_RECORD_TGID)) {
-		pid_t tgid = uks_trace_find_tgid(ent->pid);
+		pid_t tgid = __uks_trace_find_tgid(ent->pid);
 
 		if (tgid <= 0)
-			uks_seq_puts(s, "(-------) ");
+			seq_puts(s, "(-------) ");
 		else
-			uks_seq_printf(s, "(%7d) ", tgid);
+			seq_printf(s, "(%7d) ", tgid);
 	}
-	uks_seq_printf(s, "[%03u] ", ev->cpu);
+	seq_printf(s, "[%03u] ", ev->cpu);
 	if (trace_opt(tr, UKS_OPT_IRQ_INFO))
 		print_lat_fmt(s, ent);
 	if (it->in_ns) {
 		uint64_t usecs = ns_to_us(ev->ts);
 
-		uks_seq_printf(s, " %5lu.%06lu: ", (unsigned long)(usecs / 1000000),
-			       (unsigned long)(usecs % 1000000));
+		seq_printf(s, " %5lu.%06lu: ", (unsigned long)(usecs / 1000000),
+			   (unsigned long)(usecs % 1000000));
 	} else {
-		uks_seq_printf(s, " %12llu: ", (unsigned long long)ev->ts);
+		seq_printf(s, " %12llu: ", (unsigned long long)ev->ts);
 	}
 }
 
 /**
- * uks_trace_print_event - one line of trace/trace_pipe
+ * __uks_trace_print_event - one line of trace/trace_pipe
  * @it:		the reader's print state; its entry index advances
  * @ev:		the event
  * @next_ts:	timestamp of the event the reader shows next, or @ev's own
@@ -250,11 +252,11 @@ static void print_context(struct uks_trace *tr, struct uks_seq *s,
  *
  * Caller holds event_mutex (the call list must not change underneath).
  */
-void uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks_trace_iter *it,
-			   const struct uks_rb_event *ev, uint64_t next_ts)
+void __uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks_trace_iter *it,
+			     const struct uks_rb_event *ev, uint64_t next_ts)
 {
 	const struct uks_trace_entry *ent = ev->data;
-	struct uks_event_call *call = uks_find_call_by_id(ent->type);
+	struct uks_event_call *call = __uks_trace_find_call_by_id(ent->type);
 
 	if (trace_opt(tr, UKS_OPT_CONTEXT_INFO)) {
 		if (it->lat_fmt)
@@ -264,11 +266,11 @@ void uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks_t
 	}
 	it->idx++;
 	if (!call) {
-		uks_seq_printf(s, "Unknown type %d\n", ent->type);
+		seq_printf(s, "Unknown type %d\n", ent->type);
 		return;
 	}
 	if (!(call->flags & (UKS_CALL_IGNORE_ENABLE | UKS_CALL_EPROBE | UKS_CALL_OWN_LINE)))
-		uks_seq_printf(s, "%s: ", call->name);
+		seq_printf(s, "%s: ", call->name);
 	call->print(s, call, ev->data, ev->len);
-	uks_seq_putc(s, '\n');
+	seq_putc(s, '\n');
 }

@@ -346,16 +346,16 @@ static int pa_parse_word(struct pa_parse *p, struct uks_probe_args *pa, int i,
 }
 
 /**
- * uks_probe_args_parse - compile the fetch arguments of an event probe
+ * __uks_trace_probe_args_parse - compile the fetch arguments of an event probe
  *
  * See probe_arg.h.  Arguments are laid out in order from @base, packed;
  * the field table for the format file is built here too so that readers
  * of the format never allocate.
  */
-int uks_probe_args_parse(int argc, const char *const *argv,
-			 const struct uks_event_field *fields, size_t nr_fields,
-			 unsigned int base, struct uks_probe_args **out,
-			 struct uks_probe_error *err)
+int __uks_trace_probe_args_parse(int argc, const char *const *argv,
+				 const struct uks_event_field *fields, size_t nr_fields,
+				 unsigned int base, struct uks_probe_args **out,
+				 struct uks_probe_error *err)
 {
 	struct uks_probe_error dummy;
 	struct uks_probe_args *pa;
@@ -395,7 +395,7 @@ int uks_probe_args_parse(int argc, const char *const *argv,
 			      : pa_fail(&p, -EINVAL, E_NO_ARG_BODY, 0);
 		if (ret) {
 			err->arg = i;
-			uks_probe_args_free(pa);
+			__uks_trace_probe_args_free(pa);
 			return ret;
 		}
 		a->offset = (unsigned int)off;
@@ -422,8 +422,8 @@ int uks_probe_args_parse(int argc, const char *const *argv,
 	return 0;
 }
 
-/** uks_probe_args_free - release what uks_probe_args_parse() made (NULL ok) */
-void uks_probe_args_free(struct uks_probe_args *pa)
+/** __uks_trace_probe_args_free - release what __uks_trace_probe_args_parse() made (NULL ok) */
+void __uks_trace_probe_args_free(struct uks_probe_args *pa)
 {
 	if (!pa)
 		return;
@@ -432,28 +432,28 @@ void uks_probe_args_free(struct uks_probe_args *pa)
 	uks_kfree(pa);
 }
 
-/** uks_probe_args_fields - the argument fields (no common or __probe_type) */
-const struct uks_event_field *uks_probe_args_fields(const struct uks_probe_args *pa,
-						    size_t *nr)
+/** __uks_trace_probe_args_fields - the argument fields (no common or __probe_type) */
+const struct uks_event_field *__uks_trace_probe_args_fields(const struct uks_probe_args *pa,
+							    size_t *nr)
 {
 	if (nr)
 		*nr = pa ? (size_t)pa->nr : 0;
 	return pa ? pa->fields : NULL;
 }
 
-/** uks_probe_args_fixed_size - @base plus the packed argument words */
-size_t uks_probe_args_fixed_size(const struct uks_probe_args *pa)
+/** __uks_trace_probe_args_fixed_size - @base plus the packed argument words */
+size_t __uks_trace_probe_args_fixed_size(const struct uks_probe_args *pa)
 {
 	return pa ? pa->fixed_size : 0;
 }
 
 /**
- * uks_probe_args_read_memory - does storing these arguments read the writer's memory?
+ * __uks_trace_probe_args_read_memory - does storing these arguments read the writer's memory?
  *
  * True when an argument dereferences, or is a string read from the
  * address a field holds (not $comm or an immediate string).
  */
-bool uks_probe_args_read_memory(const struct uks_probe_args *pa)
+bool __uks_trace_probe_args_read_memory(const struct uks_probe_args *pa)
 {
 	for (int i = 0; pa && i < pa->nr; i++) {
 		const struct pa_arg *a = &pa->args[i];
@@ -465,18 +465,18 @@ bool uks_probe_args_read_memory(const struct uks_probe_args *pa)
 	return false;
 }
 
-/** uks_probe_args_count - number of compiled arguments */
-int uks_probe_args_count(const struct uks_probe_args *pa)
+/** __uks_trace_probe_args_count - number of compiled arguments */
+int __uks_trace_probe_args_count(const struct uks_probe_args *pa)
 {
 	return pa ? pa->nr : 0;
 }
 
 /**
- * uks_probe_args_text - "name=FETCHARG[:TYPE]" of argument @i, as the
+ * __uks_trace_probe_args_text - "name=FETCHARG[:TYPE]" of argument @i, as the
  * dynamic_events listing prints it (" %s=%s" of name and body), with the
  * default name filled in.  NULL when @i is out of range.
  */
-const char *uks_probe_args_text(const struct uks_probe_args *pa, int i)
+const char *__uks_trace_probe_args_text(const struct uks_probe_args *pa, int i)
 {
 	if (!pa || i < 0 || i >= pa->nr)
 		return NULL;
@@ -484,43 +484,43 @@ const char *uks_probe_args_text(const struct uks_probe_args *pa, int i)
 }
 
 /**
- * uks_probe_args_print_fmt - the event's print fmt (__set_print_fmt with
+ * __uks_trace_probe_args_print_fmt - the event's print fmt (__set_print_fmt with
  * PROBE_PRINT_EVENT): "(%u)" for __probe_type, each argument's type format,
  * arrays as {f,f}, then the REC-> / __get_str() list.
  */
-void uks_probe_args_print_fmt(const struct uks_probe_args *pa, struct uks_seq *s)
+void __uks_trace_probe_args_print_fmt(const struct uks_probe_args *pa, struct uks_seq *s)
 {
 	int n = pa ? pa->nr : 0;
 
-	uks_seq_puts(s, "\"(%u)");
+	seq_puts(s, "\"(%u)");
 	for (int i = 0; i < n; i++) {
 		const struct pa_arg *a = &pa->args[i];
 
-		uks_seq_printf(s, " %s=", a->name);
+		seq_printf(s, " %s=", a->name);
 		if (!a->count) {
-			uks_seq_puts(s, a->type->fmt);
+			seq_puts(s, a->type->fmt);
 			continue;
 		}
-		uks_seq_putc(s, '{');
+		seq_putc(s, '{');
 		for (unsigned int j = 0; j < a->count; j++) {
 			if (j)
-				uks_seq_putc(s, ',');
-			uks_seq_puts(s, a->type->fmt);
+				seq_putc(s, ',');
+			seq_puts(s, a->type->fmt);
 		}
-		uks_seq_putc(s, '}');
+		seq_putc(s, '}');
 	}
-	uks_seq_puts(s, "\", REC->__probe_type");
+	seq_puts(s, "\", REC->__probe_type");
 	for (int i = 0; i < n; i++) {
 		const struct pa_arg *a = &pa->args[i];
 		bool str = a->type->print == PA_STR;
 
 		if (!a->count) {
-			uks_seq_printf(s, str ? ", __get_str(%s)" : ", REC->%s", a->name);
+			seq_printf(s, str ? ", __get_str(%s)" : ", REC->%s", a->name);
 			continue;
 		}
 		for (unsigned int j = 0; j < a->count; j++)
-			uks_seq_printf(s, str ? ", __get_str(%s[%u])" : ", REC->%s[%u]",
-				       a->name, j);
+			seq_printf(s, str ? ", __get_str(%s[%u])" : ", REC->%s[%u]",
+				   a->name, j);
 	}
 }
 
@@ -531,7 +531,7 @@ static void pa_print_one(const struct pa_type *type, const uint8_t *rec, size_t 
 	uint64_t v;
 
 	if (off > rec_len || rec_len - off < type->size) {
-		uks_seq_puts(s, "(fault)");
+		seq_puts(s, "(fault)");
 		return;
 	}
 	if (type->print == PA_STR) {
@@ -543,12 +543,12 @@ static void pa_print_one(const struct pa_type *type, const uint8_t *rec, size_t 
 		dlen = uks_data_loc_len(loc);
 		/* A zero-length location is how 5.15 records a fault. */
 		if (!dlen || doff > rec_len || rec_len - doff < dlen) {
-			uks_seq_puts(s, "(fault)");
+			seq_puts(s, "(fault)");
 			return;
 		}
-		uks_seq_putc(s, '"');
-		uks_seq_putmem(s, rec + doff, strnlen((const char *)rec + doff, dlen));
-		uks_seq_putc(s, '"');
+		seq_putc(s, '"');
+		seq_putmem(s, rec + doff, strnlen((const char *)rec + doff, dlen));
+		seq_putc(s, '"');
 		return;
 	}
 	switch (type->size) {
@@ -559,47 +559,47 @@ static void pa_print_one(const struct pa_type *type, const uint8_t *rec, size_t 
 	}
 	switch (type->print) {
 	case PA_UNS:
-		uks_seq_printf(s, "%llu", (unsigned long long)v);
+		seq_printf(s, "%llu", (unsigned long long)v);
 		break;
 	case PA_HEX:
-		uks_seq_printf(s, "0x%llx", (unsigned long long)v);
+		seq_printf(s, "0x%llx", (unsigned long long)v);
 		break;
 	default:	/* PA_SIG: sign-extend from the stored width */
 		if (type->size < 8 && (v >> (type->size * 8 - 1)) & 1)
 			v |= ~0ULL << (type->size * 8);
-		uks_seq_printf(s, "%lld", (long long)v);
+		seq_printf(s, "%lld", (long long)v);
 		break;
 	}
 }
 
 /**
- * uks_probe_args_print - " name=value" for each argument (print_probe_args):
+ * __uks_trace_probe_args_print - " name=value" for each argument (print_probe_args):
  * arrays as {a,b}, strings quoted, failed strings as (fault).
  */
-void uks_probe_args_print(const struct uks_probe_args *pa, const void *rec,
-			  size_t rec_len, struct uks_seq *s)
+void __uks_trace_probe_args_print(const struct uks_probe_args *pa, const void *rec,
+				  size_t rec_len, struct uks_seq *s)
 {
 	if (!pa || !rec)
 		return;
 	for (int i = 0; i < pa->nr; i++) {
 		const struct pa_arg *a = &pa->args[i];
 
-		uks_seq_printf(s, " %s=", a->name);
+		seq_printf(s, " %s=", a->name);
 		if (!a->count) {
 			pa_print_one(a->type, rec, rec_len, a->offset, s);
 			continue;
 		}
-		uks_seq_putc(s, '{');
+		seq_putc(s, '{');
 		for (unsigned int j = 0; j < a->count; j++) {
 			pa_print_one(a->type, rec, rec_len, a->offset + j * a->type->size, s);
-			uks_seq_putc(s, j == a->count - 1 ? '}' : ',');
+			seq_putc(s, j == a->count - 1 ? '}' : ',');
 		}
 	}
 }
 
-/** uks_probe_args_dynamic_size - string bytes a record of @src needs */
-size_t uks_probe_args_dynamic_size(const struct uks_probe_args *pa, const void *src,
-				   size_t src_len, pid_t pid)
+/** __uks_trace_probe_args_dynamic_size - string bytes a record of @src needs */
+size_t __uks_trace_probe_args_dynamic_size(const struct uks_probe_args *pa, const void *src,
+					   size_t src_len, pid_t pid)
 {
 	size_t total = 0;
 
@@ -611,14 +611,14 @@ size_t uks_probe_args_dynamic_size(const struct uks_probe_args *pa, const void *
 }
 
 /**
- * uks_probe_args_store - fill the argument words and string data of @dst
+ * __uks_trace_probe_args_store - fill the argument words and string data of @dst
  *
  * store_trace_args() for an eprobe: the argument words are cleared, then
  * each argument stores its value (probe_fetch.c), strings being appended
  * after the fixed part.  A @dst shorter than the fixed part is left alone.
  */
-void uks_probe_args_store(const struct uks_probe_args *pa, const void *src,
-			  size_t src_len, pid_t pid, void *dst, size_t dst_len)
+void __uks_trace_probe_args_store(const struct uks_probe_args *pa, const void *src,
+				  size_t src_len, pid_t pid, void *dst, size_t dst_len)
 {
 	uint8_t *rec = dst;
 	size_t dyn;

@@ -31,7 +31,7 @@ struct uks_probe_error {
 };
 
 /**
- * uks_probe_args_parse - compile the fetch arguments of an event probe
+ * __uks_trace_probe_args_parse - compile the fetch arguments of an event probe
  * @argc, @argv: the argument words ("fd=$fd", "+0($filename):ustring", …)
  * @fields:	the attached event's fields (common_* included)
  * @nr_fields:	their number
@@ -43,47 +43,47 @@ struct uks_probe_error {
  * Returns 0, -EINVAL (syntax, @err set), -ENOENT (no such field, @err set),
  * -E2BIG (too many arguments) or -ENOMEM.
  */
-int uks_probe_args_parse(int argc, const char *const *argv,
-			 const struct uks_event_field *fields, size_t nr_fields,
-			 unsigned int base, struct uks_probe_args **out,
-			 struct uks_probe_error *err);
-void uks_probe_args_free(struct uks_probe_args *pa);
+int __uks_trace_probe_args_parse(int argc, const char *const *argv,
+				 const struct uks_event_field *fields, size_t nr_fields,
+				 unsigned int base, struct uks_probe_args **out,
+				 struct uks_probe_error *err);
+void __uks_trace_probe_args_free(struct uks_probe_args *pa);
 
 /* The probe record's own fields (offsets include @base) for format/filter. */
-const struct uks_event_field *uks_probe_args_fields(const struct uks_probe_args *pa,
-						    size_t *nr);
+const struct uks_event_field *__uks_trace_probe_args_fields(const struct uks_probe_args *pa,
+							    size_t *nr);
 /* Size of the fixed part of a probe record, header and @base included. */
-size_t uks_probe_args_fixed_size(const struct uks_probe_args *pa);
+size_t __uks_trace_probe_args_fixed_size(const struct uks_probe_args *pa);
 
 /*
  * Bytes of dynamic data (strings) the arguments need for @src; 0 when none.
  * @pid is the process whose memory dereferences read.
  */
-size_t uks_probe_args_dynamic_size(const struct uks_probe_args *pa, const void *src,
-				   size_t src_len, pid_t pid);
+size_t __uks_trace_probe_args_dynamic_size(const struct uks_probe_args *pa, const void *src,
+					   size_t src_len, pid_t pid);
 /*
  * Fill the argument part of the probe record @dst (of @dst_len bytes, at
  * least fixed + dynamic size) from the attached record @src.  Failed
  * dereferences store what the kernel stores (zero values, "(fault)" strings).
  */
-void uks_probe_args_store(const struct uks_probe_args *pa, const void *src,
-			  size_t src_len, pid_t pid, void *dst, size_t dst_len);
+void __uks_trace_probe_args_store(const struct uks_probe_args *pa, const void *src,
+				  size_t src_len, pid_t pid, void *dst, size_t dst_len);
 
 /* Append " name=value" for every argument of the probe record @rec. */
-void uks_probe_args_print(const struct uks_probe_args *pa, const void *rec,
-			  size_t rec_len, struct uks_seq *s);
+void __uks_trace_probe_args_print(const struct uks_probe_args *pa, const void *rec,
+				  size_t rec_len, struct uks_seq *s);
 
 /*
  * Append the print fmt of the probe event as the format file shows it after
  * "print fmt: ", e.g. "(%u) arg1=0x%Lx", REC->__probe_type, REC->arg1 for
  * 5.15, without the trailing newline.
  */
-void uks_probe_args_print_fmt(const struct uks_probe_args *pa, struct uks_seq *s);
+void __uks_trace_probe_args_print_fmt(const struct uks_probe_args *pa, struct uks_seq *s);
 
 /* The original text of argument @i as the dynamic_events listing shows it. */
-const char *uks_probe_args_text(const struct uks_probe_args *pa, int i);
-int uks_probe_args_count(const struct uks_probe_args *pa);
+const char *__uks_trace_probe_args_text(const struct uks_probe_args *pa, int i);
+int __uks_trace_probe_args_count(const struct uks_probe_args *pa);
 /* Storing them reads the writer's memory (a dereference, a string at an address). */
-bool uks_probe_args_read_memory(const struct uks_probe_args *pa);
+bool __uks_trace_probe_args_read_memory(const struct uks_probe_args *pa);
 
 #endif

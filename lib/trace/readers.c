@@ -44,9 +44,9 @@ static void reader_free(struct reader *r)
 {
 	if (!r)
 		return;
-	uks_rb_snapshot_free(r->snap);
+	__uks_trace_rb_snapshot_free(r->snap);
 	uks_kfree(r->scratch);
-	uks_seq_free(&r->content);
+	seq_free(&r->content);
 	uks_kfree(r);
 }
 
@@ -61,7 +61,7 @@ static size_t copy_out(struct reader *r, void *buf, size_t len)
 		memcpy(buf, r->content.buf + r->pos, len);
 	r->pos += len;
 	if (r->pos == r->content.len) {
-		uks_seq_reset(&r->content);
+		seq_reset(&r->content);
 		r->pos = 0;
 	}
 	return len;
@@ -73,15 +73,15 @@ static int trace_open(struct kfs_open_file *of)
 
 	/* "echo > trace": open for writing with O_TRUNC clears the buffer. */
 	if ((of->flags & O_ACCMODE) != O_RDONLY && (of->flags & O_TRUNC))
-		uks_rb_reset(tfs_tr(of)->rb);
+		__uks_trace_rb_reset(tfs_tr(of)->rb);
 	of->priv = NULL;
 	if ((of->flags & O_ACCMODE) == O_WRONLY)
 		return 0;
 	r = reader_new(of);
 	if (!r)
 		return -ENOMEM;
-	uks_trace_iter_init(r->tr, &r->iter, 0);
-	r->snap = uks_rb_snapshot(r->tr->rb);
+	__uks_trace_iter_init(r->tr, &r->iter, 0);
+	r->snap = __uks_trace_rb_snapshot(r->tr->rb);
 	if (!r->snap) {
 		reader_free(r);
 		return -ENOMEM;
@@ -93,7 +93,7 @@ static int trace_open(struct kfs_open_file *of)
 /* The snapshot's next event that this file shows (per_cpu/cpuN/trace: one CPU). */
 static bool snap_next(struct reader *r, struct uks_rb_event *ev)
 {
-	while (uks_rb_snapshot_next(r->snap, ev))
+	while (__uks_trace_rb_snapshot_next(r->snap, ev))
 		if (r->cpu < 0 || ev->cpu == (unsigned int)r->cpu)
 			return true;
 	return false;
@@ -104,22 +104,22 @@ static ssize_t trace_read(struct kfs_open_file *of, void *buf, size_t len)
 	struct reader *r = of->priv;
 	struct uks_rb_event next;
 
-	pthread_mutex_lock(&uks_event_mutex);
+	pthread_mutex_lock(&__uks_trace_event_mutex);
 	if (!r->header_done) {
 		/* One event of lookahead: latency-format wants the next timestamp. */
 		r->have_pending = snap_next(r, &r->pending);
-		uks_trace_print_header(r->tr, &r->content, &r->iter, !r->have_pending);
+		__uks_trace_print_header(r->tr, &r->content, &r->iter, !r->have_pending);
 		r->header_done = true;
 	}
 	while (r->content.len - r->pos < len && r->have_pending) {
 		bool more = snap_next(r, &next);
 
-		uks_trace_print_event(r->tr, &r->content, &r->iter, &r->pending,
-				      more ? next.ts : r->pending.ts);
+		__uks_trace_print_event(r->tr, &r->content, &r->iter, &r->pending,
+					more ? next.ts : r->pending.ts);
 		r->pending = next;
 		r->have_pending = more;
 	}
-	pthread_mutex_unlock(&uks_event_mutex);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	if (r->content.overflow)
 		return -ENOMEM;
 	return (ssize_t)copy_out(r, buf, len);
@@ -150,7 +150,7 @@ static int pipe_open(struct kfs_open_file *of)
 
 	if (!r)
 		return -ENOMEM;
-	uks_trace_iter_init(r->tr, &r->iter, 1);
+	__uks_trace_iter_init(r->tr, &r->iter, 1);
 	r->scratch = uks_kmalloc(2 * UKS_RB_PAGE_SIZE);
 	if (!r->scratch) {
 		reader_free(r);
@@ -168,12 +168,12 @@ static int oldest_cpu(struct reader *r, void *buf, uint64_t *ts_out)
 {
 	struct uks_rb *rb = r->tr->rb;
 	unsigned int first = r->cpu >= 0 ? (unsigned int)r->cpu : 0;
-	unsigned int last = r->cpu >= 0 ? first + 1 : uks_rb_nr_cpus(rb);
+	unsigned int last = r->cpu >= 0 ? first + 1 : __uks_trace_rb_nr_cpus(rb);
 	uint64_t best_ts = 0, ts;
 	int best = -1;
 
 	for (unsigned int cpu = first; cpu < last; cpu++) {
-		if (uks_rb_peek(rb, cpu, buf, UKS_RB_PAGE_SIZE, &ts) > 0 &&
+		if (__uks_trace_rb_peek(rb, cpu, buf, UKS_RB_PAGE_SIZE, &ts) > 0 &&
 		    (best < 0 || ts < best_ts)) {
 			best = (int)cpu;
 			best_ts = ts;
@@ -191,7 +191,8 @@ static bool consume_oldest(struct reader *r, struct uks_rb_event *ev)
 
 	if (cpu < 0)
 		return false;
-	len = uks_rb_consume(r->tr->rb, (unsigned int)cpu, r->scratch, UKS_RB_PAGE_SIZE, &ts);
+	len = __uks_trace_rb_consume(r->tr->rb, (unsigned int)cpu, r->scratch, UKS_RB_PAGE_SIZE,
+				     &ts);
 	if (len <= 0)
 		return false;
 	ev->ts = ts;
@@ -209,7 +210,7 @@ static void pipe_print(struct reader *r, struct uks_rb_event *ev)
 	/* The second scratch page, so the peek leaves @ev alone. */
 	if (r->iter.lat_fmt && oldest_cpu(r, (char *)r->scratch + UKS_RB_PAGE_SIZE, &ts) >= 0)
 		next_ts = ts;
-	uks_trace_print_event(r->tr, &r->content, &r->iter, ev, next_ts);
+	__uks_trace_print_event(r->tr, &r->content, &r->iter, ev, next_ts);
 }
 
 static ssize_t pipe_read(struct kfs_open_file *of, void *buf, size_t len)
@@ -218,15 +219,15 @@ static ssize_t pipe_read(struct kfs_open_file *of, void *buf, size_t len)
 	struct uks_rb_event ev;
 
 	for (;;) {
-		uint32_t seq = uks_rb_wait_seq(r->tr->rb);
+		uint32_t seq = __uks_trace_rb_wait_seq(r->tr->rb);
 		int ret;
 
 		if (r->content.len > r->pos)
 			return (ssize_t)copy_out(r, buf, len);
-		pthread_mutex_lock(&uks_event_mutex);
+		pthread_mutex_lock(&__uks_trace_event_mutex);
 		while (r->content.len < len && consume_oldest(r, &ev))
 			pipe_print(r, &ev);
-		pthread_mutex_unlock(&uks_event_mutex);
+		pthread_mutex_unlock(&__uks_trace_event_mutex);
 		if (r->content.overflow)
 			return -ENOMEM;
 		if (r->content.len)
@@ -235,7 +236,7 @@ static ssize_t pipe_read(struct kfs_open_file *of, void *buf, size_t len)
 			return -EAGAIN;
 		if (__atomic_load_n(&r->interrupted, __ATOMIC_ACQUIRE))
 			return -EINTR;
-		ret = uks_rb_wait(r->tr->rb, seq, 200);
+		ret = __uks_trace_rb_wait(r->tr->rb, seq, 200);
 		if (ret == -EINTR)
 			return -EINTR;
 	}
@@ -245,7 +246,7 @@ static int pipe_poll(struct kfs_open_file *of)
 {
 	struct reader *r = of->priv;
 
-	return r->content.len > r->pos || !uks_rb_empty(r->tr->rb);
+	return r->content.len > r->pos || !__uks_trace_rb_empty(r->tr->rb);
 }
 
 /* From another thread than the blocked reader's: it returns -EINTR. */
@@ -254,7 +255,7 @@ static void pipe_interrupt(struct kfs_open_file *of)
 	struct reader *r = of->priv;
 
 	__atomic_store_n(&r->interrupted, 1, __ATOMIC_RELEASE);
-	uks_rb_wake_all(r->tr->rb);
+	__uks_trace_rb_wake_all(r->tr->rb);
 }
 
 const struct kfs_ops __uks_tracefs_trace_ops = {

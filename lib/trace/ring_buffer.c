@@ -220,13 +220,13 @@ static unsigned int pages_for(size_t bytes)
 }
 
 /**
- * uks_rb_alloc - allocate a ring buffer
+ * __uks_trace_rb_alloc - allocate a ring buffer
  * @nr_cpus:	number of per-CPU buffers
  * @bytes_per_cpu: size of each (rounded up to whole pages, at least 3)
  *
  * Returns the buffer (recording, overwrite mode, local clock) or NULL.
  */
-struct uks_rb *uks_rb_alloc(unsigned int nr_cpus, size_t bytes_per_cpu)
+struct uks_rb *__uks_trace_rb_alloc(unsigned int nr_cpus, size_t bytes_per_cpu)
 {
 	struct uks_rb *rb = nr_cpus ? uks_kzalloc(sizeof(*rb)) : NULL;
 
@@ -238,16 +238,16 @@ struct uks_rb *uks_rb_alloc(unsigned int nr_cpus, size_t bytes_per_cpu)
 	rb->nr_cpus = nr_cpus;
 	rb->overwrite = true;
 	rb->recording = true;
-	if (!rb->cpus || uks_rb_resize(rb, -1, bytes_per_cpu)) {
+	if (!rb->cpus || __uks_trace_rb_resize(rb, -1, bytes_per_cpu)) {
 		uks_kfree(rb->cpus);
 		uks_kfree(rb);
 		return NULL;
 	}
-	rb->time_start = uks_trace_clock_read(rb->clock, &rb->counter);
+	rb->time_start = __uks_trace_clock_read(rb->clock, &rb->counter);
 	return rb;
 }
 
-void uks_rb_free(struct uks_rb *rb)
+void __uks_trace_rb_free(struct uks_rb *rb)
 {
 	if (!rb)
 		return;
@@ -257,8 +257,8 @@ void uks_rb_free(struct uks_rb *rb)
 	uks_kfree(rb);
 }
 
-/* Could uks_rb_resize() get its memory?  See __uks_mem_may_allocate(). */
-int uks_rb_resize_check(const struct uks_rb *rb, int cpu, size_t bytes_per_cpu)
+/* Could __uks_trace_rb_resize() get its memory?  See __uks_mem_may_allocate(). */
+int __uks_trace_rb_resize_check(const struct uks_rb *rb, int cpu, size_t bytes_per_cpu)
 {
 	size_t nr = pages_for(bytes_per_cpu), cpus = cpu < 0 ? rb->nr_cpus : 1;
 
@@ -276,12 +276,12 @@ int uks_rb_resize_check(const struct uks_rb *rb, int cpu, size_t bytes_per_cpu)
  * memory first and allocates every new ring before touching an old one, so
  * a refused or failed resize leaves each CPU's pages and events as they were.
  */
-int uks_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu)
+int __uks_trace_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu)
 {
 	unsigned int first = cpu < 0 ? 0 : (unsigned int)cpu;
 	unsigned int end = cpu < 0 ? rb->nr_cpus : first + 1, nr = pages_for(bytes_per_cpu), i;
 	struct rb_page ***fresh;
-	int ret = uks_rb_resize_check(rb, cpu, bytes_per_cpu);
+	int ret = __uks_trace_rb_resize_check(rb, cpu, bytes_per_cpu);
 
 	if (ret)
 		return ret;
@@ -317,14 +317,31 @@ int uks_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu)
 	return 0;
 }
 
-uint64_t uks_rb_time_start(const struct uks_rb *rb) { return READ_ONCE(rb->time_start); }
-unsigned int uks_rb_nr_cpus(const struct uks_rb *rb) { return rb->nr_cpus; }
-void uks_rb_set_overwrite(struct uks_rb *rb, bool overwrite) { WRITE_ONCE(rb->overwrite, overwrite); }
-void uks_rb_set_clock(struct uks_rb *rb, enum uks_trace_clock clock) { WRITE_ONCE(rb->clock, clock); }
-enum uks_trace_clock uks_rb_clock(const struct uks_rb *rb) { return rb->clock; }
-void uks_rb_record_on(struct uks_rb *rb, bool on) { __atomic_store_n(&rb->recording, on, __ATOMIC_RELEASE); }
-bool uks_rb_recording(const struct uks_rb *rb) { return __atomic_load_n(&rb->recording, __ATOMIC_ACQUIRE); }
-size_t uks_rb_max_event(void) { return PAGE_DATA - sizeof(struct rb_event_hdr); }
+uint64_t __uks_trace_rb_time_start(const struct uks_rb *rb) { return READ_ONCE(rb->time_start); }
+unsigned int __uks_trace_rb_nr_cpus(const struct uks_rb *rb) { return rb->nr_cpus; }
+enum uks_trace_clock __uks_trace_rb_clock(const struct uks_rb *rb) { return rb->clock; }
+
+void __uks_trace_rb_set_overwrite(struct uks_rb *rb, bool overwrite)
+{
+	WRITE_ONCE(rb->overwrite, overwrite);
+}
+
+void __uks_trace_rb_set_clock(struct uks_rb *rb, enum uks_trace_clock clock)
+{
+	WRITE_ONCE(rb->clock, clock);
+}
+
+void __uks_trace_rb_record_on(struct uks_rb *rb, bool on)
+{
+	__atomic_store_n(&rb->recording, on, __ATOMIC_RELEASE);
+}
+
+bool __uks_trace_rb_recording(const struct uks_rb *rb)
+{
+	return __atomic_load_n(&rb->recording, __ATOMIC_ACQUIRE);
+}
+
+size_t __uks_trace_rb_max_event(void) { return PAGE_DATA - sizeof(struct rb_event_hdr); }
 
 /*
  * Make the page after @tail the write page.  Returns 0 (retry the
@@ -383,7 +400,7 @@ static void *rb_reserve(struct uks_rb *rb, size_t len, const uint64_t *ts, unsig
 
 	if (unlikely(!__atomic_load_n(&rb->recording, __ATOMIC_RELAXED)))
 		return NULL;
-	if (unlikely(len > uks_rb_max_event()))
+	if (unlikely(len > __uks_trace_rb_max_event()))
 		return NULL;
 	cpu = uks_this_cpu();
 	if (unlikely(cpu < 0 || (unsigned int)cpu >= rb->nr_cpus))
@@ -412,13 +429,13 @@ static void *rb_reserve(struct uks_rb *rb, size_t len, const uint64_t *ts, unsig
 	hdr = (struct rb_event_hdr *)(pg->data + w);
 	__atomic_store_n(&hdr->state, (uint64_t)__atomic_load_n(&pg->gen, __ATOMIC_RELAXED) << 32 |
 			 total, __ATOMIC_RELAXED);
-	hdr->ts = ts ? *ts : uks_trace_clock_read(rb->clock, &rb->counter);
+	hdr->ts = ts ? *ts : __uks_trace_clock_read(rb->clock, &rb->counter);
 	*cpu_out = (unsigned int)cpu;
 	return hdr + 1;
 }
 
 /**
- * uks_rb_reserve - reserve space for an event on this CPU
+ * __uks_trace_rb_reserve - reserve space for an event on this CPU
  * @rb:		the buffer
  * @len:	payload bytes
  * @cpu_out:	set to the CPU whose buffer was used
@@ -427,32 +444,32 @@ static void *rb_reserve(struct uks_rb *rb, size_t len, const uint64_t *ts, unsig
  * fill, or NULL (recording off, too big, full with overwrite off, oldest
  * page busy, or nested in this thread's buffer lock).
  */
-void *uks_rb_reserve(struct uks_rb *rb, size_t len, unsigned int *cpu_out)
+void *__uks_trace_rb_reserve(struct uks_rb *rb, size_t len, unsigned int *cpu_out)
 {
 	return rb_reserve(rb, len, NULL, cpu_out);
 }
 
 /**
- * uks_rb_reserve_at - uks_rb_reserve() with a timestamp read by the caller
- * @ts:		a reading of this buffer's clock (uks_rb_now())
+ * __uks_trace_rb_reserve_at - __uks_trace_rb_reserve() with a timestamp read by the caller
+ * @ts:		a reading of this buffer's clock (__uks_trace_rb_now())
  *
  * Lets the records of one tracepoint hit share one clock reading.
  */
-void *uks_rb_reserve_at(struct uks_rb *rb, size_t len, uint64_t ts, unsigned int *cpu_out)
+void *__uks_trace_rb_reserve_at(struct uks_rb *rb, size_t len, uint64_t ts, unsigned int *cpu_out)
 {
 	return rb_reserve(rb, len, &ts, cpu_out);
 }
 
-/** uks_rb_now - read the buffer's trace clock */
-uint64_t uks_rb_now(struct uks_rb *rb)
+/** __uks_trace_rb_now - read the buffer's trace clock */
+uint64_t __uks_trace_rb_now(struct uks_rb *rb)
 {
-	return uks_trace_clock_read(READ_ONCE(rb->clock), &rb->counter);
+	return __uks_trace_clock_read(READ_ONCE(rb->clock), &rb->counter);
 }
 
 static void rb_wake(struct uks_rb *rb)
 {
 	if (unlikely(__atomic_load_n(&rb->waiters, __ATOMIC_SEQ_CST)))
-		uks_rb_wake_all(rb);
+		__uks_trace_rb_wake_all(rb);
 }
 
 static void rb_finish(struct uks_rb *rb, void *data, uint32_t flags)
@@ -468,19 +485,19 @@ static void rb_finish(struct uks_rb *rb, void *data, uint32_t flags)
 		rb_wake(rb);
 }
 
-unsigned int uks_rb_event_cpu(const void *data)
+unsigned int __uks_trace_rb_event_cpu(const void *data)
 {
 	return page_of(data)->cpu;
 }
 
-/** uks_rb_commit - publish a reserved event */
-void uks_rb_commit(struct uks_rb *rb, void *data)
+/** __uks_trace_rb_commit - publish a reserved event */
+void __uks_trace_rb_commit(struct uks_rb *rb, void *data)
 {
 	rb_finish(rb, data, 0);
 }
 
-/** uks_rb_discard - give a reserved event back (filtered out); readers skip it */
-void uks_rb_discard(struct uks_rb *rb, void *data)
+/** __uks_trace_rb_discard - give a reserved event back (filtered out); readers skip it */
+void __uks_trace_rb_discard(struct uks_rb *rb, void *data)
 {
 	rb_finish(rb, data, EV_DISCARD);
 }
@@ -545,19 +562,19 @@ static int rb_copy_oldest(struct uks_rb *rb, unsigned int cpu, void *buf, size_t
 	return len;
 }
 
-/** uks_rb_peek - copy the oldest unread event of @cpu; see ring_buffer.h */
-int uks_rb_peek(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap, uint64_t *ts)
+/** __uks_trace_rb_peek - copy the oldest unread event of @cpu; see ring_buffer.h */
+int __uks_trace_rb_peek(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap, uint64_t *ts)
 {
 	return rb_copy_oldest(rb, cpu, buf, cap, ts, false);
 }
 
-/** uks_rb_consume - copy and remove the oldest unread event of @cpu */
-int uks_rb_consume(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap, uint64_t *ts)
+/** __uks_trace_rb_consume - copy and remove the oldest unread event of @cpu */
+int __uks_trace_rb_consume(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap, uint64_t *ts)
 {
 	return rb_copy_oldest(rb, cpu, buf, cap, ts, true);
 }
 
-bool uks_rb_empty(struct uks_rb *rb)
+bool __uks_trace_rb_empty(struct uks_rb *rb)
 {
 	for (unsigned int i = 0; i < rb->nr_cpus; i++) {
 		struct rb_cpu *c = &rb->cpus[i];
@@ -573,21 +590,21 @@ bool uks_rb_empty(struct uks_rb *rb)
 	return true;
 }
 
-uint32_t uks_rb_wait_seq(struct uks_rb *rb)
+uint32_t __uks_trace_rb_wait_seq(struct uks_rb *rb)
 {
 	return __atomic_load_n(&rb->wake_seq, __ATOMIC_ACQUIRE);
 }
 
 /**
- * uks_rb_wait - sleep until an event is committed
+ * __uks_trace_rb_wait - sleep until an event is committed
  * @rb:		the buffer
- * @seq:	uks_rb_wait_seq() read before finding the buffer empty
+ * @seq:	__uks_trace_rb_wait_seq() read before finding the buffer empty
  * @timeout_ms: -1 for no timeout
  *
  * Writers only pay for the wakeup when a reader is registered as waiting.
  * Returns 0, -ETIMEDOUT or -EINTR.
  */
-int uks_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms)
+int __uks_trace_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms)
 {
 	struct timespec ts, *tsp = NULL;
 	long ret;
@@ -599,7 +616,7 @@ int uks_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms)
 	}
 	__atomic_add_fetch(&rb->waiters, 1, __ATOMIC_SEQ_CST);
 	/* An event committed between the caller's check and here: don't sleep. */
-	if (!uks_rb_empty(rb) || __atomic_load_n(&rb->wake_seq, __ATOMIC_SEQ_CST) != seq) {
+	if (!__uks_trace_rb_empty(rb) || __atomic_load_n(&rb->wake_seq, __ATOMIC_SEQ_CST) != seq) {
 		__atomic_sub_fetch(&rb->waiters, 1, __ATOMIC_SEQ_CST);
 		return 0;
 	}
@@ -612,7 +629,7 @@ int uks_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms)
 	return 0;
 }
 
-void uks_rb_wake_all(struct uks_rb *rb)
+void __uks_trace_rb_wake_all(struct uks_rb *rb)
 {
 	__atomic_add_fetch(&rb->wake_seq, 1, __ATOMIC_SEQ_CST);
 	syscall(SYS_futex, &rb->wake_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
@@ -668,10 +685,10 @@ static int snap_cpu_copy(struct rb_cpu *c, struct snap_cpu *s)
 }
 
 /**
- * uks_rb_snapshot - copy all unread events for a non-consuming reader
+ * __uks_trace_rb_snapshot - copy all unread events for a non-consuming reader
  * Returns the snapshot or NULL (no memory, or called nested in a reader).
  */
-struct uks_rb_snapshot *uks_rb_snapshot(struct uks_rb *rb)
+struct uks_rb_snapshot *__uks_trace_rb_snapshot(struct uks_rb *rb)
 {
 	struct uks_rb_snapshot *snap;
 
@@ -684,20 +701,20 @@ struct uks_rb_snapshot *uks_rb_snapshot(struct uks_rb *rb)
 		int ret;
 
 		if (!rb_lock(c)) {
-			uks_rb_snapshot_free(snap);
+			__uks_trace_rb_snapshot_free(snap);
 			return NULL;
 		}
 		ret = snap_cpu_copy(c, &snap->cpus[i]);
 		rb_unlock(c);
 		if (ret) {
-			uks_rb_snapshot_free(snap);
+			__uks_trace_rb_snapshot_free(snap);
 			return NULL;
 		}
 	}
 	return snap;
 }
 
-bool uks_rb_snapshot_next(struct uks_rb_snapshot *snap, struct uks_rb_event *ev)
+bool __uks_trace_rb_snapshot_next(struct uks_rb_snapshot *snap, struct uks_rb_event *ev)
 {
 	struct rb_event_hdr *best = NULL;
 	unsigned int best_cpu = 0;
@@ -724,7 +741,7 @@ bool uks_rb_snapshot_next(struct uks_rb_snapshot *snap, struct uks_rb_event *ev)
 	return true;
 }
 
-void uks_rb_snapshot_free(struct uks_rb_snapshot *snap)
+void __uks_trace_rb_snapshot_free(struct uks_rb_snapshot *snap)
 {
 	if (!snap)
 		return;
@@ -735,7 +752,7 @@ void uks_rb_snapshot_free(struct uks_rb_snapshot *snap)
 
 /* ---------------------------------------------------------------- stats */
 
-void uks_rb_stats(struct uks_rb *rb, unsigned int cpu, struct uks_rb_stats *st)
+void __uks_trace_rb_stats(struct uks_rb *rb, unsigned int cpu, struct uks_rb_stats *st)
 {
 	struct rb_cpu *c = &rb->cpus[cpu];
 	uint64_t live = 0, bytes = 0;
@@ -766,14 +783,14 @@ void uks_rb_stats(struct uks_rb *rb, unsigned int cpu, struct uks_rb_stats *st)
 }
 
 /**
- * uks_rb_reset - drop every unread event (echo > trace)
+ * __uks_trace_rb_reset - drop every unread event (echo > trace)
  *
  * Events are marked read, not erased, so a writer inside a page is never
  * disturbed.  Afterwards every counter reads 0, as in the kernel.
  */
-void uks_rb_reset(struct uks_rb *rb)
+void __uks_trace_rb_reset(struct uks_rb *rb)
 {
-	WRITE_ONCE(rb->time_start, uks_trace_clock_read(rb->clock, &rb->counter));
+	WRITE_ONCE(rb->time_start, __uks_trace_clock_read(rb->clock, &rb->counter));
 	for (unsigned int i = 0; i < rb->nr_cpus; i++) {
 		struct rb_cpu *c = &rb->cpus[i];
 		struct rb_event_hdr *hdr;

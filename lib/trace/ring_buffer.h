@@ -27,11 +27,11 @@ enum uks_trace_clock {
 	UKS_NR_CLOCKS,
 };
 
-extern const char *const uks_trace_clock_names[UKS_NR_CLOCKS];
+extern const char *const __uks_trace_clock_names[UKS_NR_CLOCKS];
 /* Does the clock count nanoseconds (printed as sec.usec)? */
-bool uks_trace_clock_in_ns(enum uks_trace_clock clock);
-uint64_t uks_trace_clock_read(enum uks_trace_clock clock, uint64_t *counter);
-void uks_trace_clock_init(void);
+bool __uks_trace_clock_in_ns(enum uks_trace_clock clock);
+uint64_t __uks_trace_clock_read(enum uks_trace_clock clock, uint64_t *counter);
+void __uks_trace_clock_init(void);
 
 /* Per-CPU statistics, as per_cpu/cpuN/stats shows them. */
 struct uks_rb_stats {
@@ -53,25 +53,25 @@ struct uks_rb_event {
 	const void *data;	/* the record: struct uks_trace_entry first */
 };
 
-struct uks_rb *uks_rb_alloc(unsigned int nr_cpus, size_t bytes_per_cpu);
-void uks_rb_free(struct uks_rb *rb);
+struct uks_rb *__uks_trace_rb_alloc(unsigned int nr_cpus, size_t bytes_per_cpu);
+void __uks_trace_rb_free(struct uks_rb *rb);
 /*
  * Change the size of one CPU's buffer, or of all (@cpu < 0); their contents
  * are discarded.  0, -EINVAL (no such CPU) or -ENOMEM, checked before any
  * page is taken, and then every old page and event is still there.
  */
-int uks_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
-int uks_rb_resize_check(const struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
-unsigned int uks_rb_nr_cpus(const struct uks_rb *rb);
-void uks_rb_set_overwrite(struct uks_rb *rb, bool overwrite);
-void uks_rb_set_clock(struct uks_rb *rb, enum uks_trace_clock clock);
-enum uks_trace_clock uks_rb_clock(const struct uks_rb *rb);
+int __uks_trace_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
+int __uks_trace_rb_resize_check(const struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
+unsigned int __uks_trace_rb_nr_cpus(const struct uks_rb *rb);
+void __uks_trace_rb_set_overwrite(struct uks_rb *rb, bool overwrite);
+void __uks_trace_rb_set_clock(struct uks_rb *rb, enum uks_trace_clock clock);
+enum uks_trace_clock __uks_trace_rb_clock(const struct uks_rb *rb);
 /* Recording on/off (tracing_on): reserve fails while off. */
-void uks_rb_record_on(struct uks_rb *rb, bool on);
-bool uks_rb_recording(const struct uks_rb *rb);
+void __uks_trace_rb_record_on(struct uks_rb *rb, bool on);
+bool __uks_trace_rb_recording(const struct uks_rb *rb);
 
 /* Largest payload one event can have. */
-size_t uks_rb_max_event(void);
+size_t __uks_trace_rb_max_event(void);
 
 /*
  * Writers.  reserve returns space for @len bytes on the caller's CPU (set in
@@ -79,48 +79,49 @@ size_t uks_rb_max_event(void);
  * buffer's lock).  Every successful reserve must be followed by commit or
  * discard of the same pointer, from the same thread.
  */
-void *uks_rb_reserve(struct uks_rb *rb, size_t len, unsigned int *cpu);
-/* The same, stamped with @ts, a reading of uks_rb_now() (shared by a hit). */
-void *uks_rb_reserve_at(struct uks_rb *rb, size_t len, uint64_t ts, unsigned int *cpu);
-uint64_t uks_rb_now(struct uks_rb *rb);
-void uks_rb_commit(struct uks_rb *rb, void *data);
-void uks_rb_discard(struct uks_rb *rb, void *data);
+void *__uks_trace_rb_reserve(struct uks_rb *rb, size_t len, unsigned int *cpu);
+/* The same, stamped with @ts, a reading of __uks_trace_rb_now() (shared by a hit). */
+void *__uks_trace_rb_reserve_at(struct uks_rb *rb, size_t len, uint64_t ts, unsigned int *cpu);
+uint64_t __uks_trace_rb_now(struct uks_rb *rb);
+void __uks_trace_rb_commit(struct uks_rb *rb, void *data);
+void __uks_trace_rb_discard(struct uks_rb *rb, void *data);
 /* The CPU whose buffer a reserved event is in. */
-unsigned int uks_rb_event_cpu(const void *data);
+unsigned int __uks_trace_rb_event_cpu(const void *data);
 
 /*
  * Consuming reads (trace_pipe): copy the oldest event of @cpu into @buf.
  * peek leaves it, consume removes it.  Return the payload length, 0 when
  * the CPU's buffer is empty, -ENOSPC when @cap is too small.
  */
-int uks_rb_peek(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap, uint64_t *ts);
-int uks_rb_consume(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap, uint64_t *ts);
-bool uks_rb_empty(struct uks_rb *rb);
+int __uks_trace_rb_peek(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap, uint64_t *ts);
+int __uks_trace_rb_consume(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap,
+			   uint64_t *ts);
+bool __uks_trace_rb_empty(struct uks_rb *rb);
 
 /*
  * Blocking: wait until an event is committed after @seq was read with
- * uks_rb_wait_seq(), or @timeout_ms passes (-1: forever).  Returns 0,
+ * __uks_trace_rb_wait_seq(), or @timeout_ms passes (-1: forever).  Returns 0,
  * -ETIMEDOUT or -EINTR.
  */
-uint32_t uks_rb_wait_seq(struct uks_rb *rb);
-int uks_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms);
+uint32_t __uks_trace_rb_wait_seq(struct uks_rb *rb);
+int __uks_trace_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms);
 /* Wake every waiter (used when a reader is being shut down). */
-void uks_rb_wake_all(struct uks_rb *rb);
+void __uks_trace_rb_wake_all(struct uks_rb *rb);
 
 /*
  * Snapshot for non-consuming readers (trace): a private copy of every
  * unread event of every CPU, merged in timestamp order.
  */
 struct uks_rb_snapshot;
-struct uks_rb_snapshot *uks_rb_snapshot(struct uks_rb *rb);
+struct uks_rb_snapshot *__uks_trace_rb_snapshot(struct uks_rb *rb);
 /* The next event in timestamp order, false at the end. */
-bool uks_rb_snapshot_next(struct uks_rb_snapshot *snap, struct uks_rb_event *ev);
-void uks_rb_snapshot_free(struct uks_rb_snapshot *snap);
+bool __uks_trace_rb_snapshot_next(struct uks_rb_snapshot *snap, struct uks_rb_event *ev);
+void __uks_trace_rb_snapshot_free(struct uks_rb_snapshot *snap);
 
-void uks_rb_stats(struct uks_rb *rb, unsigned int cpu, struct uks_rb_stats *st);
+void __uks_trace_rb_stats(struct uks_rb *rb, unsigned int cpu, struct uks_rb_stats *st);
 /* Remove every event of every CPU (echo > trace); stats keep counting. */
-void uks_rb_reset(struct uks_rb *rb);
+void __uks_trace_rb_reset(struct uks_rb *rb);
 /* Clock reading at allocation or the last reset (latency-format times). */
-uint64_t uks_rb_time_start(const struct uks_rb *rb);
+uint64_t __uks_trace_rb_time_start(const struct uks_rb *rb);
 
 #endif

@@ -23,7 +23,7 @@ static int set_clr_event(struct uks_trace *tr, const char *match, const char *sy
 	struct uks_event_file *file;
 	int ret = -EINVAL, err;
 
-	if (uks_trace_sync_files(tr))
+	if (__uks_trace_sync_files(tr))
 		return -ENOMEM;
 	list_for_each_entry(file, &tr->files, list) {
 		struct uks_event_call *call = file->call;
@@ -36,7 +36,7 @@ static int set_clr_event(struct uks_trace *tr, const char *match, const char *sy
 			continue;
 		if (event && strcmp(event, call->name))
 			continue;
-		err = uks_file_enable(file, enable, false);
+		err = __uks_trace_file_enable(file, enable, false);
 		if (err && err != -EINVAL)
 			return err;
 		if (ret)
@@ -46,13 +46,13 @@ static int set_clr_event(struct uks_trace *tr, const char *match, const char *sy
 }
 
 /**
- * uks_trace_set_event - one token written to set_event
+ * __uks_trace_set_event - one token written to set_event
  * @spec:	"sys:event", "sys:*", "*:event", "sys", "event", "!sys:event"
  * @enable:	false to force disabling (the leading '!' also disables)
  *
  * Returns 0 or -EINVAL when no event matched.  Caller holds event_mutex.
  */
-int uks_trace_set_event(struct uks_trace *tr, const char *spec, bool enable)
+int __uks_trace_set_event(struct uks_trace *tr, const char *spec, bool enable)
 {
 	char buf[256], *colon, *sys = NULL, *event, *match = NULL;
 
@@ -85,33 +85,33 @@ static void print_name(struct uks_seq *s, const struct uks_event_call *call)
 {
 	/* Events of the ftrace system are listed without their system. */
 	if (strcmp(call->system, "ftrace"))
-		uks_seq_printf(s, "%s:", call->system);
-	uks_seq_printf(s, "%s\n", call->name);
+		seq_printf(s, "%s:", call->system);
+	seq_printf(s, "%s\n", call->name);
 }
 
-void uks_trace_show_set_event(struct uks_trace *tr, struct uks_seq *s)
+void __uks_trace_show_set_event(struct uks_trace *tr, struct uks_seq *s)
 {
 	struct uks_event_file *file;
 
-	if (uks_trace_sync_files(tr))
+	if (__uks_trace_sync_files(tr))
 		return;
 	list_for_each_entry(file, &tr->files, list)
 		if (file->flags & UKS_FILE_ENABLED)
 			print_name(s, file->call);
 }
 
-void uks_trace_show_available_events(struct uks_seq *s)
+void __uks_trace_show_available_events(struct uks_seq *s)
 {
 	struct uks_event_call *call;
 
-	uks_trace_sync_calls();
-	list_for_each_entry(call, &uks_calls, list)
+	__uks_trace_sync_calls();
+	list_for_each_entry(call, &__uks_trace_calls, list)
 		if (!(call->flags & UKS_CALL_IGNORE_ENABLE))
 			print_name(s, call);
 }
 
 /* events/enable (@system NULL) and events/SYS/enable writes. */
-int uks_trace_system_enable(struct uks_trace *tr, const char *system, int enable)
+int __uks_trace_system_enable(struct uks_trace *tr, const char *system, int enable)
 {
 	if (enable != 0 && enable != 1)
 		return -EINVAL;
@@ -119,21 +119,21 @@ int uks_trace_system_enable(struct uks_trace *tr, const char *system, int enable
 }
 
 /* "0", "1", "X" (mixed) or "?" (no events), as system_enable_read(). */
-void uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struct uks_seq *s)
+void __uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struct uks_seq *s)
 {
 	struct uks_event_system *sys;
 	struct uks_event_file *file;
 	unsigned int set = 0;
 
-	if (uks_trace_sync_files(tr))
+	if (__uks_trace_sync_files(tr))
 		return;
 	/* events/SYS/enable looks at that system's events only. */
-	sys = system ? uks_find_system(system) : NULL;
+	sys = system ? __uks_trace_find_system(system) : NULL;
 	if (sys) {
 		struct uks_event_call *call;
 
 		list_for_each_entry(call, &sys->calls, sys_list) {
-			file = uks_file_of_call(tr, call);
+			file = __uks_trace_file_of_call(tr, call);
 			if (!file || (call->flags & UKS_CALL_IGNORE_ENABLE))
 				continue;
 			set |= 1u << !!(file->flags & UKS_FILE_ENABLED);
@@ -152,6 +152,6 @@ void uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struc
 			break;
 	}
 out:
-	uks_seq_putc(s, "?01X"[set & 3]);
-	uks_seq_putc(s, '\n');
+	seq_putc(s, "?01X"[set & 3]);
+	seq_putc(s, '\n');
 }

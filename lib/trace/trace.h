@@ -49,8 +49,8 @@
 #define UKS_MAX_FILTER_STR		4096
 #define UKS_TRACE_FTRACE_PRINT_ID	5	/* TRACE_PRINT in the kernel */
 
-extern pthread_mutex_t uks_event_mutex;
-extern struct list_head uks_traces;
+extern pthread_mutex_t __uks_trace_event_mutex;
+extern struct list_head __uks_trace_traces;
 
 enum {
 	UKS_CALL_DYNAMIC	= 1 << 0,	/* created through dynamic_events */
@@ -72,7 +72,7 @@ typedef void (*uks_call_print_fn)(struct uks_seq *s, const struct uks_event_call
  * lookups and a listing walks only its own calls.
  */
 struct uks_event_system {
-	struct list_head list;		/* uks_systems, in creation order */
+	struct list_head list;		/* __uks_trace_systems, in creation order */
 	struct uks_index_node node;	/* the index of systems by name */
 	struct list_head calls;		/* in the order they were added */
 	struct uks_index by_name;
@@ -80,7 +80,7 @@ struct uks_event_system {
 };
 
 struct uks_event_call {
-	struct list_head list;		/* uks_calls, under event_mutex */
+	struct list_head list;		/* __uks_trace_calls, under event_mutex */
 	char *system;
 	char *name;
 	struct uks_event_system *sys;	/* once added */
@@ -168,7 +168,7 @@ enum {
 };
 
 struct uks_trace {
-	struct list_head list;		/* uks_traces, under event_mutex */
+	struct list_head list;		/* __uks_trace_traces, under event_mutex */
 	char *name;			/* NULL for the top level */
 	pthread_mutex_t lock;
 	struct uks_rb *rb;
@@ -189,56 +189,57 @@ static inline bool trace_opt(const struct uks_trace *tr, int opt)
 }
 
 /* events.c */
-int uks_trace_sync_calls(void);
-struct uks_event_call *uks_find_call(const char *system, const char *name);
-struct uks_event_call *uks_find_call_by_id(int id);
-struct uks_event_system *uks_find_system(const char *name);
-struct uks_event_call *uks_call_alloc(const char *system, const char *name,
-				      const struct uks_event_field *fields, size_t nr_fields);
-int uks_call_add(struct uks_event_call *call);
-void uks_call_remove(struct uks_event_call *call);
-void uks_call_free(struct uks_event_call *call);
-void uks_call_print_format(struct uks_seq *s, const struct uks_event_call *call);
+int __uks_trace_sync_calls(void);
+struct uks_event_call *__uks_trace_find_call(const char *system, const char *name);
+struct uks_event_call *__uks_trace_find_call_by_id(int id);
+struct uks_event_system *__uks_trace_find_system(const char *name);
+struct uks_event_call *__uks_trace_call_alloc(const char *system, const char *name,
+					      const struct uks_event_field *fields,
+					      size_t nr_fields);
+int __uks_trace_call_add(struct uks_event_call *call);
+void __uks_trace_call_remove(struct uks_event_call *call);
+void __uks_trace_call_free(struct uks_event_call *call);
+void __uks_trace_call_print_format(struct uks_seq *s, const struct uks_event_call *call);
 bool uks_call_is_enabled_anywhere(const struct uks_event_call *call);
-extern struct list_head uks_calls;
-extern struct list_head uks_systems;
+extern struct list_head __uks_trace_calls;
+extern struct list_head __uks_trace_systems;
 
 /* event_file.c */
-int uks_trace_sync_files(struct uks_trace *tr);
+int __uks_trace_sync_files(struct uks_trace *tr);
 /* Files of a new call in every instance, of every call in a new instance. */
-int uks_call_files_alloc(struct uks_event_call *call);
-int uks_trace_files_alloc(struct uks_trace *tr);
-struct uks_event_file *uks_find_file(struct uks_trace *tr, const char *system,
-				     const char *name);
-struct uks_event_file *uks_file_of_call(struct uks_trace *tr, struct uks_event_call *call);
-int uks_file_enable(struct uks_event_file *file, bool enable, bool soft);
-int uks_file_set_filter(struct uks_event_file *file, const char *text);
-void uks_file_enable_str(struct uks_event_file *file, struct uks_seq *s);
-void uks_trace_file_free(struct uks_event_file *file);
+int __uks_trace_call_files_alloc(struct uks_event_call *call);
+int __uks_trace_files_alloc(struct uks_trace *tr);
+struct uks_event_file *__uks_trace_find_file(struct uks_trace *tr, const char *system,
+					     const char *name);
+struct uks_event_file *__uks_trace_file_of_call(struct uks_trace *tr, struct uks_event_call *call);
+int __uks_trace_file_enable(struct uks_event_file *file, bool enable, bool soft);
+int __uks_trace_file_set_filter(struct uks_event_file *file, const char *text);
+void __uks_trace_file_enable_str(struct uks_event_file *file, struct uks_seq *s);
+void __uks_trace_file_free(struct uks_event_file *file);
 /* Files of @call in every instance: are any enabled; free them all. */
-bool uks_call_files_busy(struct uks_event_call *call);
-void uks_call_files_free(struct uks_event_call *call);
+bool __uks_trace_call_files_busy(struct uks_event_call *call);
+void __uks_trace_call_files_free(struct uks_event_call *call);
 /* Fill the common header of a record written by this thread. */
-void uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, int type);
-uint64_t uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb);
-bool uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid);
-pid_t uks_trace_current_tid(void);
+void __uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, int type);
+uint64_t __uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb);
+bool __uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid);
+pid_t __uks_trace_current_tid(void);
 /* Commit @rec to @tr's buffer unless @file's filter rejects it. */
-void uks_trace_commit_filtered(struct uks_trace *tr, struct uks_event_file *file,
-			       void *rec, size_t len, unsigned int cpu);
+void __uks_trace_commit_filtered(struct uks_trace *tr, struct uks_event_file *file,
+				 void *rec, size_t len, unsigned int cpu);
 
 /* cmdlines.c: pid -> comm and pid -> tgid, as saved_cmdlines/saved_tgids */
-void uks_trace_save_cmdline(pid_t pid, const char *comm);
-bool uks_trace_find_cmdline(pid_t pid, char comm[16]);
-void uks_trace_save_tgid(pid_t pid, pid_t tgid);
-pid_t uks_trace_find_tgid(pid_t pid);
-void uks_trace_show_saved_cmdlines(struct uks_seq *s);
-void uks_trace_show_saved_tgids(struct uks_seq *s);
-int uks_trace_cmdlines_size(void);
-int uks_trace_set_cmdlines_size(int size);
+void __uks_trace_save_cmdline(pid_t pid, const char *comm);
+bool __uks_trace_find_cmdline(pid_t pid, char comm[16]);
+void __uks_trace_save_tgid(pid_t pid, pid_t tgid);
+pid_t __uks_trace_find_tgid(pid_t pid);
+void __uks_trace_show_saved_cmdlines(struct uks_seq *s);
+void __uks_trace_show_saved_tgids(struct uks_seq *s);
+int __uks_trace_cmdlines_size(void);
+int __uks_trace_set_cmdlines_size(int size);
 /* The comm of the calling thread, cached per thread. */
-const char *uks_trace_current_comm(void);
-void uks_trace_note_current(struct uks_trace *tr);
+const char *__uks_trace_current_comm(void);
+void __uks_trace_note_current(struct uks_trace *tr);
 
 /* output.c: how one reader prints, fixed at open as the kernel's iter_flags */
 struct uks_trace_iter {
@@ -246,29 +247,30 @@ struct uks_trace_iter {
 	bool in_ns;		/* the clock counts nanoseconds */
 	unsigned long idx;	/* index of the next entry (verbose lines) */
 };
-void uks_trace_iter_init(struct uks_trace *tr, struct uks_trace_iter *it, unsigned long first_idx);
-void uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s,
-			    const struct uks_trace_iter *it, bool empty);
-void uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks_trace_iter *it,
-			   const struct uks_rb_event *ev, uint64_t next_ts);
+void __uks_trace_iter_init(struct uks_trace *tr, struct uks_trace_iter *it,
+			   unsigned long first_idx);
+void __uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s,
+			      const struct uks_trace_iter *it, bool empty);
+void __uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks_trace_iter *it,
+			     const struct uks_rb_event *ev, uint64_t next_ts);
 
 /* error_log.c */
-void uks_trace_log_err(struct uks_trace *tr, const char *loc, const char *cmd,
-		       const char *err, unsigned int pos);
-void uks_trace_show_error_log(struct uks_trace *tr, struct uks_seq *s);
-void uks_trace_clear_error_log(struct uks_trace *tr);
+void __uks_trace_log_err(struct uks_trace *tr, const char *loc, const char *cmd,
+			 const char *err, unsigned int pos);
+void __uks_trace_show_error_log(struct uks_trace *tr, struct uks_seq *s);
+void __uks_trace_clear_error_log(struct uks_trace *tr);
 
 /* set_event.c */
-int uks_trace_set_event(struct uks_trace *tr, const char *spec, bool enable);
-void uks_trace_show_set_event(struct uks_trace *tr, struct uks_seq *s);
-void uks_trace_show_available_events(struct uks_seq *s);
-int uks_trace_system_enable(struct uks_trace *tr, const char *system, int enable);
-void uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struct uks_seq *s);
+int __uks_trace_set_event(struct uks_trace *tr, const char *spec, bool enable);
+void __uks_trace_show_set_event(struct uks_trace *tr, struct uks_seq *s);
+void __uks_trace_show_available_events(struct uks_seq *s);
+int __uks_trace_system_enable(struct uks_trace *tr, const char *system, int enable);
+void __uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struct uks_seq *s);
 
 /* marker.c */
-int uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
-			   const struct uks_trace_task *writer);
-extern struct uks_event_call *uks_ftrace_print_call;
-int uks_trace_marker_init(void);
+int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
+			     const struct uks_trace_task *writer);
+extern struct uks_event_call *__uks_trace_ftrace_print_call;
+int __uks_trace_marker_init(void);
 
 #endif

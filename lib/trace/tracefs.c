@@ -26,13 +26,13 @@
 /* Events registered since the last walk get their calls and files here. */
 static void tree_lock(void *obj)
 {
-	pthread_mutex_lock(&uks_event_mutex);
-	(void)uks_trace_sync_files(obj);	/* retried by events/'s lookup */
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	(void)__uks_trace_sync_files(obj);	/* retried by events/'s lookup */
 }
 
 static void tree_unlock(void *obj)
 {
-	pthread_mutex_unlock(&uks_event_mutex);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
 }
 
 /* Open files are counted per instance (an instance in use cannot go). */
@@ -100,9 +100,9 @@ static int events_lookup(const struct kfs_ref *dir, const char *name, struct kfs
 {
 	struct uks_event_system *sys;
 
-	if (uks_trace_sync_files(dir->obj))
+	if (__uks_trace_sync_files(dir->obj))
 		return -ENOMEM;
-	sys = uks_find_system(name);
+	sys = __uks_trace_find_system(name);
 	if (!sys)
 		return -ENOENT;
 	child->node = &__uks_tracefs_sys_dir;
@@ -115,7 +115,7 @@ static int events_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *a
 	struct uks_event_system *sys;
 	int ret = 0;
 
-	list_for_each_entry(sys, &uks_systems, list) {
+	list_for_each_entry(sys, &__uks_trace_systems, list) {
 		struct kfs_ref child = { &__uks_tracefs_sys_dir, dir->obj, sys, 0 };
 
 		ret = fill(sys->name, &child, arg);
@@ -129,8 +129,8 @@ static int events_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *a
 static int sys_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
 	struct uks_event_system *sys = dir->sub;
-	struct uks_event_call *call = uks_find_call(sys->name, name);
-	struct uks_event_file *file = call ? uks_file_of_call(dir->obj, call) : NULL;
+	struct uks_event_call *call = __uks_trace_find_call(sys->name, name);
+	struct uks_event_file *file = call ? __uks_trace_file_of_call(dir->obj, call) : NULL;
 
 	if (!file)
 		return -ENOENT;
@@ -158,7 +158,7 @@ static int sys_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
 /* options/: a file per option, ->idx its index. */
 static int options_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
-	int opt = uks_trace_option_index(name);
+	int opt = __uks_trace_option_index(name);
 
 	if (opt < 0)
 		return -ENOENT;
@@ -171,10 +171,10 @@ static int options_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *
 {
 	int ret = 0;
 
-	for (size_t i = 0; uks_trace_option_name(i) && !ret; i++) {
+	for (size_t i = 0; __uks_trace_option_name(i) && !ret; i++) {
 		struct kfs_ref child = { &__uks_tracefs_option_file, dir->obj, NULL, (long)i };
 
-		ret = fill(uks_trace_option_name(i), &child, arg);
+		ret = fill(__uks_trace_option_name(i), &child, arg);
 	}
 	return ret;
 }
@@ -189,7 +189,7 @@ static int per_cpu_lookup(const struct kfs_ref *dir, const char *name, struct kf
 	if (strncmp(name, "cpu", 3) || !name[3])
 		return -ENOENT;
 	cpu = strtol(name + 3, &end, 10);
-	if (*end || cpu < 0 || cpu >= (long)uks_rb_nr_cpus(tr->rb))
+	if (*end || cpu < 0 || cpu >= (long)__uks_trace_rb_nr_cpus(tr->rb))
 		return -ENOENT;
 	child->node = &__uks_tracefs_cpu_dir;
 	child->idx = cpu;
@@ -201,7 +201,7 @@ static int per_cpu_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *
 	struct uks_trace *tr = dir->obj;
 	int ret = 0;
 
-	for (unsigned int cpu = 0; cpu < uks_rb_nr_cpus(tr->rb) && !ret; cpu++) {
+	for (unsigned int cpu = 0; cpu < __uks_trace_rb_nr_cpus(tr->rb) && !ret; cpu++) {
 		struct kfs_ref child = { &__uks_tracefs_cpu_dir, dir->obj, NULL, cpu };
 		char name[16];
 

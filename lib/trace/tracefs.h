@@ -61,8 +61,8 @@ bool __uks_trace_peer_task(const struct uks_peer *peer, struct uks_trace_task *t
 
 /* dynamic_events.c */
 int __uks_tracefs_dynamic_events_show(struct kfs_open_file *of, struct uks_seq *s);
-int uks_dynamic_events_write(struct uks_trace *tr, char *text);
-int uks_dynamic_events_clear(struct uks_trace *tr);
+int __uks_trace_dynamic_events_write(struct uks_trace *tr, char *text);
+int __uks_trace_dynamic_events_clear(struct uks_trace *tr);
 extern const char __uks_tracefs_readme[];
 
 #endif

@@ -37,5 +37,5 @@ ok "libuks.a defines nothing global beyond the public list and __uks_* internals
 ok "the preload exports only what lib/malloc/preload.map names" \
 	-- bash -c "comm -23 <($(declare -f exported_by); exported_by '$O/libuks-malloc.so') <($(declare -f map_globals); map_globals lib/malloc/preload.map) | (! grep .)"
 ok "the DAMON agent exports only what its map names" \
-	-- bash -c "comm -23 <($(declare -f exported_by); exported_by '$O/libuks-damon-agent.so') <($(declare -f map_globals); map_globals lib/damon/agent/agent.map) | (! grep .)"
+	-- bash -c "comm -23 <($(declare -f exported_by); exported_by '$O/libuks-damon-agent.so') <($(declare -f map_globals); map_globals lib/damon/self/agent/agent.map) | (! grep .)"
 tap_done

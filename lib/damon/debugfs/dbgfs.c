@@ -194,7 +194,7 @@ static int dbgfs_show(struct kfs_open_file *of, struct uks_seq *s)
 
 	if (n < 0)
 		return n;
-	uks_seq_putmem(s, text, (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1);
+	seq_putmem(s, text, (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1);
 	return 0;
 }
 

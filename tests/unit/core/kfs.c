@@ -77,8 +77,8 @@ static int info_show(struct kfs_open_file *of, struct uks_seq *s)
 	int *sub = of->ref.sub;
 
 	must_hold(true);
-	uks_seq_printf(s, "obj=%d sub=%ld idx=%ld\n", o ? o->id : -1,
-		       sub ? (long)(sub - subs) : -1L, of->ref.idx);
+	seq_printf(s, "obj=%d sub=%ld idx=%ld\n", o ? o->id : -1,
+		   sub ? (long)(sub - subs) : -1L, of->ref.idx);
 	return 0;
 }
 
@@ -92,9 +92,9 @@ static int ctl_show(struct kfs_open_file *of, struct uks_seq *s)
 {
 	must_hold(true);
 	shows++;
-	uks_seq_printf(s, "%d:", shows);
+	seq_printf(s, "%d:", shows);
 	while (s->len < CTL_LEN)
-		uks_seq_putc(s, (char)('a' + s->len % 26));
+		seq_putc(s, (char)('a' + s->len % 26));
 	return 0;
 }
 

@@ -94,14 +94,14 @@ static int run_on(const struct uks_event_field *fields, size_t nr, const char *t
 {
 	struct uks_filter_error e;
 	struct uks_filter *f;
-	int ret = uks_filter_compile(text, fields, nr, &f, &e);
+	int ret = __uks_trace_filter_compile(text, fields, nr, &f, &e);
 
 	if (ret) {
 		TH_LOG("\"%s\": %d %s at %d", text, ret, e.msg ? e.msg : "?", e.pos);
 		return ret;
 	}
-	ret = uks_filter_match(f, rec, len, ctx);
-	uks_filter_free(f);
+	ret = __uks_trace_filter_match(f, rec, len, ctx);
+	__uks_trace_filter_free(f);
 	return ret;
 }
 
@@ -120,7 +120,7 @@ static int run(const char *text, const struct rec *r)
 #define E(text, rc, emsg, epos) do {					\
 	struct uks_filter_error _e = { "unset", -1 };			\
 	struct uks_filter *_f = (struct uks_filter *)&_e;		\
-	int _rc = uks_filter_compile(text, FIELDS, NR_FIELDS, &_f, &_e); \
+	int _rc = __uks_trace_filter_compile(text, FIELDS, NR_FIELDS, &_f, &_e); \
 	if (_rc != (rc) || (_e.msg && strcmp(_e.msg, emsg)) || _e.pos != (epos)) \
 		TH_LOG("filter: %s -> %d \"%s\" at %d", text, _rc,	\
 		       _e.msg ? _e.msg : "(null)", _e.pos);		\
@@ -385,15 +385,15 @@ TEST(truth_tables)
 				*o++ = *s;
 		}
 		*o = 0;
-		ASSERT_EQ(0, uks_filter_compile(text, FIELDS, NR_FIELDS, &f, &err));
+		ASSERT_EQ(0, __uks_trace_filter_compile(text, FIELDS, NR_FIELDS, &f, &err));
 		init_rec(&r);
 		for (unsigned int m = 0; m < 128; m++) {
 			r.u64v = m;
-			if (uks_filter_match(f, &r, sizeof(r), &CTX) != truth(e, m))
+			if (__uks_trace_filter_match(f, &r, sizeof(r), &CTX) != truth(e, m))
 				TH_LOG("%s with %#x", TRUTH_EXPR[e], m);
-			EXPECT_EQ(truth(e, m), uks_filter_match(f, &r, sizeof(r), &CTX));
+			EXPECT_EQ(truth(e, m), __uks_trace_filter_match(f, &r, sizeof(r), &CTX));
 		}
-		uks_filter_free(f);
+		__uks_trace_filter_free(f);
 	}
 }
 
@@ -496,16 +496,17 @@ TEST(bad_arguments)
 	struct uks_filter_error e;
 	struct uks_filter *f = (struct uks_filter *)&e;
 
-	EXPECT_EQ(-EINVAL, uks_filter_compile(NULL, FIELDS, NR_FIELDS, &f, &e));
+	EXPECT_EQ(-EINVAL, __uks_trace_filter_compile(NULL, FIELDS, NR_FIELDS, &f, &e));
 	EXPECT_NULL(f);
 	EXPECT_STREQ("Error", e.msg);
-	EXPECT_EQ(-EINVAL, uks_filter_compile("common_pid == 1", FIELDS, NR_FIELDS, NULL, &e));
-	EXPECT_EQ(-EINVAL, uks_filter_compile("common_pid == 1", NULL, 3, &f, &e));
-	EXPECT_EQ(-EINVAL, uks_filter_compile("common_pid == 1", NULL, 0, &f, NULL));
-	EXPECT_EQ(0, uks_filter_compile("common_pid == 1", FIELDS, NR_FIELDS, &f, NULL));
-	uks_filter_free(f);
-	EXPECT_TRUE(uks_filter_match(NULL, NULL, 0, NULL));
-	uks_filter_free(NULL);
+	EXPECT_EQ(-EINVAL,
+		  __uks_trace_filter_compile("common_pid == 1", FIELDS, NR_FIELDS, NULL, &e));
+	EXPECT_EQ(-EINVAL, __uks_trace_filter_compile("common_pid == 1", NULL, 3, &f, &e));
+	EXPECT_EQ(-EINVAL, __uks_trace_filter_compile("common_pid == 1", NULL, 0, &f, NULL));
+	EXPECT_EQ(0, __uks_trace_filter_compile("common_pid == 1", FIELDS, NR_FIELDS, &f, NULL));
+	__uks_trace_filter_free(f);
+	EXPECT_TRUE(__uks_trace_filter_match(NULL, NULL, 0, NULL));
+	__uks_trace_filter_free(NULL);
 }
 
 TEST(overlong_input)
@@ -581,7 +582,7 @@ TEST_TIMEOUT(garbage_does_not_crash, 120)
 			}
 		}
 		text[pos] = 0;
-		ret = uks_filter_compile(text, FIELDS, NR_FIELDS, &f, &e);
+		ret = __uks_trace_filter_compile(text, FIELDS, NR_FIELDS, &f, &e);
 		if (ret) {
 			ASSERT_NULL(f);
 			ASSERT_NONNULL(e.msg);
@@ -592,9 +593,9 @@ TEST_TIMEOUT(garbage_does_not_crash, 120)
 		}
 		compiled++;
 		r.pstr = "/etc/passwd";
-		(void)uks_filter_match(f, &r, sizeof(r), &CTX);
-		(void)uks_filter_match(f, &r, 10, NULL);
-		uks_filter_free(f);
+		(void)__uks_trace_filter_match(f, &r, sizeof(r), &CTX);
+		(void)__uks_trace_filter_match(f, &r, 10, NULL);
+		__uks_trace_filter_free(f);
 	}
 	TH_LOG("%d of 40000 random filters compiled", compiled);
 	EXPECT_GT(compiled, 0);
@@ -611,11 +612,11 @@ TEST(one_predicate_match_is_fast)
 	double ns;
 
 	init_rec(&r);
-	ASSERT_EQ(0, uks_filter_compile("common_pid == 1234", FIELDS, NR_FIELDS, &f, &e));
+	ASSERT_EQ(0, __uks_trace_filter_compile("common_pid == 1234", FIELDS, NR_FIELDS, &f, &e));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long i = 0; i < n; i++) {
 		r.ent.pid = (int32_t)(i & 2047);
-		sink += uks_filter_match(f, &r, sizeof(r), &CTX);
+		sink += __uks_trace_filter_match(f, &r, sizeof(r), &CTX);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ns = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n;
@@ -623,7 +624,7 @@ TEST(one_predicate_match_is_fast)
 	EXPECT_EQ(n / 2048, sink);
 	/* generous: sanitizer builds are several times slower */
 	EXPECT_LT(ns, 500.0);
-	uks_filter_free(f);
+	__uks_trace_filter_free(f);
 }
 
 TEST_HARNESS_MAIN

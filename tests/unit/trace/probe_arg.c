@@ -93,21 +93,21 @@ static char *run(int argc, const char *const *argv, const struct src *s, pid_t p
 	uint8_t *rec;
 	char *out;
 
-	if (uks_probe_args_parse(argc, argv, ev_fields, NR_FIELDS, 12, &pa, &err)) {
+	if (__uks_trace_probe_args_parse(argc, argv, ev_fields, NR_FIELDS, 12, &pa, &err)) {
 		TH_LOG("parse failed: %s at %d:%d", err.msg, err.arg, err.offset);
 		return NULL;
 	}
-	fixed = uks_probe_args_fixed_size(pa);
-	dyn = uks_probe_args_dynamic_size(pa, s->b, s->len, pid);
+	fixed = __uks_trace_probe_args_fixed_size(pa);
+	dyn = __uks_trace_probe_args_dynamic_size(pa, s->b, s->len, pid);
 	rec = malloc(fixed + dyn);
 	memset(rec, 0xaa, fixed + dyn);
 	memset(rec, 0, 12);
-	uks_probe_args_store(pa, s->b, s->len, pid, rec, fixed + dyn);
-	uks_probe_args_print(pa, rec, fixed + dyn, &seq);
+	__uks_trace_probe_args_store(pa, s->b, s->len, pid, rec, fixed + dyn);
+	__uks_trace_probe_args_print(pa, rec, fixed + dyn, &seq);
 	out = strdup(seq.buf ? seq.buf : "");
-	uks_seq_free(&seq);
+	seq_free(&seq);
 	free(rec);
-	uks_probe_args_free(pa);
+	__uks_trace_probe_args_free(pa);
 	return out;
 }
 
@@ -141,10 +141,10 @@ TEST(layout_fields_and_print_fmt)
 	const struct uks_event_field *f;
 	size_t nr;
 
-	ASSERT_EQ(0, uks_probe_args_parse(10, argv, ev_fields, NR_FIELDS, 12, &pa, &err));
-	EXPECT_EQ(10, uks_probe_args_count(pa));
-	EXPECT_EQ(68u, uks_probe_args_fixed_size(pa));
-	f = uks_probe_args_fields(pa, &nr);
+	ASSERT_EQ(0, __uks_trace_probe_args_parse(10, argv, ev_fields, NR_FIELDS, 12, &pa, &err));
+	EXPECT_EQ(10, __uks_trace_probe_args_count(pa));
+	EXPECT_EQ(68u, __uks_trace_probe_args_fixed_size(pa));
+	f = __uks_trace_probe_args_fields(pa, &nr);
 	ASSERT_EQ(10u, nr);
 	for (size_t i = 0; i < nr; i++) {
 		EXPECT_STREQ(want[i].type, f[i].type);
@@ -155,19 +155,19 @@ TEST(layout_fields_and_print_fmt)
 	}
 	EXPECT_EQ(UKS_FILTER_DYN_STRING, f[2].filter_type);
 	EXPECT_EQ(UKS_FILTER_OTHER, f[0].filter_type);
-	uks_probe_args_print_fmt(pa, &seq);
+	__uks_trace_probe_args_print_fmt(pa, &seq);
 	EXPECT_STREQ("\"(%u) fd=0x%Lx arg2=0x%Lx file=\\\"%s\\\" arr={%u,%u} s=%d h=0x%x "
 		     "sa={\\\"%s\\\",\\\"%s\\\"} b=%u u=%Lu d=%Ld\", REC->__probe_type, "
 		     "REC->fd, REC->arg2, __get_str(file), REC->arr[0], REC->arr[1], REC->s, "
 		     "REC->h, __get_str(sa[0]), __get_str(sa[1]), REC->b, REC->u, REC->d",
 		     seq.buf);
-	EXPECT_STREQ("fd=$fd", uks_probe_args_text(pa, 0));
-	EXPECT_STREQ("arg2=$val", uks_probe_args_text(pa, 1));
-	EXPECT_STREQ("file=+0($filename):ustring", uks_probe_args_text(pa, 2));
-	EXPECT_NULL(uks_probe_args_text(pa, 10));
-	EXPECT_NULL(uks_probe_args_text(pa, -1));
-	uks_seq_free(&seq);
-	uks_probe_args_free(pa);
+	EXPECT_STREQ("fd=$fd", __uks_trace_probe_args_text(pa, 0));
+	EXPECT_STREQ("arg2=$val", __uks_trace_probe_args_text(pa, 1));
+	EXPECT_STREQ("file=+0($filename):ustring", __uks_trace_probe_args_text(pa, 2));
+	EXPECT_NULL(__uks_trace_probe_args_text(pa, 10));
+	EXPECT_NULL(__uks_trace_probe_args_text(pa, -1));
+	seq_free(&seq);
+	__uks_trace_probe_args_free(pa);
 }
 
 TEST(empty_and_5_15_example)
@@ -178,21 +178,21 @@ TEST(empty_and_5_15_example)
 	struct uks_seq seq = UKS_SEQ_INIT;
 	size_t nr = 99;
 
-	ASSERT_EQ(0, uks_probe_args_parse(0, NULL, ev_fields, NR_FIELDS, 12, &pa, &err));
-	EXPECT_EQ(12u, uks_probe_args_fixed_size(pa));
-	uks_probe_args_fields(pa, &nr);
+	ASSERT_EQ(0, __uks_trace_probe_args_parse(0, NULL, ev_fields, NR_FIELDS, 12, &pa, &err));
+	EXPECT_EQ(12u, __uks_trace_probe_args_fixed_size(pa));
+	__uks_trace_probe_args_fields(pa, &nr);
 	EXPECT_EQ(0u, nr);
-	uks_probe_args_print_fmt(pa, &seq);
+	__uks_trace_probe_args_print_fmt(pa, &seq);
 	EXPECT_STREQ("\"(%u)\", REC->__probe_type", seq.buf);
-	uks_seq_reset(&seq);
-	uks_probe_args_free(pa);
+	seq_reset(&seq);
+	__uks_trace_probe_args_free(pa);
 	/* The shape of the 5.15 format quoted in FORMATS.md. */
-	ASSERT_EQ(0, uks_probe_args_parse(2, argv, ev_fields, NR_FIELDS, 12, &pa, &err));
-	uks_probe_args_print_fmt(pa, &seq);
+	ASSERT_EQ(0, __uks_trace_probe_args_parse(2, argv, ev_fields, NR_FIELDS, 12, &pa, &err));
+	__uks_trace_probe_args_print_fmt(pa, &seq);
 	EXPECT_STREQ("\"(%u) prev_state=0x%Lx prev_prio=0x%Lx\", REC->__probe_type, "
 		     "REC->prev_state, REC->prev_prio", seq.buf);
-	uks_seq_free(&seq);
-	uks_probe_args_free(pa);
+	seq_free(&seq);
+	__uks_trace_probe_args_free(pa);
 }
 
 TEST(field_values_sign_extend_and_truncate)
@@ -306,17 +306,17 @@ TEST(writer_comm)
 	size_t fixed, dyn;
 
 	ASSERT_EQ(0, prctl(PR_SET_NAME, "probe-writer", 0, 0, 0));
-	ASSERT_EQ(0, uks_probe_args_parse(3, argv, nocomm, 2, 12, &pa, &err));
-	fixed = uks_probe_args_fixed_size(pa);
+	ASSERT_EQ(0, __uks_trace_probe_args_parse(3, argv, nocomm, 2, 12, &pa, &err));
+	fixed = __uks_trace_probe_args_fixed_size(pa);
 	EXPECT_EQ(24u, fixed);
-	dyn = uks_probe_args_dynamic_size(pa, src, sizeof(src), getpid());
+	dyn = __uks_trace_probe_args_dynamic_size(pa, src, sizeof(src), getpid());
 	EXPECT_EQ(39u, dyn);
 	ASSERT_LE(fixed + dyn, sizeof(rec));
-	uks_probe_args_store(pa, src, sizeof(src), getpid(), rec, fixed + dyn);
-	uks_probe_args_print(pa, rec, fixed + dyn, &seq);
+	__uks_trace_probe_args_store(pa, src, sizeof(src), getpid(), rec, fixed + dyn);
+	__uks_trace_probe_args_print(pa, rec, fixed + dyn, &seq);
 	EXPECT_STREQ(" c=\"probe-writer\" C=\"probe-writer\" u=\"probe-writer\"", seq.buf);
-	uks_seq_free(&seq);
-	uks_probe_args_free(pa);
+	seq_free(&seq);
+	__uks_trace_probe_args_free(pa);
 }
 
 TEST(faults_store_zero_and_fault)
@@ -367,12 +367,12 @@ TEST(long_strings_and_short_records)
 	memset(big, 'z', 5999);
 	big[5999] = 0;
 	src_init(&s, 0, big, "tail", "y", 0);
-	ASSERT_EQ(0, uks_probe_args_parse(2, argv, ev_fields, NR_FIELDS, 12, &pa, &err));
-	fixed = uks_probe_args_fixed_size(pa);
-	dyn = uks_probe_args_dynamic_size(pa, s.b, s.len, 0);
+	ASSERT_EQ(0, __uks_trace_probe_args_parse(2, argv, ev_fields, NR_FIELDS, 12, &pa, &err));
+	fixed = __uks_trace_probe_args_fixed_size(pa);
+	dyn = __uks_trace_probe_args_dynamic_size(pa, s.b, s.len, 0);
 	EXPECT_EQ(4096u + 5u, dyn);	/* MAX_STRING_SIZE, NUL included */
 	rec = calloc(1, fixed + dyn);
-	uks_probe_args_store(pa, s.b, s.len, 0, rec, fixed + dyn);
+	__uks_trace_probe_args_store(pa, s.b, s.len, 0, rec, fixed + dyn);
 	memcpy(&loc, rec + 12, 4);
 	EXPECT_EQ(4096u, loc >> 16);
 	EXPECT_EQ(fixed, loc & 0xffff);
@@ -383,27 +383,27 @@ TEST(long_strings_and_short_records)
 	EXPECT_EQ(fixed + 4096, loc & 0xffff);
 	/* Less room than measured: the first string is cut, the second faults. */
 	memset(rec, 0, fixed + dyn);
-	uks_probe_args_store(pa, s.b, s.len, 0, rec, fixed + 10);
-	uks_probe_args_print(pa, rec, fixed + 10, &seq);
+	__uks_trace_probe_args_store(pa, s.b, s.len, 0, rec, fixed + 10);
+	__uks_trace_probe_args_print(pa, rec, fixed + 10, &seq);
 	EXPECT_STREQ(" s=\"zzzzzzzzz\" t=(fault)", seq.buf);
 	/* Records too short for the words print faults, never read past. */
-	uks_seq_reset(&seq);
-	uks_probe_args_print(pa, rec, 14, &seq);
+	seq_reset(&seq);
+	__uks_trace_probe_args_print(pa, rec, 14, &seq);
 	EXPECT_STREQ(" s=(fault) t=(fault)", seq.buf);
 	/* A source too short for the field: nothing is read from it. */
 	memset(rec, 0, fixed + dyn);
-	uks_probe_args_store(pa, s.b, OFF_FILENAME + 4, 0, rec, fixed + dyn);
-	uks_seq_reset(&seq);
-	uks_probe_args_print(pa, rec, fixed + dyn, &seq);
+	__uks_trace_probe_args_store(pa, s.b, OFF_FILENAME + 4, 0, rec, fixed + dyn);
+	seq_reset(&seq);
+	__uks_trace_probe_args_print(pa, rec, fixed + dyn, &seq);
 	EXPECT_STREQ(" s=(fault) t=(fault)", seq.buf);
 	/* dst shorter than the fixed part: left alone. */
 	memset(rec, 0x5a, fixed + dyn);
-	uks_probe_args_store(pa, s.b, s.len, 0, rec, fixed - 1);
+	__uks_trace_probe_args_store(pa, s.b, s.len, 0, rec, fixed - 1);
 	EXPECT_EQ(0x5a, rec[12]);
-	uks_seq_free(&seq);
+	seq_free(&seq);
 	free(rec);
 	free(big);
-	uks_probe_args_free(pa);
+	__uks_trace_probe_args_free(pa);
 }
 
 TEST(dereference_a_child_process)
@@ -451,14 +451,15 @@ TEST(dereference_a_child_process)
 		uint8_t rec[64];
 		size_t n;
 
-		ASSERT_EQ(0, uks_probe_args_parse(1, argv, f, 1, 12, &pa, &err));
-		n = uks_probe_args_fixed_size(pa) + uks_probe_args_dynamic_size(pa, s.b, s.len, child);
+		ASSERT_EQ(0, __uks_trace_probe_args_parse(1, argv, f, 1, 12, &pa, &err));
+		n = __uks_trace_probe_args_fixed_size(pa) +
+		    __uks_trace_probe_args_dynamic_size(pa, s.b, s.len, child);
 		ASSERT_LE(n, sizeof(rec));
-		uks_probe_args_store(pa, s.b, s.len, child, rec, n);
-		uks_probe_args_print(pa, rec, n, &seq);
+		__uks_trace_probe_args_store(pa, s.b, s.len, child, rec, n);
+		__uks_trace_probe_args_print(pa, rec, n, &seq);
 		EXPECT_STREQ(" arg1=\"probe-child\"", seq.buf);
-		uks_seq_free(&seq);
-		uks_probe_args_free(pa);
+		seq_free(&seq);
+		__uks_trace_probe_args_free(pa);
 	}
 	ASSERT_EQ(1, write(done[1], "d", 1));
 	waitpid(child, NULL, 0);
@@ -540,7 +541,8 @@ TEST(errors_with_kernel_messages_and_carets)
 		const char *const argv[] = { "ok=$fd", bad_words[i].word };
 		struct uks_probe_args *pa = (void *)1;
 		struct uks_probe_error err;
-		int ret = uks_probe_args_parse(2, argv, ev_fields, NR_FIELDS, 12, &pa, &err);
+		int ret = __uks_trace_probe_args_parse(2, argv, ev_fields, NR_FIELDS, 12, &pa,
+						       &err);
 
 		if (ret != bad_words[i].ret || !err.msg || strcmp(err.msg, bad_words[i].msg) ||
 		    err.offset != bad_words[i].offset || err.arg != 1)
@@ -566,28 +568,32 @@ TEST(names_defaults_duplicates_and_limits)
 	struct uks_probe_args *pa;
 	struct uks_probe_error err;
 
-	EXPECT_EQ(-EINVAL, uks_probe_args_parse(2, dup, ev_fields, NR_FIELDS, 12, &pa, &err));
+	EXPECT_EQ(-EINVAL,
+		  __uks_trace_probe_args_parse(2, dup, ev_fields, NR_FIELDS, 12, &pa, &err));
 	EXPECT_STREQ("This argument name is already used", err.msg);
 	EXPECT_EQ(1, err.arg);
-	EXPECT_EQ(-EINVAL, uks_probe_args_parse(2, dup2, ev_fields, NR_FIELDS, 12, &pa, &err));
+	EXPECT_EQ(-EINVAL,
+		  __uks_trace_probe_args_parse(2, dup2, ev_fields, NR_FIELDS, 12, &pa, &err));
 	EXPECT_EQ(1, err.arg);
-	ASSERT_EQ(0, uks_probe_args_parse(5, ok, ev_fields, NR_FIELDS, 12, &pa, &err));
-	EXPECT_STREQ("arg2=$val", uks_probe_args_text(pa, 1));
-	EXPECT_STREQ("_x=$fd", uks_probe_args_text(pa, 2));
-	EXPECT_EQ(12u + 8 * 4 + 64, uks_probe_args_fixed_size(pa));
-	uks_probe_args_free(pa);
+	ASSERT_EQ(0, __uks_trace_probe_args_parse(5, ok, ev_fields, NR_FIELDS, 12, &pa, &err));
+	EXPECT_STREQ("arg2=$val", __uks_trace_probe_args_text(pa, 1));
+	EXPECT_STREQ("_x=$fd", __uks_trace_probe_args_text(pa, 2));
+	EXPECT_EQ(12u + 8 * 4 + 64, __uks_trace_probe_args_fixed_size(pa));
+	__uks_trace_probe_args_free(pa);
 	for (int i = 0; i < 129; i++)
 		many[i] = "$fd";
-	EXPECT_EQ(-E2BIG, uks_probe_args_parse(129, many, ev_fields, NR_FIELDS, 12, &pa, &err));
+	EXPECT_EQ(-E2BIG,
+		  __uks_trace_probe_args_parse(129, many, ev_fields, NR_FIELDS, 12, &pa, &err));
 	EXPECT_STREQ("Too many arguments are specified", err.msg);
-	EXPECT_EQ(-ENOENT, uks_probe_args_parse(128, many, NULL, 0, 12, &pa, &err));
+	EXPECT_EQ(-ENOENT, __uks_trace_probe_args_parse(128, many, NULL, 0, 12, &pa, &err));
 	/* 128 unnamed $fd words are fine: names arg1..arg128 differ. */
-	ASSERT_EQ(0, uks_probe_args_parse(128, many, ev_fields, NR_FIELDS, 12, &pa, &err));
-	EXPECT_EQ(12u + 128 * 8, uks_probe_args_fixed_size(pa));
-	EXPECT_STREQ("arg128=$fd", uks_probe_args_text(pa, 127));
-	uks_probe_args_free(pa);
-	EXPECT_EQ(-EINVAL, uks_probe_args_parse(-1, many, ev_fields, NR_FIELDS, 12, &pa, &err));
-	uks_probe_args_free(NULL);
+	ASSERT_EQ(0, __uks_trace_probe_args_parse(128, many, ev_fields, NR_FIELDS, 12, &pa, &err));
+	EXPECT_EQ(12u + 128 * 8, __uks_trace_probe_args_fixed_size(pa));
+	EXPECT_STREQ("arg128=$fd", __uks_trace_probe_args_text(pa, 127));
+	__uks_trace_probe_args_free(pa);
+	EXPECT_EQ(-EINVAL,
+		  __uks_trace_probe_args_parse(-1, many, ev_fields, NR_FIELDS, 12, &pa, &err));
+	__uks_trace_probe_args_free(NULL);
 }
 
 /* A tiny PRNG: deterministic garbage. */
@@ -631,28 +637,30 @@ TEST(garbage_words_do_not_crash)
 			}
 		}
 		word[n] = 0;
-		if (uks_probe_args_parse(1, argv, ev_fields, NR_FIELDS, 12, &pa, &err)) {
+		if (__uks_trace_probe_args_parse(1, argv, ev_fields, NR_FIELDS, 12, &pa, &err)) {
 			ASSERT_NONNULL(err.msg);
 			ASSERT_GE(err.offset, 0);
 			ASSERT_LE(err.offset, (int)n + 1);
 			continue;
 		}
 		{
-			size_t fixed = uks_probe_args_fixed_size(pa);
-			size_t dyn = uks_probe_args_dynamic_size(pa, s.b, s.len, 0);
+			size_t fixed = __uks_trace_probe_args_fixed_size(pa);
+			size_t dyn = __uks_trace_probe_args_dynamic_size(pa, s.b, s.len, 0);
 			uint8_t *rec = calloc(1, fixed + dyn);
 			struct uks_seq seq = UKS_SEQ_INIT;
 
-			uks_probe_args_store(pa, s.b, s.len, 0, rec, fixed + dyn);
-			uks_probe_args_print(pa, rec, fixed + dyn, &seq);
+			__uks_trace_probe_args_store(pa, s.b, s.len, 0, rec, fixed + dyn);
+			__uks_trace_probe_args_print(pa, rec, fixed + dyn, &seq);
 			/* And a record of junk: bounds come from rec_len alone. */
-			uks_probe_args_print(pa, junk, sizeof(junk) < fixed ? sizeof(junk) : fixed, &seq);
-			uks_probe_args_store(pa, junk, sizeof(junk), 0, rec, fixed + dyn);
-			uks_probe_args_print_fmt(pa, &seq);
+			__uks_trace_probe_args_print(pa, junk,
+						     sizeof(junk) < fixed ? sizeof(junk) : fixed,
+						     &seq);
+			__uks_trace_probe_args_store(pa, junk, sizeof(junk), 0, rec, fixed + dyn);
+			__uks_trace_probe_args_print_fmt(pa, &seq);
 			ASSERT_FALSE(seq.overflow);
-			uks_seq_free(&seq);
+			seq_free(&seq);
 			free(rec);
-			uks_probe_args_free(pa);
+			__uks_trace_probe_args_free(pa);
 		}
 	}
 }

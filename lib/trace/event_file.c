@@ -212,7 +212,7 @@ int __uks_trace_file_set_filter(struct uks_event_file *file, const char *text)
 	struct uks_filter_error err = { 0 };
 	struct uks_filter *filter = NULL;
 	struct uks_seq msg = UKS_SEQ_INIT;
-	char *copy, *str;
+	char *copy, *str, *shown;
 	size_t n = strlen(text);
 	int ret;
 
@@ -241,12 +241,17 @@ int __uks_trace_file_set_filter(struct uks_event_file *file, const char *text)
 				    err.msg ? err.msg : "Error", (unsigned int)err.pos);
 	}
 	uks_kfree(copy);
-	if (msg.overflow) {
-		__uks_trace_filter_free(filter);
+	/* The file keeps the text in slab memory; a seq buffer is libc's. */
+	shown = msg.len && !msg.overflow ? uks_kmalloc(msg.len + 1) : NULL;
+	if (shown)
+		memcpy(shown, msg.buf, msg.len + 1);
+	if (!shown && (msg.len || msg.overflow)) {
 		seq_free(&msg);
+		__uks_trace_filter_free(filter);
 		return -ENOMEM;
 	}
-	swap_filter(file, filter, msg.buf);
+	seq_free(&msg);
+	swap_filter(file, filter, shown);
 	return ret;
 }
 

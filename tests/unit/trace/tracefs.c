@@ -296,6 +296,32 @@ TEST_F(tfs, filters)
 	ASSERT_STREQ("none\n", rd(tr, "events/uks_test/open/filter"));
 }
 
+static int log_errors;
+
+static void count_errors(enum uks_log_level level, const char *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	if (level == UKS_LOG_ERR)
+		__atomic_add_fetch(&log_errors, 1, __ATOMIC_RELAXED);
+}
+
+/* The filter's text changes hands as a filter replaces another: no bad free. */
+TEST_F(tfs, replacing_a_filter_frees_its_text_cleanly)
+{
+	struct uks_trace *tr = self->tr;
+
+	log_errors = 0;
+	uks_set_log_fn(count_errors, NULL);
+	EXPECT_EQ(0, wr(tr, "events/uks_test/open/filter", "fd == 3"));
+	EXPECT_EQ(-EINVAL, wr(tr, "events/uks_test/open/filter", "nosuch == 1"));
+	EXPECT_EQ(0, wr(tr, "events/uks_test/open/filter", "fd == 4"));
+	EXPECT_STREQ("fd == 4\n", rd(tr, "events/uks_test/open/filter"));
+	EXPECT_EQ(0, wr(tr, "events/uks_test/open/filter", "0"));
+	uks_set_log_fn(uks_log_stderr, NULL);
+	EXPECT_EQ(0, log_errors);
+}
+
 TEST_F(tfs, bad_filter_reports_like_the_kernel)
 {
 	struct uks_trace *tr = self->tr;

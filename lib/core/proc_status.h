@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A task's /proc/TID/status, and its number fields ("Tgid", "PPid"), for the
- * layers that follow real processes (tracee, damon) and uksd's ptrace rule.
+ * A task's /proc/TID files (status and its number fields "Tgid", "PPid";
+ * comm) for the layers that follow real processes (tracee, damon, the
+ * trace_marker writer) and uksd's ptrace rule.
  * Header-only, so the preload malloc, which links lib/core, carries none.
  */
 #ifndef UKS_LIB_CORE_PROC_STATUS_H
@@ -16,20 +17,21 @@
 #include <unistd.h>
 
 /**
- * proc_status_read - /proc/@tid/status into @buf, NUL-terminated
+ * proc_task_read - /proc/@tid/@name into @buf, NUL-terminated
  * @tid: any task, a thread or a process
+ * @name: the file, e.g. "status" or "comm"
  * @buf: receives the file's text (as much as fits)
  * @size: size of @buf; one read() takes what fits
  *
- * Return: 0, -ESRCH when the task is gone, or another -errno.
+ * Return: the length read, -ESRCH when the task is gone, or another -errno.
  */
-static inline int proc_status_read(pid_t tid, char *buf, size_t size)
+static inline ssize_t proc_task_read(pid_t tid, const char *name, char *buf, size_t size)
 {
 	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
@@ -38,7 +40,26 @@ static inline int proc_status_read(pid_t tid, char *buf, size_t size)
 	if (n <= 0)
 		return -ESRCH;
 	buf[n] = '\0';
-	return 0;
+	return n;
+}
+
+/* /proc/@tid/status into @buf; 0, -ESRCH when the task is gone, or -errno. */
+static inline int proc_status_read(pid_t tid, char *buf, size_t size)
+{
+	ssize_t n = proc_task_read(tid, "status", buf, size);
+
+	return n < 0 ? (int)n : 0;
+}
+
+/* @tid's comm, without its newline, or "<...>" once the task is gone. */
+static inline void proc_comm_read(pid_t tid, char comm[16])
+{
+	ssize_t n = proc_task_read(tid, "comm", comm, 16);
+
+	if (n <= 0)
+		strcpy(comm, "<...>");
+	else if (comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
 }
 
 /**

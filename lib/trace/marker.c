@@ -118,27 +118,6 @@ int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 	return (int)len;
 }
 
-/* /proc/@pid/comm into @comm (NUL-terminated, newline dropped); 0 or -1. */
-static int read_comm(pid_t pid, char comm[16])
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, comm, 15);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	comm[n] = '\0';
-	if (comm[n - 1] == '\n')
-		comm[n - 1] = '\0';
-	return 0;
-}
-
 /**
  * __uks_trace_peer_task - the task behind a file's writer
  * @peer:	who writes (a FUSE request's thread, a socket's client), or NULL
@@ -155,7 +134,6 @@ bool __uks_trace_peer_task(const struct uks_peer *peer, struct uks_trace_task *t
 	memset(task, 0, sizeof(*task));
 	task->pid = peer->pid;
 	task->tgid = proc_status_pid(peer->pid, "Tgid", peer->pid);
-	if (read_comm(peer->pid, task->comm))
-		strcpy(task->comm, "<...>");	/* gone already */
+	proc_comm_read(peer->pid, task->comm);
 	return true;
 }

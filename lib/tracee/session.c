@@ -70,23 +70,7 @@ struct tracee_thread *__uks_tracee_find(struct uks_tracee_session *s, pid_t tid)
 
 void __uks_tracee_read_comm(pid_t tid, char comm[16])
 {
-	char path[64];
-	ssize_t n = 0;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, comm, 15);
-		close(fd);
-	}
-	if (n <= 0) {
-		strcpy(comm, "<...>");
-		return;
-	}
-	comm[n] = '\0';
-	if (comm[n - 1] == '\n')
-		comm[n - 1] = '\0';
+	proc_comm_read(tid, comm);
 }
 
 pid_t __uks_tracee_read_tgid(pid_t tid)

@@ -51,13 +51,14 @@ struct trace_args {
 	pid_t pid;
 	bool embedded;
 	bool keep;
+	bool every_syscall;
 	char **cmd;
 };
 
 static void trace_usage(FILE *out)
 {
 	fputs("Usage: uks trace [-e EVENT]... [-E DYNAMIC_EVENT]... [-o FILE] [--embedded] [--keep]\n"
-	      "                 (-p PID | [--] COMMAND [ARGS...])\n"
+	      "                 [--every-syscall] (-p PID | [--] COMMAND [ARGS...])\n"
 	      "\n"
 	      "Trace a command (or a running process) as the kernel would: syscalls:*,\n"
 	      "raw_syscalls:*, sched:sched_process_* and task:* events, and eprobes on them.\n"
@@ -71,6 +72,9 @@ static void trace_usage(FILE *out)
 	      "  --keep        with uksd: leave enabled what -e/-E enabled (by default it is\n"
 	      "                disabled at the end; -E's dynamic events stay defined either way,\n"
 	      "                and an identical -E uses them again)\n"
+	      "  --every-syscall  COMMAND stops at every system call, so syscall events\n"
+	      "                enabled while it runs are seen too (by default only the calls\n"
+	      "                with events enabled at the start stop: faster)\n"
 	      "\n"
 	      "With a uksd, read the result from its files: a line on stderr says where.\n"
 	      "The command runs on untraced if uksd (or, with --embedded, uks trace itself)\n"
@@ -85,6 +89,7 @@ static int parse_trace(int argc, char **argv, struct trace_args *a)
 	static const struct option opts[] = {
 		{ "embedded", no_argument, NULL, 'x' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "every-syscall", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -120,6 +125,9 @@ static int parse_trace(int argc, char **argv, struct trace_args *a)
 			break;
 		case 'k':
 			a->keep = true;
+			break;
+		case 'y':
+			a->every_syscall = true;
 			break;
 		case 'h':
 			trace_usage(stdout);
@@ -538,8 +546,16 @@ static int trace_with_daemon(const char *sock, const struct trace_args *a)
 	if (a->cmd) {
 		/* The daemon's seccomp program, so only calls with events stop. */
 		filter.len = 0;
-		ret = uks_sock_request(sock, TRACE_FILTER_OP, "", 0, NULL, 0, collect_filter,
-				       &filter);
+		if (a->every_syscall) {
+			ssize_t n = uks_tracee_filter_every_syscall(filter.prog,
+								    sizeof(filter.prog));
+
+			ret = n < 0 ? (int)n : 0;
+			filter.len = n < 0 ? 0 : (size_t)n;
+		} else {
+			ret = uks_sock_request(sock, TRACE_FILTER_OP, "", 0, NULL, 0,
+					       collect_filter, &filter);
+		}
 		if (ret || !filter.len) {
 			fprintf(stderr, "uks trace: no filter from uksd: %s\n",
 				strerror(ret ? -ret : EPROTO));
@@ -694,7 +710,10 @@ static int trace_embedded(const struct trace_args *a)
 {
 	struct sigaction sa = { .sa_handler = on_int_embedded };	/* no SA_RESTART */
 	/* held by a keeper: the command runs on if we are killed */
-	struct uks_tracee_opts o = { .sz = sizeof(o), .flags = UKS_TRACEE_KEEPER };
+	struct uks_tracee_opts o = {
+		.sz = sizeof(o),
+		.flags = UKS_TRACEE_KEEPER | (a->every_syscall ? UKS_TRACEE_EVERY_SYSCALL : 0),
+	};
 	struct uks_tracee_session *s;
 	struct uks_trace *tr;
 	int status = 0, ret;

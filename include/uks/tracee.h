@@ -72,6 +72,12 @@ struct uks_tracee_opts {
  * it seized; no spawn.
  */
 #define UKS_TRACEE_RELAY	4u
+/*
+ * Spawned commands stop at every system call (a seccomp filter that traces
+ * them all, one stop per call): syscall events enabled after the spawn are
+ * seen too, as in the kernel.  Without it the filter is fixed at spawn.
+ */
+#define UKS_TRACEE_EVERY_SYSCALL	8u
 
 /**
  * struct uks_tracee_stats - what the session has seen
@@ -102,6 +108,8 @@ int uks_tracee_attach(struct uks_tracee_session *s, pid_t pid);
 int uks_tracee_attach_filtered(struct uks_tracee_session *s, pid_t pid);
 /* The seccomp program for the events enabled now, and installing one. */
 ssize_t uks_tracee_filter(void *buf, size_t len);
+/* The seccomp program that stops at every system call (UKS_TRACEE_EVERY_SYSCALL). */
+ssize_t uks_tracee_filter_every_syscall(void *buf, size_t len);
 int uks_tracee_install_filter(const void *prog, size_t len);
 
 /* uks_tracee_step() flags */

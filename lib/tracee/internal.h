@@ -112,7 +112,7 @@ void __uks_tracee_resume(struct uks_tracee_session *s, struct tracee_thread *t, 
 
 /* seccomp.c */
 struct sock_fprog;
-int __uks_tracee_seccomp_build(struct sock_fprog *prog);
+int __uks_tracee_seccomp_build(struct sock_fprog *prog, bool every_call);
 void __uks_tracee_seccomp_free(struct sock_fprog *prog);
 int __uks_tracee_seccomp_install(const struct sock_fprog *prog);
 

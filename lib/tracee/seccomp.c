@@ -56,15 +56,18 @@ static bool traced_nr(long nr)
 /**
  * __uks_tracee_seccomp_build - the filter for the events enabled now
  * @prog:	filled with a program from the slab allocator
+ * @every_call:	stop at every call, whatever is enabled now (the stop
+ *		writes only what is enabled then)
  *
  * Returns 0 or -ENOMEM.  Free with __uks_tracee_seccomp_free().
  */
-int __uks_tracee_seccomp_build(struct sock_fprog *prog)
+int __uks_tracee_seccomp_build(struct sock_fprog *prog, bool every_call)
 {
 	struct sock_filter *f;
 	unsigned int n = 0, nr_traced = 0;
 	/* Everything at once when the raw events want every call. */
-	bool all = __uks_tracee_syscall_enter_on(-1) || __uks_tracee_syscall_exit_on(-1);
+	bool all = every_call || __uks_tracee_syscall_enter_on(-1) ||
+		   __uks_tracee_syscall_exit_on(-1);
 
 	for (long nr = 0; !all && nr < UKS_TRACEE_NR_SYSCALLS; nr++)
 		nr_traced += traced_nr(nr);
@@ -129,6 +132,25 @@ int __uks_tracee_seccomp_install(const struct sock_fprog *prog)
 	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, prog) ? -errno : 0;
 }
 
+/* Copy the program for the events enabled now (or every call) to @buf. */
+static ssize_t filter_copy(void *buf, size_t len, bool every_call)
+{
+	struct sock_fprog prog;
+	size_t bytes;
+	int ret = __uks_tracee_seccomp_build(&prog, every_call);
+
+	if (ret)
+		return ret;
+	bytes = (size_t)prog.len * sizeof(*prog.filter);
+	if (bytes > len) {
+		__uks_tracee_seccomp_free(&prog);
+		return -ENOSPC;
+	}
+	memcpy(buf, prog.filter, bytes);
+	__uks_tracee_seccomp_free(&prog);
+	return (ssize_t)bytes;
+}
+
 /**
  * uks_tracee_filter - the seccomp program for the events enabled now
  * @buf:	where to write it (an array of struct sock_filter)
@@ -142,20 +164,22 @@ int __uks_tracee_seccomp_install(const struct sock_fprog *prog)
  */
 UKS_EXPORT ssize_t uks_tracee_filter(void *buf, size_t len)
 {
-	struct sock_fprog prog;
-	size_t bytes;
-	int ret = __uks_tracee_seccomp_build(&prog);
+	return filter_copy(buf, len, false);
+}
 
-	if (ret)
-		return ret;
-	bytes = (size_t)prog.len * sizeof(*prog.filter);
-	if (bytes > len) {
-		__uks_tracee_seccomp_free(&prog);
-		return -ENOSPC;
-	}
-	memcpy(buf, prog.filter, bytes);
-	__uks_tracee_seccomp_free(&prog);
-	return (ssize_t)bytes;
+/**
+ * uks_tracee_filter_every_syscall - the seccomp program that stops at every call
+ * @buf:	where to write it (an array of struct sock_filter)
+ * @len:	bytes at @buf
+ *
+ * As uks_tracee_filter(), for a process whose syscall events may be
+ * enabled after it started (UKS_TRACEE_EVERY_SYSCALL): every x86-64 call
+ * stops once, and the stop writes what is enabled then.
+ * Returns the program's size in bytes, -ENOSPC or -ENOMEM.
+ */
+UKS_EXPORT ssize_t uks_tracee_filter_every_syscall(void *buf, size_t len)
+{
+	return filter_copy(buf, len, true);
 }
 
 /**

@@ -51,7 +51,8 @@
 #include "tracee/internal.h"
 
 #define TRACE_OPTS	TRACEE_PTRACE_OPTS
-#define OPTS_FLAGS	(UKS_TRACEE_NO_SECCOMP | UKS_TRACEE_KEEPER | UKS_TRACEE_RELAY)
+#define OPTS_FLAGS	(UKS_TRACEE_NO_SECCOMP | UKS_TRACEE_KEEPER | UKS_TRACEE_RELAY | \
+			 UKS_TRACEE_EVERY_SYSCALL)
 
 extern char **environ;
 
@@ -270,7 +271,8 @@ UKS_EXPORT int uks_tracee_spawn(struct uks_tracee_session *s, char *const argv[]
 	path = resolve_path(argv[0]);
 	if (!path)
 		return -ENOMEM;
-	if (!step && (ret = __uks_tracee_seccomp_build(&prog))) {
+	if (!step && (ret = __uks_tracee_seccomp_build(&prog,
+						       s->flags & UKS_TRACEE_EVERY_SYSCALL))) {
 		uks_kfree(path);
 		return ret;
 	}

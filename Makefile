@@ -78,7 +78,7 @@ EXAMPLE_BINS := $(EXAMPLE_SRCS:%.c=$(O)/%)
 FUZZ_SRCS := $(wildcard fuzz/*.c)
 
 all: $(LIBA) $(LIBSO) $(LIBMALLOC) $(UKS) $(UKSD)
-.PHONY: deps all check bench bench-compare fuzz demo install clean examples tests
+.PHONY: deps all check bench bench-compare fuzz ftracetest demo install clean examples tests
 
 # ---------------------------------------------------------------- rules
 $(O)/%.o: %.c $(CONFIG_H)
@@ -191,6 +191,13 @@ endif
 endif
 bench-compare: $(if $(filter $(O),$(AFTER)),all $(COMPARE_BINS))
 	@bash bench/compare.sh $(if $(ROUNDS),-r $(ROUNDS)) $(BEFORE) $(AFTER)
+
+# The kernel's ftrace selftests (Linux 6.12) against uksfs, as root:
+# fetched once into $(O)/ftracetest, then the same run make check does
+# (tests/conformance/ftracetest.sh, docs/FTRACETEST.md).
+ftracetest: all
+	@scripts/get-ftracetest.sh $(O)/ftracetest
+	@O=$(O) bash tests/conformance/ftracetest.sh
 
 FUZZ_SECONDS ?= 20
 FUZZ_CC ?= clang

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Debian's trace-cmd against uksfs, as a user drives it: record, report,
+# extract, stream, instances (-B), snapshot and show, in a private mount
+# namespace where /sys/kernel/tracing is a uksd's (scripts/tracing-ns.sh
+# --tracefs: libtracefs accepts only a mount of type tracefs).  What
+# trace-cmd decodes from the binary pages must be what uks's `trace` file
+# says about the same events.
+set -u
+. "$(dirname "$0")/../tap.bash"
+O=${O:-build}
+echo "TAP version 13"
+if ! command -v trace-cmd >/dev/null; then
+	skip "trace-cmd" "not installed (scripts/deps.sh installs it)"
+	tap_done; exit
+fi
+if [ "$(id -u)" != 0 ] || ! grep -q 'UKS_HAVE_FUSE3 1' "$O/config.h" || [ ! -w /dev/fuse ] ||
+   ! unshare -m sh -c 'mount -t tracefs nodev /sys/kernel/tracing' 2>/dev/null; then
+	skip "trace-cmd" "needs root, FUSE, mount namespaces and a tracefs to mount uksfs over"
+	tap_done; exit
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# run SCRIPT: $tmp/SCRIPT in the namespace, in $tmp; its output shown if it fails
+run() {
+	O=$O bash scripts/tracing-ns.sh --tracefs -- bash "$tmp/$1" "$tmp" >"$tmp/log" 2>&1 ||
+		{ cat "$tmp/log"; return 1; }
+}
+
+# normalise lines of `trace` and of `trace-cmd report` to "comm-pid ts event: fields"
+norm_trace() { sed -n 's/^ *\([^ ].*-[0-9]*\) *\[[0-9]*\] [^ ]\{5\} *\([0-9.]*\): \(.*\)$/\1 \2 \3/p' | tr -s ' '; }
+norm_report() { sed -n 's/^ *\([^ ].*-[0-9]*\) *\[[0-9]*\] *\([0-9.]*\): \(.*\)$/\1 \2 \3/p' | tr -s ' '; }
+
+cat > "$tmp/record.sh" <<'S'
+set -e
+cd "$1"
+trace-cmd record -q -e syscalls -e kmem -o rec.dat ls / > ls.out
+trace-cmd report -i rec.dat > rec.txt
+S
+record_ls() {
+	run record.sh && grep -qx bin "$tmp/ls.out" &&
+	grep -q 'ls-[0-9]* .*sys_enter_openat:' "$tmp/rec.txt" &&
+	grep -q 'ls-[0-9]* .*sys_exit_openat:' "$tmp/rec.txt"
+}
+ok "record -e syscalls -e kmem over a traced ls, then report" -- record_ls
+
+cat > "$tmp/extract.sh" <<'S'
+set -e
+cd "$1"
+T=/sys/kernel/tracing
+trace-cmd start -e syscalls:sys_enter_openat -e syscalls:sys_exit_openat
+ls / > /dev/null
+cat /etc/hostname > /dev/null
+trace-cmd stop
+cat $T/trace > text.txt
+trace-cmd extract -o ex.dat
+trace-cmd report -i ex.dat > ex.txt
+trace-cmd reset
+S
+extract_matches_trace() {
+	run extract.sh || return 1
+	norm_trace < "$tmp/text.txt" | sort > "$tmp/a"
+	norm_report < "$tmp/ex.txt" | sort > "$tmp/b"
+	[ "$(wc -l < "$tmp/a")" -ge 4 ] && diff "$tmp/a" "$tmp/b"
+}
+ok "extract decodes the same events, times and fields as the trace file" -- extract_matches_trace
+
+cat > "$tmp/instance.sh" <<'S'
+set -e
+cd "$1"
+T=/sys/kernel/tracing
+trace-cmd record -q -B uks-inst -e syscalls:sys_enter_openat -o inst.dat cat /etc/hostname > /dev/null
+trace-cmd report -i inst.dat > inst.txt
+ls $T/instances > instances.after
+cat $T/trace | grep -c sys_enter_openat > top.count || true
+S
+record_instance() {
+	run instance.sh && grep -q 'cat-[0-9]* .*sys_enter_openat:' "$tmp/inst.txt" &&
+	[ ! -s "$tmp/instances.after" ] && [ "$(cat "$tmp/top.count")" = 0 ]
+}
+ok "record -B NAME records into a new instance, removed at the end; the top buffer is untouched" -- \
+	record_instance
+
+cat > "$tmp/snapshot.sh" <<'S'
+set -e
+cd "$1"
+trace-cmd start -e syscalls:sys_enter_getpid
+perl -e 'getppid; syscall(39) for 1..3' 2>/dev/null || python3 -c 'import os; [os.getpid() for _ in range(3)]'
+trace-cmd snapshot -s
+trace-cmd snapshot > snap.txt
+trace-cmd show -s > show-s.txt
+trace-cmd snapshot -f
+trace-cmd reset
+S
+snapshot() {
+	run snapshot.sh && grep -q 'sys_getpid()' "$tmp/snap.txt" &&
+	grep -q 'sys_getpid()' "$tmp/show-s.txt"
+}
+ok "snapshot -s takes a snapshot; snapshot and show -s print it" -- snapshot
+
+cat > "$tmp/stream.sh" <<'S'
+cd "$1"
+( sleep 1; for i in 1 2 3 4 5; do cat /etc/hostname > /dev/null; sleep 0.2; done ) &
+timeout -s INT 4 trace-cmd stream -e syscalls:sys_enter_openat > stream.txt 2>&1
+wait
+trace-cmd reset
+S
+stream() {
+	run stream.sh
+	grep -q 'cat-[0-9]* .*sys_enter_openat:' "$tmp/stream.txt" || { cat "$tmp/stream.txt"; return 1; }
+}
+ok "stream prints events live while the command runs" -- stream
+tap_done

@@ -221,6 +221,7 @@ TEST_F(inst, an_instance_is_independent_and_inherits_the_top_options)
 TEST_F(inst, an_event_is_written_to_every_instance_that_enabled_it)
 {
 	struct kfs_root *r = &self->root;
+	static const char comm[16] = "ticker";	/* the event copies 16 bytes */
 
 	ASSERT_EQ(0, __uks_kfs_mkdir(r, "instances/one", NULL));
 	ASSERT_EQ(0, __uks_kfs_mkdir(r, "instances/two", NULL));
@@ -230,7 +231,7 @@ TEST_F(inst, an_event_is_written_to_every_instance_that_enabled_it)
 	ASSERT_EQ(18, kwrite(r, "instances/two/set_event", "uks_test:tick\n  \n\n"));
 	ASSERT_EQ(4, kwrite(r, "instances/two/events/uks_test/tick/filter", "n<3\n"));
 	for (unsigned int i = 1; i <= 4; i++)
-		uks_trace_uks_test_tick(i, "ticker");
+		uks_trace_uks_test_tick(i, comm);
 	EXPECT_EQ(4, count(rd(self->top, "trace"), "tick: n="));
 	EXPECT_EQ(4, count(kread(r, "instances/one/trace"), "tick: n="));
 	EXPECT_EQ(2, count(kread(r, "instances/two/trace"), "tick: n="));
@@ -239,7 +240,7 @@ TEST_F(inst, an_event_is_written_to_every_instance_that_enabled_it)
 	EXPECT_STREQ("0\n", kread(r, "instances/off/events/uks_test/tick/enable"));
 	/* rmdir with events enabled disables them: the others go on */
 	ASSERT_EQ(0, __uks_kfs_rmdir(r, "instances/one", NULL));
-	uks_trace_uks_test_tick(1, "ticker");
+	uks_trace_uks_test_tick(1, comm);
 	EXPECT_EQ(3, count(kread(r, "instances/two/trace"), "tick: n="));
 }
 

@@ -43,9 +43,16 @@ struct uks_tracefs_file;
  * @out:	the instance
  *
  * Returns 0 or -ENOMEM, -EINVAL (bad name).  Instances are independent:
- * tests may create one each.
+ * tests may create one each.  A named one has the files of a kernel
+ * instance (no README, dynamic_events, instances/, ...); a top-level one
+ * has instances/, where mkdir makes more.
  */
 int uks_trace_create(const char *name, struct uks_trace **out);
+
+/**
+ * uks_trace_destroy - free an instance, with the instances made in its
+ * instances/ (its files must be closed)
+ */
 void uks_trace_destroy(struct uks_trace *tr);
 
 /* uks_tracefs_list() entry types */

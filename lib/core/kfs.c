@@ -47,6 +47,14 @@ static bool at_end(const char *path)
 	return !path[strspn(path, "/")];
 }
 
+/* Does @dir have @c of its static table? */
+static bool has(const struct kfs_ref *dir, const struct kfs_node *c)
+{
+	const struct kfs_dir_ops *ops = dir->node->dir;
+
+	return !ops || !ops->has || ops->has(dir, c);
+}
+
 /* @name in the directory @dir: the static table first, then ->dir. */
 static int lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
@@ -55,7 +63,7 @@ static int lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *c
 	if (!kfs_is_dir(n))
 		return -ENOTDIR;
 	for (const struct kfs_node *c = n->children; c && c->name; c++) {
-		if (!strcmp(c->name, name)) {
+		if (!strcmp(c->name, name) && has(dir, c)) {
 			*child = *dir;
 			child->node = c;
 			return 0;
@@ -156,7 +164,8 @@ int __uks_kfs_list(const struct kfs_root *root, const char *path,
 		struct kfs_ref child = dir;
 
 		child.node = c;
-		ret = collect(c->name, &child, &names);
+		if (has(&dir, c))
+			ret = collect(c->name, &child, &names);
 	}
 	if (!ret && dir.node->dir && dir.node->dir->iterate)
 		ret = dir.node->dir->iterate(&dir, collect, &names);
@@ -173,7 +182,36 @@ int __uks_kfs_list(const struct kfs_root *root, const char *path,
 	return ret;
 }
 
-/* mkdir(2) and rmdir(2) are the parent directory's to allow (-EPERM). */
+static int pin(const struct kfs_root *root, const struct kfs_ref *ref)
+{
+	return root->get ? root->get(ref) : 0;
+}
+
+static void unpin(const struct kfs_root *root, const struct kfs_ref *ref)
+{
+	if (root->put)
+		root->put(ref);
+}
+
+/*
+ * "." and ".." as the name mkdir or rmdir acts on, answered as the VFS
+ * does (front ends that resolve paths themselves never pass them): 0 when
+ * @name is neither.
+ */
+static int dot_name(const char *name, bool make)
+{
+	if (strcmp(name, ".") && strcmp(name, ".."))
+		return 0;
+	if (make)
+		return -EEXIST;
+	return name[1] ? -ENOTEMPTY : -EINVAL;
+}
+
+/*
+ * mkdir(2) and rmdir(2) are the parent directory's to allow (-EPERM).  The
+ * parent is pinned across the operation, which runs without the tree's
+ * lock (it allocates, and takes the lock itself).
+ */
 static int dir_op(const struct kfs_root *root, const char *path, const struct uks_peer *peer,
 		  bool make)
 {
@@ -192,6 +230,8 @@ static int dir_op(const struct kfs_root *root, const char *path, const struct uk
 			return -ENOENT;
 		return ops && ops->mkdir ? -ENAMETOOLONG : -EPERM;
 	}
+	if (!ret)
+		ret = dot_name(name, make);
 	if (!ret) {
 		int found = lookup(&dir, name, &child);
 
@@ -202,13 +242,17 @@ static int dir_op(const struct kfs_root *root, const char *path, const struct uk
 		else if (!kfs_is_dir(child.node))
 			ret = -ENOTDIR;
 	}
+	ops = dir.node->dir;
+	if (!ret && !(make ? ops && ops->mkdir : ops && ops->rmdir))
+		ret = -EPERM;
+	if (!ret)
+		ret = pin(root, &dir);
 	tree_unlock(root);
 	if (ret)
 		return ret;
-	ops = dir.node->dir;
-	if (make)
-		return ops && ops->mkdir ? ops->mkdir(&dir, name, peer) : -EPERM;
-	return ops && ops->rmdir ? ops->rmdir(&dir, name, peer) : -EPERM;
+	ret = make ? ops->mkdir(&dir, name, peer) : ops->rmdir(&dir, name, peer);
+	unpin(root, &dir);
+	return ret;
 }
 
 int __uks_kfs_mkdir(const struct kfs_root *root, const char *path, const struct uks_peer *peer)
@@ -245,13 +289,15 @@ int __uks_kfs_open(const struct kfs_root *root, const char *path, int flags,
 		return -ENOMEM;
 	tree_lock(root);
 	ret = walk(root, path, &of->ref, NULL);
-	tree_unlock(root);
 	if (!ret && kfs_is_dir(of->ref.node))
 		ret = -EISDIR;
 	if (!ret)
 		ret = check_access(of->ref.node->mode, flags);
 	if (!ret && !of->ref.node->ops)
 		ret = -ENXIO;	/* a file without operations: a table's mistake */
+	if (!ret)
+		ret = pin(root, &of->ref);	/* before anything can remove what it names */
+	tree_unlock(root);
 	if (ret) {
 		free(of);
 		return ret;
@@ -265,13 +311,12 @@ int __uks_kfs_open(const struct kfs_root *root, const char *path, int flags,
 	if (of->ref.node->ops->open) {
 		ret = of->ref.node->ops->open(of);
 		if (ret) {
+			unpin(root, &of->ref);
 			free(of);
 			return ret;
 		}
 	}
 	pthread_mutex_init(&of->lock, NULL);
-	if (root->opened)
-		root->opened(of);
 	*out = of;
 	return 0;
 }
@@ -420,8 +465,7 @@ void __uks_kfs_close(struct kfs_open_file *of)
 		return;
 	if (of->ref.node->ops->release)
 		of->ref.node->ops->release(of);
-	if (of->root->closed)
-		of->root->closed(of);
+	unpin(of->root, &of->ref);
 	seq_free(&of->seq);
 	pthread_mutex_destroy(&of->lock);
 	free(of);

@@ -45,6 +45,12 @@
  * ->open, ->read, ->write or ->release, which take what they need.  An
  * open file's own mutex (one read at a time: its offset and text) is taken
  * outside it.
+ *
+ * Lifetime: what a ref points to may go away once the tree's lock is
+ * dropped (an instance removed by rmdir, a dynamic event deleted).  An
+ * open file pins its ref's objects through the root's ->get, called under
+ * the lock at the end of the walk, and lets go through ->put at the last
+ * close, as kernfs's active references do.
  */
 #ifndef UKS_LIB_CORE_KFS_H
 #define UKS_LIB_CORE_KFS_H
@@ -88,13 +94,19 @@ typedef int (*kfs_filldir_t)(const char *name, const struct kfs_ref *child, void
  *		return its first non-zero value
  * @mkdir:	make @name in @dir (instances/); without it mkdir is -EPERM
  * @rmdir:	remove @name (-EBUSY while in use); without it -EPERM
+ * @has:	which children of the static table @dir has (NULL: all): one
+ *		table can serve directories that differ a little (tracefs's
+ *		top level and an instance, which lacks README and others)
  *
- * ->lookup and ->iterate run under the tree's lock; children of the
- * static table come first and are not passed to them.
+ * ->lookup, ->iterate and ->has run under the tree's lock; children of
+ * the static table come first and are not passed to ->lookup/->iterate.
+ * ->mkdir and ->rmdir run without it, with the directory pinned (see
+ * struct kfs_root ->get): they look @name up again under their own lock.
  */
 struct kfs_dir_ops {
 	int (*lookup)(const struct kfs_ref *dir, const char *name, struct kfs_ref *child);
 	int (*iterate)(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg);
+	bool (*has)(const struct kfs_ref *dir, const struct kfs_node *child);
 	int (*mkdir)(const struct kfs_ref *dir, const char *name, const struct uks_peer *peer);
 	int (*rmdir)(const struct kfs_ref *dir, const char *name, const struct uks_peer *peer);
 };
@@ -173,8 +185,14 @@ static inline bool kfs_is_dir(const struct kfs_node *n)
  * @node:	the top directory
  * @obj:	its object (->obj of the top ref)
  * @lock, @unlock: the tree's lock (optional), see the lock order above
- * @opened, @closed: told of every file opened and closed in the tree
- *		(trace counts its instance's open files)
+ * @get:	pin the objects of @ref, which the walk just found, for an open
+ *		file (or a mkdir/rmdir in that directory): called under the
+ *		tree's lock, so whatever removes objects under that lock either
+ *		sees the pin (tracefs: rmdir of an instance says -EBUSY) or ran
+ *		before the walk (which then fails with -ENOENT).  The kernel's
+ *		kernfs_get_active() and trace_array_get().  Returns 0 or -errno.
+ * @put:	undo @get: at the last close, or when the open fails; without
+ *		the tree's lock
  * @release:	the tree goes away (uksfs is destroyed)
  * @kernfs:	a sysfs tree: a name past NAME_MAX is one it does not have
  *		(-ENOENT), as kernfs looks names up; libfs trees (tracefs,
@@ -185,8 +203,8 @@ struct kfs_root {
 	void *obj;
 	void (*lock)(void *obj);
 	void (*unlock)(void *obj);
-	void (*opened)(struct kfs_open_file *of);
-	void (*closed)(struct kfs_open_file *of);
+	int (*get)(const struct kfs_ref *ref);
+	void (*put)(const struct kfs_ref *ref);
 	void (*release)(void *obj);
 	bool kernfs;
 };

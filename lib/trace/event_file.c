@@ -263,6 +263,7 @@ static struct uks_event_file *file_alloc(struct uks_trace *tr, struct uks_event_
 		return NULL;
 	file->tr = tr;
 	file->call = call;
+	file->ref = 1;
 	list_add_tail(&file->list, &tr->files);
 	list_add_tail(&file->call_list, &call->files);
 	return file;
@@ -349,7 +350,13 @@ struct uks_event_file *__uks_trace_find_file(struct uks_trace *tr, const char *s
 	return call ? __uks_trace_file_of_call(tr, call) : NULL;
 }
 
-/* Remove an instance's file (disabled already). Caller holds event_mutex. */
+/*
+ * Remove an instance's file: disabled, off the lists, its filter freed.
+ * Files of events/SYS/EVENT/ still open keep its memory and answer
+ * -ENODEV, as the kernel's do once their event is gone (5.15 and 6.12
+ * alike: removing an event whose files are open is allowed).  Caller
+ * holds event_mutex.
+ */
 void __uks_trace_file_free(struct uks_event_file *file)
 {
 	if (file->flags & UKS_FILE_ENABLED)
@@ -357,5 +364,18 @@ void __uks_trace_file_free(struct uks_event_file *file)
 	list_del(&file->list);
 	list_del(&file->call_list);
 	swap_filter(file, NULL, NULL);
-	uks_kfree(file);
+	file->flags |= UKS_FILE_FREED;
+	file->call = NULL;
+	__uks_trace_file_put(file);
+}
+
+void __uks_trace_file_get(struct uks_event_file *file)
+{
+	__atomic_add_fetch(&file->ref, 1, __ATOMIC_RELAXED);
+}
+
+void __uks_trace_file_put(struct uks_event_file *file)
+{
+	if (!__atomic_sub_fetch(&file->ref, 1, __ATOMIC_ACQ_REL))
+		uks_kfree(file);
 }

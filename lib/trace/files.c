@@ -12,6 +12,7 @@
 
 #include <uks/slab.h>
 
+#include "core/compiler.h"
 #include "trace/tracefs.h"
 
 #define RW	0644
@@ -339,6 +340,8 @@ COMMAND(write_events_enable)
 
 static int show_event_enable(struct kfs_open_file *of, struct uks_seq *s)
 {
+	if (!tfs_live_file(of))
+		return -ENODEV;
 	__uks_trace_file_enable_str(tfs_file(of), s);
 	return 0;
 }
@@ -353,7 +356,7 @@ static int write_event_enable(struct kfs_open_file *of, char *text, size_t len)
 	if (v > 1)
 		return -EINVAL;
 	pthread_mutex_lock(&__uks_trace_event_mutex);
-	ret = __uks_trace_file_enable(tfs_file(of), v, false);
+	ret = tfs_live_file(of) ? __uks_trace_file_enable(tfs_file(of), v, false) : -ENODEV;
 	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	return ret;
 }
@@ -361,6 +364,8 @@ COMMAND(write_event_enable)
 
 static int show_event_filter(struct kfs_open_file *of, struct uks_seq *s)
 {
+	if (!tfs_live_file(of))
+		return -ENODEV;
 	if (tfs_file(of)->filter_str)
 		seq_printf(s, "%s\n", tfs_file(of)->filter_str);
 	else
@@ -373,7 +378,7 @@ static int write_event_filter(struct kfs_open_file *of, char *text, size_t len)
 	int ret;
 
 	pthread_mutex_lock(&__uks_trace_event_mutex);
-	ret = __uks_trace_file_set_filter(tfs_file(of), text);
+	ret = tfs_live_file(of) ? __uks_trace_file_set_filter(tfs_file(of), text) : -ENODEV;
 	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	return ret;
 }
@@ -381,12 +386,16 @@ COMMAND(write_event_filter)
 
 static int show_event_format(struct kfs_open_file *of, struct uks_seq *s)
 {
+	if (!tfs_live_file(of))
+		return -ENODEV;
 	__uks_trace_call_print_format(s, tfs_file(of)->call);
 	return 0;
 }
 
 static int show_event_id(struct kfs_open_file *of, struct uks_seq *s)
 {
+	if (!tfs_live_file(of))
+		return -ENODEV;
 	seq_printf(s, "%d\n", tfs_file(of)->call->id);
 	return 0;
 }
@@ -553,8 +562,55 @@ static const struct kfs_node cpu_files[] = {
 	{ 0 }
 };
 
-/* An instance's top directory: the tree's root, and each instances/NAME. */
+bool __uks_tracefs_is_event_file(const struct kfs_node *node)
+{
+	return node >= event_files && node < event_files + ARRAY_SIZE(event_files) - 1;
+}
+
+/*
+ * The files the kernel makes for the top level only (tracer_init_tracefs()
+ * and the tracers' and probes' own init, 5.15 and 6.12): an instance's
+ * directory has the rest of top_files[].  By name, so a row added to
+ * top_files[] for one of them stays out of instances without more ado.
+ */
+static const char *const top_only[] = {
+	"README", "available_events", "available_filter_functions",
+	"available_filter_functions_addrs", "dyn_ftrace_total_info", "dynamic_events",
+	"enabled_functions", "function_profile_enabled", "instances", "kprobe_events",
+	"kprobe_profile", "printk_formats", "saved_cmdlines", "saved_cmdlines_size",
+	"saved_tgids", "stack_max_size", "stack_trace", "stack_trace_filter",
+	"synthetic_events", "touched_functions", "trace_stat", "tracing_max_latency",
+	"tracing_thresh", "uprobe_events", "uprobe_profile", "user_events_data",
+	"user_events_status",
+};
+
+/* Options only the top level has a file of in options/ (TOP_LEVEL_TRACE_FLAGS). */
+static const char *const top_only_options[] = { "printk-msg-only", "record-cmd", "trace_printk" };
+
+static bool in_list(const char *const *list, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], name))
+			return true;
+	return false;
+}
+
+/* Has the directory of @tr's options/ a file for option @name? */
+bool __uks_tracefs_has_option(const struct uks_trace *tr, const char *name)
+{
+	return !tr->name || !in_list(top_only_options, ARRAY_SIZE(top_only_options), name);
+}
+
+static bool instance_has(const struct kfs_ref *dir, const struct kfs_node *child)
+{
+	return !in_list(top_only, ARRAY_SIZE(top_only), child->name);
+}
+
+static const struct kfs_dir_ops instance_ops = { .has = instance_has };
+
+/* The top level's directory, and an instance's (instances/NAME). */
 const struct kfs_node __uks_tracefs_top = KFS_DIR("", 0755, NULL, top_files);
+const struct kfs_node __uks_tracefs_instance = KFS_DIR("", 0755, &instance_ops, top_files);
 const struct kfs_node __uks_tracefs_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_sys_ops, enable_files);
 const struct kfs_node __uks_tracefs_event_dir = KFS_DIR("", 0755, NULL, event_files);
 const struct kfs_node __uks_tracefs_cpu_dir = KFS_DIR("", 0755, NULL, cpu_files);

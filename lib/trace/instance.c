@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <uks/core.h>
 #include <uks/slab.h>
 
 #include "core/compiler.h"
+#include "core/mem_avail.h"
 #include "trace/instance.h"
 #include "trace/trace.h"
 
@@ -41,22 +43,21 @@ static bool good_instance_name(const char *name)
 	return true;
 }
 
-/**
- * uks_trace_create - see <uks/trace.h>
- */
-UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
+/* A new instance, not yet listed: no event files, nobody sees it. */
+static int trace_alloc(const char *name, uint64_t opts, struct uks_trace **out)
 {
 	struct uks_trace *tr;
 
-	if (name && !good_instance_name(name))
-		return -EINVAL;
 	__uks_trace_clock_init();
 	tr = uks_kzalloc(sizeof(*tr));
 	if (!tr)
 		return -ENOMEM;
 	pthread_mutex_init(&tr->lock, NULL);
 	INIT_LIST_HEAD(&tr->files);
-	tr->opts = DEFAULT_OPTS;
+	INIT_LIST_HEAD(&tr->instances);
+	INIT_LIST_HEAD(&tr->instance_list);
+	tr->opts = opts;
+	tr->max_instances = UKS_TRACE_MAX_INSTANCES;
 	tr->buffer_kb = uks_kmalloc(uks_nr_cpu_ids() * sizeof(*tr->buffer_kb));
 	for (unsigned int cpu = 0; tr->buffer_kb && cpu < uks_nr_cpu_ids(); cpu++)
 		tr->buffer_kb[cpu] = UKS_TRACE_DEFAULT_BUF_KB;
@@ -72,38 +73,18 @@ UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
 		__uks_trace_rb_free(tr->rb);
 		uks_kfree(tr->buffer_kb);
 		uks_kfree(tr->name);
+		pthread_mutex_destroy(&tr->lock);
 		uks_kfree(tr);
 		return -ENOMEM;
 	}
-	pthread_mutex_lock(&__uks_trace_event_mutex);
-	if (__uks_trace_files_alloc(tr)) {
-		pthread_mutex_unlock(&__uks_trace_event_mutex);
-		__uks_trace_rb_free(tr->rb);
-		uks_kfree(tr->name);
-		uks_kfree(tr);
-		return -ENOMEM;
-	}
-	list_add_tail(&tr->list, &__uks_trace_traces);
-	pthread_mutex_unlock(&__uks_trace_event_mutex);
+	if (!(opts & (1ull << UKS_OPT_OVERWRITE)))
+		__uks_trace_rb_set_overwrite(tr->rb, false);
 	*out = tr;
 	return 0;
 }
 
-UKS_EXPORT void uks_trace_destroy(struct uks_trace *tr)
+static void trace_free(struct uks_trace *tr)
 {
-	struct uks_event_file *file, *tmp;
-
-	if (!tr)
-		return;
-	pthread_mutex_lock(&__uks_trace_event_mutex);
-	/* Eprobe files first: they hold soft-mode references on others. */
-	list_for_each_entry_safe(file, tmp, &tr->files, list)
-		if (file->call->flags & UKS_CALL_EPROBE)
-			__uks_trace_file_free(file);
-	list_for_each_entry_safe(file, tmp, &tr->files, list)
-		__uks_trace_file_free(file);
-	list_del(&tr->list);
-	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	__uks_trace_clear_error_log(tr);
 	__uks_trace_rb_free(tr->rb);
 	uks_kfree(tr->buffer_kb);
@@ -111,6 +92,199 @@ UKS_EXPORT void uks_trace_destroy(struct uks_trace *tr)
 	uks_kfree(tr->name);
 	pthread_mutex_destroy(&tr->lock);
 	uks_kfree(tr);
+}
+
+/* Give @tr its event files and list it.  Caller holds event_mutex. */
+static int trace_link(struct uks_trace *tr)
+{
+	if (__uks_trace_files_alloc(tr))
+		return -ENOMEM;
+	list_add_tail(&tr->list, &__uks_trace_traces);
+	return 0;
+}
+
+/*
+ * Take @tr out of sight: its event files go (disabled: on return no hit
+ * writes to its buffer), it leaves the list.  Caller holds event_mutex.
+ */
+static void trace_unlink(struct uks_trace *tr)
+{
+	struct uks_event_file *file, *tmp;
+
+	/* Eprobe files first: they hold soft-mode references on others. */
+	list_for_each_entry_safe(file, tmp, &tr->files, list)
+		if (file->call->flags & UKS_CALL_EPROBE)
+			__uks_trace_file_free(file);
+	list_for_each_entry_safe(file, tmp, &tr->files, list)
+		__uks_trace_file_free(file);
+	list_del(&tr->list);
+}
+
+/**
+ * uks_trace_create - see <uks/trace.h>
+ */
+UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
+{
+	struct uks_trace *tr;
+	int ret;
+
+	if (name && !good_instance_name(name))
+		return -EINVAL;
+	ret = trace_alloc(name, DEFAULT_OPTS, &tr);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	ret = trace_link(tr);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
+	if (ret) {
+		trace_free(tr);
+		return ret;
+	}
+	*out = tr;
+	return 0;
+}
+
+/**
+ * uks_trace_destroy - see <uks/trace.h>; the instances made in its
+ * instances/ go with it
+ */
+UKS_EXPORT void uks_trace_destroy(struct uks_trace *tr)
+{
+	struct uks_trace *child, *tmp;
+	LIST_HEAD(gone);
+
+	if (!tr)
+		return;
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	list_for_each_entry_safe(child, tmp, &tr->instances, instance_list) {
+		trace_unlink(child);
+		list_move_tail(&child->instance_list, &gone);
+	}
+	tr->nr_instances = 0;
+	trace_unlink(tr);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
+	list_for_each_entry_safe(child, tmp, &gone, instance_list)
+		trace_free(child);
+	trace_free(tr);
+}
+
+/* --------------------------------------------------------- instances/ */
+
+/* @top's instance @name, or NULL.  Caller holds event_mutex. */
+struct uks_trace *__uks_trace_instance_find(struct uks_trace *top, const char *name)
+{
+	struct uks_trace *tr;
+
+	list_for_each_entry(tr, &top->instances, instance_list)
+		if (!strcmp(tr->name, name))
+			return tr;
+	return NULL;
+}
+
+/*
+ * What an instance costs before it is made: its ring buffer (every CPU at
+ * the default size, the kernel's trace_buf_size) and an event file per
+ * event.  The kernel's ring buffer asks si_mem_available() the same way.
+ */
+static int instance_may_allocate(void)
+{
+	size_t pages = (UKS_TRACE_DEFAULT_BUF_KB * 1024 + UKS_RB_PAGE_SIZE - 1) / UKS_RB_PAGE_SIZE;
+	size_t nr_calls = 0, bytes;
+	struct list_head *pos;
+
+	list_for_each(pos, &__uks_trace_calls)
+		nr_calls++;
+	if (__builtin_mul_overflow(pages * uks_nr_cpu_ids(), UKS_RB_PAGE_SIZE + sizeof(void *),
+				   &bytes))
+		return -ENOMEM;
+	return __uks_mem_may_allocate(bytes + nr_calls * sizeof(struct uks_event_file));
+}
+
+/**
+ * __uks_trace_instance_mkdir - mkdir instances/@name below @top
+ *
+ * A full instance, the kernel's trace_array_create(): its own ring buffer
+ * at the default size, an event file per event (all disabled), the top
+ * level's options but event-fork (the kernel's ZEROED_TRACE_FLAGS), the
+ * default clock, tracing on.  Made under event_mutex, as the kernel holds
+ * it across instance_mkdir(), so a racing mkdir of the same name sees it.
+ *
+ * Returns 0, -EEXIST, -ENOMEM (the memory is not there: checked before
+ * any is taken), -ENOSPC (@top has UKS_TRACE_MAX_INSTANCES) or -EINVAL
+ * (not a name).
+ */
+int __uks_trace_instance_mkdir(struct uks_trace *top, const char *name)
+{
+	struct uks_trace *tr;
+	int ret;
+
+	if (!good_instance_name(name))
+		return -EINVAL;
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	if (__uks_trace_instance_find(top, name))
+		ret = -EEXIST;
+	else if (top->nr_instances >= top->max_instances)
+		ret = -ENOSPC;
+	else
+		ret = instance_may_allocate();
+	if (!ret)
+		ret = trace_alloc(name, __atomic_load_n(&top->opts, __ATOMIC_RELAXED) & ~(1ull << UKS_OPT_EVENT_FORK), &tr);
+	if (!ret) {
+		ret = trace_link(tr);
+		if (ret)
+			trace_free(tr);
+	}
+	if (!ret) {
+		tr->parent = top;
+		list_add_tail(&tr->instance_list, &top->instances);
+		top->nr_instances++;
+	}
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
+	return ret;
+}
+
+/*
+ * An open file whose holder closed it may still count for a moment: over
+ * FUSE the kernel sends RELEASE after close(2) has returned, and another
+ * worker thread may serve a following rmdir first.  rmdir gives such
+ * releases this long before it says -EBUSY.
+ */
+#define RELEASE_GRACE_MS	500
+
+/**
+ * __uks_trace_instance_rmdir - rmdir instances/@name below @top
+ *
+ * The kernel's __remove_instance(): -EBUSY while any file of the
+ * instance is open (its tr->ref > 1), else its events are disabled and
+ * it is freed with its buffer.  Returns 0, -ENOENT or -EBUSY.
+ */
+int __uks_trace_instance_rmdir(struct uks_trace *top, const char *name)
+{
+	struct uks_trace *tr;
+
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	for (int waited = 0;; waited++) {
+		tr = __uks_trace_instance_find(top, name);
+		if (!tr || !__atomic_load_n(&tr->opens, __ATOMIC_ACQUIRE))
+			break;
+		if (waited == RELEASE_GRACE_MS) {
+			pthread_mutex_unlock(&__uks_trace_event_mutex);
+			return -EBUSY;
+		}
+		pthread_mutex_unlock(&__uks_trace_event_mutex);
+		usleep(1000);
+		pthread_mutex_lock(&__uks_trace_event_mutex);
+	}
+	if (!tr) {
+		pthread_mutex_unlock(&__uks_trace_event_mutex);
+		return -ENOENT;
+	}
+	trace_unlink(tr);
+	list_del(&tr->instance_list);
+	top->nr_instances--;
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
+	trace_free(tr);
+	return 0;
 }
 
 /* Caller holds event_mutex. */

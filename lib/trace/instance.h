@@ -23,4 +23,9 @@ int __uks_trace_set_clock(struct uks_trace *tr, const char *name);
 void __uks_trace_show_event_pids(struct uks_trace *tr, struct uks_seq *s);
 int __uks_trace_add_event_pids(struct uks_trace *tr, const char *text, bool clear);
 
+/* instances/NAME of a top level (caller of _find holds event_mutex) */
+struct uks_trace *__uks_trace_instance_find(struct uks_trace *top, const char *name);
+int __uks_trace_instance_mkdir(struct uks_trace *top, const char *name);
+int __uks_trace_instance_rmdir(struct uks_trace *top, const char *name);
+
 #endif

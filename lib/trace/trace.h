@@ -121,6 +121,7 @@ static inline const struct uks_event_field *call_common_fields(const struct uks_
 enum {
 	UKS_FILE_ENABLED	= 1 << 0,
 	UKS_FILE_SOFT_MODE	= 1 << 1,	/* held by an eprobe */
+	UKS_FILE_FREED		= 1 << 2,	/* removed; open files answer -ENODEV */
 };
 
 struct uks_event_file {
@@ -134,6 +135,12 @@ struct uks_event_file {
 	struct uks_filter *filter;	/* read on the hit path (atomic) */
 	char *filter_str;
 	void *probe_priv;		/* eprobe: the instance's runtime state */
+	/*
+	 * The instance's list holds one reference, each open file of
+	 * events/SYS/EVENT/ one more (taken under event_mutex): a removed
+	 * file is UKS_FILE_FREED and its memory goes with the last one.
+	 */
+	int ref;
 };
 
 struct uks_error_log_entry {
@@ -181,7 +188,15 @@ struct uks_trace {
 	pid_t *event_pids;		/* set_event_pid, sorted; NULL: all */
 	size_t nr_event_pids;
 	int opens;			/* open files: rmdir says EBUSY */
+	/* instances/: made by mkdir below a top level, which owns them */
+	struct uks_trace *parent;	/* the top level, for an instance of it */
+	struct list_head instances;	/* a top level's instances, under event_mutex */
+	struct list_head instance_list;	/* in parent->instances */
+	unsigned int nr_instances, max_instances;
 };
+
+/* How many instances one top level may have (mkdir says -ENOSPC past it). */
+#define UKS_TRACE_MAX_INSTANCES	64
 
 static inline bool trace_opt(const struct uks_trace *tr, int opt)
 {
@@ -216,6 +231,9 @@ int __uks_trace_file_enable(struct uks_event_file *file, bool enable, bool soft)
 int __uks_trace_file_set_filter(struct uks_event_file *file, const char *text);
 void __uks_trace_file_enable_str(struct uks_event_file *file, struct uks_seq *s);
 void __uks_trace_file_free(struct uks_event_file *file);
+/* An open file's reference (get under event_mutex; put anywhere). */
+void __uks_trace_file_get(struct uks_event_file *file);
+void __uks_trace_file_put(struct uks_event_file *file);
 /* Files of @call in every instance: are any enabled; free them all. */
 bool __uks_trace_call_files_busy(struct uks_event_call *call);
 void __uks_trace_call_files_free(struct uks_event_call *call);

@@ -35,34 +35,50 @@ static void tree_unlock(void *obj)
 	pthread_mutex_unlock(&__uks_trace_event_mutex);
 }
 
-/* Open files are counted per instance (an instance in use cannot go). */
-static void file_opened(struct kfs_open_file *of)
+/*
+ * An open file pins its instance (rmdir says -EBUSY while it is open, the
+ * kernel's trace_array_get()) and, under events/SYS/EVENT/, the event's
+ * file, which a removed dynamic event leaves behind answering -ENODEV.
+ * Called under event_mutex at the end of the walk: an instance rmdir
+ * unlinked is no longer found, one found cannot be unlinked before this.
+ */
+static int tree_get(const struct kfs_ref *ref)
 {
-	__atomic_add_fetch(&tfs_tr(of)->opens, 1, __ATOMIC_RELAXED);
+	struct uks_trace *tr = ref->obj;
+
+	__atomic_add_fetch(&tr->opens, 1, __ATOMIC_RELAXED);
+	if (__uks_tracefs_is_event_file(ref->node))
+		__uks_trace_file_get(ref->sub);
+	return 0;
 }
 
-static void file_closed(struct kfs_open_file *of)
+static void tree_put(const struct kfs_ref *ref)
 {
-	__atomic_sub_fetch(&tfs_tr(of)->opens, 1, __ATOMIC_RELAXED);
+	struct uks_trace *tr = ref->obj;
+
+	if (__uks_tracefs_is_event_file(ref->node))
+		__uks_trace_file_put(ref->sub);
+	__atomic_sub_fetch(&tr->opens, 1, __ATOMIC_RELEASE);
 }
 
 /**
  * __uks_tracefs_root - @tr's tracefs tree as a kfs root
  * @tr:		the instance; it must outlive the root and its open files
- * @root:	filled: the top directory, @tr, event_mutex as the tree's
- *		lock, and the instance's count of open files
+ * @root:	filled: the top directory (an instance's own, without the
+ *		top-level files, when @tr has a name), @tr, event_mutex as the
+ *		tree's lock, and the pins of open files
  *
  * For uksfs (uks_vfs_add_tracefs()) and the library's own file API.
  */
 void __uks_tracefs_root(struct uks_trace *tr, struct kfs_root *root)
 {
 	*root = (struct kfs_root){
-		.node = &__uks_tracefs_top,
+		.node = tr->name ? &__uks_tracefs_instance : &__uks_tracefs_top,
 		.obj = tr,
 		.lock = tree_lock,
 		.unlock = tree_unlock,
-		.opened = file_opened,
-		.closed = file_closed,
+		.get = tree_get,
+		.put = tree_put,
 	};
 }
 
@@ -160,7 +176,7 @@ static int options_lookup(const struct kfs_ref *dir, const char *name, struct kf
 {
 	int opt = __uks_trace_option_index(name);
 
-	if (opt < 0)
+	if (opt < 0 || !__uks_tracefs_has_option(dir->obj, name))
 		return -ENOENT;
 	child->node = &__uks_tracefs_option_file;
 	child->idx = opt;
@@ -174,7 +190,8 @@ static int options_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *
 	for (size_t i = 0; __uks_trace_option_name(i) && !ret; i++) {
 		struct kfs_ref child = { &__uks_tracefs_option_file, dir->obj, NULL, (long)i };
 
-		ret = fill(__uks_trace_option_name(i), &child, arg);
+		if (__uks_tracefs_has_option(dir->obj, __uks_trace_option_name(i)))
+			ret = fill(__uks_trace_option_name(i), &child, arg);
 	}
 	return ret;
 }
@@ -212,18 +229,49 @@ static int per_cpu_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *
 }
 
 /*
- * instances/: empty.  An instance made here will be a child whose node is
- * __uks_tracefs_top and whose ->obj is the new struct uks_trace, so every
- * file below it serves that instance.
+ * instances/: the instances made by mkdir here.  Each is a directory whose
+ * node is __uks_tracefs_instance (the top table without the top-level
+ * files) and whose ->obj is its struct uks_trace, so every file below it
+ * serves that instance.
  */
 static int instances_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
-	return -ENOENT;
+	struct uks_trace *tr = __uks_trace_instance_find(dir->obj, name);
+
+	if (!tr)
+		return -ENOENT;
+	child->node = &__uks_tracefs_instance;
+	child->obj = tr;
+	return 0;
 }
 
 static int instances_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
 {
-	return 0;
+	struct uks_trace *top = dir->obj, *tr;
+	int ret = 0;
+
+	list_for_each_entry(tr, &top->instances, instance_list) {
+		struct kfs_ref child = { &__uks_tracefs_instance, tr, NULL, 0 };
+
+		ret = fill(tr->name, &child, arg);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+static int instances_mkdir(const struct kfs_ref *dir, const char *name,
+			   const struct uks_peer *peer)
+{
+	(void)peer;
+	return __uks_trace_instance_mkdir(dir->obj, name);
+}
+
+static int instances_rmdir(const struct kfs_ref *dir, const char *name,
+			   const struct uks_peer *peer)
+{
+	(void)peer;
+	return __uks_trace_instance_rmdir(dir->obj, name);
 }
 
 const struct kfs_dir_ops __uks_tracefs_events_ops = {
@@ -238,6 +286,7 @@ const struct kfs_dir_ops __uks_tracefs_per_cpu_ops = {
 };
 const struct kfs_dir_ops __uks_tracefs_instances_ops = {
 	.lookup = instances_lookup, .iterate = instances_iterate,
+	.mkdir = instances_mkdir, .rmdir = instances_rmdir,
 };
 
 /* ------------------------------------------------- the library's file API */

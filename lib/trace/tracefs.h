@@ -37,10 +37,31 @@ static inline int tfs_cpu(const struct kfs_open_file *of)
 
 void __uks_tracefs_root(struct uks_trace *tr, struct kfs_root *root);
 
-/* files.c: the top directory of an instance, and its subdirectories' nodes */
-extern const struct kfs_node __uks_tracefs_top;
+/*
+ * files.c: the top directory (of the top level, and of instances/NAME,
+ * which lacks the files only the top level has), and the subdirectories'
+ * nodes
+ */
+extern const struct kfs_node __uks_tracefs_top, __uks_tracefs_instance;
 extern const struct kfs_node __uks_tracefs_sys_dir, __uks_tracefs_event_dir,
 	__uks_tracefs_cpu_dir, __uks_tracefs_option_file;
+/* Does @tr's options/ have a file for option @name (instances lack a few)? */
+bool __uks_tracefs_has_option(const struct uks_trace *tr, const char *name);
+/* Is @node a file of events/SYS/EVENT/ (ref->sub is the event's file)? */
+bool __uks_tracefs_is_event_file(const struct kfs_node *node);
+
+/*
+ * The event file an open file of events/SYS/EVENT/ serves, or NULL when
+ * its event was removed since (the kernel's event_file_file(): the file
+ * then answers -ENODEV).  Caller holds event_mutex.
+ */
+static inline struct uks_event_file *tfs_live_file(const struct kfs_open_file *of)
+{
+	struct uks_event_file *file = of->ref.sub;
+
+	return file->flags & UKS_FILE_FREED ? NULL : file;
+}
+
 /* tracefs.c: the ->dir ops of events/, events/SYS/, options/, per_cpu/, instances/ */
 extern const struct kfs_dir_ops __uks_tracefs_events_ops, __uks_tracefs_sys_ops,
 	__uks_tracefs_options_ops, __uks_tracefs_per_cpu_ops, __uks_tracefs_instances_ops;

@@ -60,13 +60,17 @@ static struct tree_obj the_obj = { 42 };
 static int subs[4];
 static int opened, closed, released_tree;
 
-static void t_opened(struct kfs_open_file *of)
+/* Open files pin their ref under the tree's lock and let go without it. */
+static int t_get(const struct kfs_ref *ref)
 {
+	must_hold(true);
 	opened++;
+	return 0;
 }
 
-static void t_closed(struct kfs_open_file *of)
+static void t_put(const struct kfs_ref *ref)
 {
+	must_hold(false);
 	closed++;
 }
 
@@ -356,7 +360,7 @@ static void t_release(void *obj)
 
 static struct kfs_root root = {
 	.node = &root_dir, .obj = &the_obj, .lock = t_lock, .unlock = t_unlock,
-	.opened = t_opened, .closed = t_closed, .release = t_release,
+	.get = t_get, .put = t_put, .release = t_release,
 };
 
 /* The tree's mutex reports a relock (EDEADLK) instead of hanging. */
@@ -772,7 +776,7 @@ TEST(mkdir_and_rmdir_are_the_parent_directory_s)
 	EXPECT_FALSE(locked);
 }
 
-TEST(opened_and_closed_are_told_of_every_open_file)
+TEST(get_and_put_pin_every_open_file)
 {
 	struct kfs_open_file *of[3];
 	char buf[16];

@@ -93,36 +93,46 @@ void __uks_trace_rb_unlock(struct rb_cpu *c)
 }
 
 /*
- * Two CPU locks, always in address order.  Only the snapshot swap takes
- * two, so the order matters only between swaps.  With @try a busy lock
- * makes it give up (the swap from a tracepoint hit never waits).
+ * The locks of CPUs [@first, @end) of two buffers, @a's then @b's.  Only
+ * the snapshot swap takes more than one, and its callers serialise swaps
+ * between the same two buffers, so the order matters only among them.
+ * With @try a busy lock makes it give up (a swap from a tracepoint hit
+ * never waits); false too when this thread already holds a CPU lock.
  */
-bool __uks_trace_rb_lock2(struct rb_cpu *a, struct rb_cpu *b, bool try)
+bool __uks_trace_rb_lock_pairs(struct uks_rb *a, struct uks_rb *b, unsigned int first,
+			       unsigned int end, bool try)
 {
-	struct rb_cpu *first = a < b ? a : b, *second = a < b ? b : a;
+	unsigned int n = 2 * (end - first), i;
 
 	if (rb_lock_depth)
 		return false;
-	if (try) {
-		if (!rb_trylock(first))
-			return false;
-		if (!rb_trylock(second)) {
-			__atomic_store_n(&first->lock, 0, __ATOMIC_RELEASE);
-			return false;
-		}
-	} else {
-		rb_spin(first);
-		rb_spin(second);
+	for (i = 0; i < n; i++) {
+		struct uks_rb *rb = i < n / 2 ? a : b;
+		struct rb_cpu *c = &rb->cpus[first + i % (n / 2)];
+
+		if (!try)
+			rb_spin(c);
+		else if (!rb_trylock(c))
+			break;
+	}
+	if (i < n) {
+		while (i--)
+			__atomic_store_n(&(i < n / 2 ? a : b)->cpus[first + i % (n / 2)].lock, 0,
+					 __ATOMIC_RELEASE);
+		return false;
 	}
 	rb_lock_depth = 1;
 	return true;
 }
 
-void __uks_trace_rb_unlock2(struct rb_cpu *a, struct rb_cpu *b)
+void __uks_trace_rb_unlock_pairs(struct uks_rb *a, struct uks_rb *b, unsigned int first,
+				 unsigned int end)
 {
 	rb_lock_depth = 0;
-	__atomic_store_n(&a->lock, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&b->lock, 0, __ATOMIC_RELEASE);
+	for (unsigned int i = first; i < end; i++) {
+		__atomic_store_n(&a->cpus[i].lock, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&b->cpus[i].lock, 0, __ATOMIC_RELEASE);
+	}
 }
 
 #define rb_lock		__uks_trace_rb_lock

@@ -91,9 +91,14 @@ struct uks_rb {
  */
 bool __uks_trace_rb_lock(struct rb_cpu *c);
 void __uks_trace_rb_unlock(struct rb_cpu *c);
-/* Both CPUs' locks (the snapshot swap); false when nested or @try and busy. */
-bool __uks_trace_rb_lock2(struct rb_cpu *a, struct rb_cpu *b, bool try);
-void __uks_trace_rb_unlock2(struct rb_cpu *a, struct rb_cpu *b);
+/*
+ * CPUs [@first, @end)'s locks in both buffers (the snapshot swap); false
+ * when nested, or with @try when one is busy.
+ */
+bool __uks_trace_rb_lock_pairs(struct uks_rb *a, struct uks_rb *b, unsigned int first,
+			       unsigned int end, bool try);
+void __uks_trace_rb_unlock_pairs(struct uks_rb *a, struct uks_rb *b, unsigned int first,
+				 unsigned int end);
 
 /* A ring of @nr fresh pages for @cpu, and its release. */
 struct rb_ring *__uks_trace_rb_ring_alloc(unsigned int cpu, unsigned int nr);

@@ -223,4 +223,267 @@ TEST_F(snap, take_swaps_like_echo_1)
 	ASSERT_EQ(0, count(out, ">1<") + count(out, ">9<"));
 }
 
+/* ------------------------------------------------------- tracing_cpumask */
+
+static const char *hex(unsigned long *map, unsigned int nbits)
+{
+	static char buf[1100];
+
+	return bitmap_print_hex(map, nbits, buf, sizeof(buf)) < 0 ? "<ENOSPC>" : buf;
+}
+
+TEST(cpumask_prints_as_the_kernels_percent_pb)
+{
+	unsigned long m[BITS_TO_LONGS(4096)] = { 0 };
+
+	bitmap_set(m, 0, 2);
+	ASSERT_STREQ("3", hex(m, 2));
+	ASSERT_STREQ("03", hex(m, 8));
+	ASSERT_STREQ("00000003", hex(m, 32));
+	bitmap_set(m, 0, 36);
+	ASSERT_STREQ("f,ffffffff", hex(m, 36));
+	ASSERT_STREQ("0000000f,ffffffff", hex(m, 64));
+	bitmap_zero(m, 4096);
+	set_bit(64, m);
+	ASSERT_STREQ("1,00000000,00000000", hex(m, 65));
+	ASSERT_STREQ("0", hex(m, 1));
+}
+
+/* Each answer was read from a Linux tracing_cpumask with nr_cpu_ids = 2. */
+TEST(cpumask_parses_as_the_kernels_bitmap_parse)
+{
+	static const struct { const char *text; int err; unsigned long mask; } two[] = {
+		{ "3", 0, 3 }, { "  3", 0, 3 }, { "3 ", 0, 3 }, { "00000003", 0, 3 },
+		{ "\n", 0, 0 }, { "2", 0, 2 }, { "3\n4", 0, 3 }, { "1,", 0, 1 },
+		{ "  ,  1", 0, 1 }, { "1\n\n", 0, 1 }, { "\n1", 0, 0 }, { ",,,", 0, 0 },
+		{ " ", 0, 0 }, { "4", -EOVERFLOW, 0 }, { "xyz", -EINVAL, 0 }, { "1,0", -EOVERFLOW, 0 },
+		{ "000000003", -EOVERFLOW, 0 }, { "0,00000003", -EOVERFLOW, 0 }, { "0x3", -EINVAL, 0 },
+		{ "g", -EINVAL, 0 }, { "-1", -EINVAL, 0 }, { "1 1", -EOVERFLOW, 0 },
+		{ "ffffffff", -EOVERFLOW, 0 }, { "100000000", -EOVERFLOW, 0 },
+	};
+	unsigned long m[BITS_TO_LONGS(4096)];
+
+	for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++) {
+		m[0] = 0x5a;
+		EXPECT_EQ(two[i].err, bitmap_parse_hex(two[i].text, strlen(two[i].text), m, 2));
+		if (!two[i].err)
+			EXPECT_EQ(two[i].mask, m[0]);
+	}
+	/* A NUL ends the text as a newline does. */
+	ASSERT_EQ(0, bitmap_parse_hex("3\0" "4", 3, m, 2));
+	ASSERT_EQ(3ul, m[0]);
+	/* 36 bits: two chunks, the top one four bits wide. */
+	ASSERT_EQ(0, bitmap_parse_hex("f,ffffffff\n", 11, m, 36));
+	ASSERT_STREQ("f,ffffffff", hex(m, 36));
+	ASSERT_EQ(-EOVERFLOW, bitmap_parse_hex("1f,ffffffff", 11, m, 36));
+	ASSERT_EQ(0, bitmap_parse_hex("ffffffff", 8, m, 36));
+	ASSERT_STREQ("0,ffffffff", hex(m, 36));
+}
+
+TEST_F(snap, cpumask_file_format_and_garbage)
+{
+	char all[1200];
+
+	_Static_assert(sizeof(all) > 1100 + 1, "mask and newline");
+	unsigned long m[BITS_TO_LONGS(4096)] = { 0 };
+	unsigned int nr = uks_nr_cpu_ids();
+
+	bitmap_set(m, 0, nr);
+	snprintf(all, sizeof(all), "%s\n", hex(m, nr));
+	ASSERT_STREQ(all, rd(self->tr, "tracing_cpumask"));
+	EXPECT_EQ(-EINVAL, wrt(self->tr, "tracing_cpumask", "xyz"));
+	EXPECT_EQ(-EINVAL, wrt(self->tr, "tracing_cpumask", "0x1"));
+	EXPECT_EQ(-EINVAL, write_nothing(self->tr, "tracing_cpumask"));
+	EXPECT_EQ(-EOVERFLOW, wrt(self->tr, "tracing_cpumask", "123456789"));
+	EXPECT_EQ(-EOVERFLOW, wrt(self->tr, "tracing_cpumask",
+				  "1,00000000,00000000,00000000,00000000,00000000,00000000,"
+				  "00000000,00000000,00000000,00000000,00000000,00000000,"
+				  "00000000,00000000,00000000,00000000,00000000,00000000"));
+	ASSERT_STREQ(all, rd(self->tr, "tracing_cpumask"));	/* unchanged */
+	ASSERT_EQ(0, wrt(self->tr, "tracing_cpumask", "1\n"));
+	bitmap_zero(m, nr);
+	set_bit(0, m);
+	snprintf(all, sizeof(all), "%s\n", hex(m, nr));
+	ASSERT_STREQ(all, rd(self->tr, "tracing_cpumask"));
+}
+
+TEST_F(snap, a_cpu_out_of_the_mask_records_nothing_and_counts_nothing)
+{
+	struct uks_trace *other;
+	char path[64], orig[1200];
+
+	rd(self->tr, "tracing_cpumask");
+	ASSERT_LT(strlen(out), sizeof(orig));
+	memcpy(orig, out, strlen(out) + 1);
+	ASSERT_EQ(0, uks_trace_create("snap_other", &other));
+	ASSERT_EQ(0, wrt(self->tr, "events/uks_test/tick/enable", "1"));
+	ASSERT_EQ(0, wrt(other, "events/uks_test/tick/enable", "1"));
+	ASSERT_EQ(0, wrt(self->tr, "tracing_cpumask", "0"));
+	uks_trace_uks_test_tick(1, "masked");
+	/* trace_marker is refused too, as the kernel's (EBADF: not recorded). */
+	ASSERT_EQ(-EBADF, wrt(self->tr, "trace_marker", "masked"));
+	ASSERT_EQ(0, count(rd(self->tr, "trace"), "masked"));
+	snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", self->cpu);
+	rd(self->tr, path);
+	ASSERT_EQ(1, count(out, "entries: 0\n"));
+	ASSERT_EQ(1, count(out, "\noverrun: 0\n"));
+	ASSERT_EQ(1, count(out, "dropped events: 0\n"));
+	/* The mask is the instance's: another one records. */
+	ASSERT_EQ(1, count(rd(other, "trace"), "masked"));
+	uks_trace_destroy(other);
+	/* snapshot1.tc: a swap with every CPU masked does not lose them. */
+	ASSERT_EQ(0, wrt(self->tr, "snapshot", "1"));
+	ASSERT_EQ(0, wrt(self->tr, "tracing_cpumask", orig));
+	ASSERT_EQ(0, wrt(self->tr, "snapshot", "1"));
+	ASSERT_EQ(0, wrt(self->tr, "trace_marker", "test input 1"));
+	ASSERT_EQ(1, count(rd(self->tr, "trace"), "test input 1"));
+}
+
+/* --------------------------------------------- swaps racing the writers */
+
+#define WRITERS		2
+#define NESTED		~0u	/* the number a signal handler's events carry */
+
+struct race {
+	struct uks_trace *tr;
+	int stop;
+	int nested_takes;
+};
+
+static struct race *the_race;
+
+
+/* A signal handler nested in a writer: a hit and a swap, both lockless. */
+static void on_usr1(int sig)
+{
+	(void)sig;
+	uks_trace_uks_test_tick(NESTED, "nested");
+	if (!__uks_trace_snapshot_take(the_race->tr))
+		__atomic_add_fetch(&the_race->nested_takes, 1, __ATOMIC_RELAXED);
+}
+
+static void *writer(void *arg)
+{
+	char comm[16];
+
+	snprintf(comm, sizeof(comm), "w%ld", (long)arg);
+	for (unsigned int n = 0; n < NESTED && !__atomic_load_n(&the_race->stop, __ATOMIC_RELAXED);
+	     n++)
+		uks_trace_uks_test_tick(n, comm);
+	return NULL;
+}
+
+/*
+ * Every event of @text is whole (its writer's name, a number it wrote)
+ * and each writer's numbers rise: events merge by timestamp and a writer
+ * stamps each after reserving the one before.  Returns the events seen.
+ */
+static int check_events(const char *text, int *bad)
+{
+	unsigned int last[WRITERS];
+	int seen = 0;
+
+	memset(last, 0xff, sizeof(last));
+	for (const char *p = strstr(text, "tick: n="); p; p = strstr(p + 1, "tick: n=")) {
+		unsigned int n, w;
+		char comm[17];
+
+		if (sscanf(p, "tick: n=%u comm=%16s", &n, comm) != 2) {
+			(*bad)++;
+			continue;
+		}
+		seen++;
+		if (!strcmp(comm, "nested") && n == NESTED)
+			continue;
+		if (!strcmp(comm, "after"))
+			continue;
+		if (sscanf(comm, "w%u", &w) != 1 || w >= WRITERS || n == NESTED ||
+		    (last[w] != ~0u && n <= last[w]))
+			(*bad)++;
+		else
+			last[w] = n;
+	}
+	return seen;
+}
+
+TEST_F(snap, swaps_frees_and_resizes_racing_lockless_writers_lose_no_integrity)
+{
+	static struct race race;
+	pthread_t th[WRITERS];
+	int bad = 0, ops = 0, seen = 0;
+	cpu_set_t set;
+
+	/* Writers on every CPU: undo the fixture's pinning. */
+	CPU_ZERO(&set);
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	race.tr = self->tr;
+	the_race = &race;
+	signal(SIGUSR1, on_usr1);
+	ASSERT_EQ(0, wrt(self->tr, "buffer_size_kb", "64"));
+	ASSERT_EQ(0, wrt(self->tr, "events/uks_test/tick/enable", "1"));
+	for (long i = 0; i < WRITERS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, writer, (void *)i));
+	/* A fixed number of operations, whatever the writers' pace. */
+	for (int round = 0; round < 600; round++) {
+		switch (round % 12) {
+		case 0:
+			/* A take while freed turned it off, as the kernel's does. */
+			ASSERT_EQ(0, wrt(self->tr, "tracing_on", "1"));
+			/* fall through */
+		case 4: case 6:
+			ASSERT_EQ(0, wrt(self->tr, "snapshot", "1"));
+			break;
+		case 1: case 9:
+			__uks_trace_snapshot_take(self->tr);	/* may be -EBUSY or -ENODEV */
+			break;
+		case 2: case 7:
+			rd(self->tr, "snapshot");
+			seen += check_events(out, &bad);
+			break;
+		case 3:
+			ASSERT_EQ(0, wrt(self->tr, self->path, "1"));
+			break;
+		case 5:
+			ASSERT_EQ(0, wrt(self->tr, "snapshot", "2"));
+			break;
+		case 8:
+			for (int i = 0; i < WRITERS; i++)
+				pthread_kill(th[i], SIGUSR1);
+			break;
+		case 10:
+			if (round % 24 == 10)
+				ASSERT_EQ(0, wrt(self->tr, "snapshot", "0"));
+			else
+				ASSERT_EQ(0, wrt(self->tr, "buffer_size_kb", round % 36 == 22 ? "48" : "64"));
+			break;
+		case 11:
+			rd(self->tr, "trace");
+			seen += check_events(out, &bad);
+			break;
+		}
+		ops++;
+	}
+	__atomic_store_n(&race.stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < WRITERS; i++)
+		pthread_join(th[i], NULL);
+	rd(self->tr, "snapshot");
+	seen += check_events(out, &bad);
+	rd(self->tr, "trace");
+	seen += check_events(out, &bad);
+	ASSERT_EQ(0, bad);
+	ASSERT_EQ(600, ops);
+	printf("# %d events checked, %d swaps from signal handlers\n", seen, race.nested_takes);
+	/* Afterwards every CPU still records, in the buffer the swap made live. */
+	ASSERT_EQ(0, wrt(self->tr, "tracing_on", "1"));
+	ASSERT_EQ(0, wrt(self->tr, "trace", ""));
+	for (int i = 0; i < 10; i++)
+		uks_trace_uks_test_tick(i, "after");
+	ASSERT_EQ(0, wrt(self->tr, "snapshot", "1"));
+	ASSERT_EQ(10, count(rd(self->tr, "snapshot"), "comm=after\n"));
+	ASSERT_EQ(0, count(rd(self->tr, "trace"), "comm=after\n"));
+	signal(SIGUSR1, SIG_DFL);
+}
+
 TEST_HARNESS_MAIN

@@ -13,6 +13,7 @@
 
 #include "core/compiler.h"
 #include "trace/instance.h"
+#include "trace/trigger.h"
 #include "trace/trace.h"
 
 LIST_HEAD(__uks_trace_traces);
@@ -96,7 +97,9 @@ UKS_EXPORT void uks_trace_destroy(struct uks_trace *tr)
 	if (!tr)
 		return;
 	pthread_mutex_lock(&__uks_trace_event_mutex);
-	/* Eprobe files first: they hold soft-mode references on others. */
+	/* Triggers first: enable_event ones hold soft-mode references on others. */
+	__uks_trace_triggers_clear(tr);
+	/* Eprobe files next: they hold soft-mode references on others. */
 	list_for_each_entry_safe(file, tmp, &tr->files, list)
 		if (file->call->flags & UKS_CALL_EPROBE)
 			__uks_trace_file_free(file);

@@ -383,6 +383,18 @@ TEST_F(trig, an_instance_with_triggers_goes_cleanly)
 	uks_trace_destroy(other);
 }
 
+TEST_F(trig, readme_has_the_kernels_trigger_lines)
+{
+	ASSERT_NE(NULL, strstr(rd(self->tr, "README"),
+			       "      trigger\t\t- If set, a command to perform when event is hit\n"
+			       "\t    Format: <trigger>[:count][if <filter>]\n"
+			       "\t   trigger: traceon, traceoff\n"
+			       "\t            enable_event:<system>:<event>\n"
+			       "\t            disable_event:<system>:<event>\n"
+			       "\t\t    stacktrace\n"));
+	ASSERT_NE(NULL, strstr(out, "\t   Filters can be ignored when removing a trigger.\n"));
+}
+
 /* Whatever is written, the file answers 0 or an errno and stays listable. */
 TEST_F(trig, garbage_input)
 {

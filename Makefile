@@ -30,7 +30,7 @@ include mk/config.mk
 # The core files that serve uksd and the CLI, not the allocator.
 CORE_SERVICE_SRCS := lib/core/ptrace_access.c lib/core/mem_avail.c lib/core/runtime_dir.c \
 		     lib/core/seq.c lib/core/kfs.c
-CORE_SRCS := lib/core/bitmap.c lib/core/cpumask.c lib/core/log.c \
+CORE_SRCS := lib/core/bitmap.c lib/core/bitmap_hex.c lib/core/cpumask.c lib/core/log.c \
 	     lib/core/clock.c lib/core/percpu.c lib/core/local_lock.c \
 	     lib/core/version.c lib/core/tracepoint.c lib/core/vsprintf.c \
 	     $(CORE_SERVICE_SRCS)

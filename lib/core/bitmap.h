@@ -35,6 +35,8 @@ static inline bool test_bit(unsigned int nr, const unsigned long *map)
 #define find_next_bit		__uks_find_next_bit
 #define bitmap_parselist	__uks_bitmap_parselist
 #define bitmap_print_list	__uks_bitmap_print_list
+#define bitmap_print_hex	__uks_bitmap_print_hex
+#define bitmap_parse_hex	__uks_bitmap_parse_hex
 
 void bitmap_zero(unsigned long *map, unsigned int nbits);
 void bitmap_set(unsigned long *map, unsigned int start, unsigned int len);
@@ -44,5 +46,8 @@ unsigned int find_next_bit(const unsigned long *map, unsigned int nbits,
 int bitmap_parselist(const char *text, unsigned long *map, unsigned int nbits);
 int bitmap_print_list(const unsigned long *map, unsigned int nbits,
 		      char *buf, size_t size);
+/* The kernel's hex format ("%*pb", bitmap_parse()); see bitmap_hex.c. */
+int bitmap_print_hex(const unsigned long *map, unsigned int nbits, char *buf, size_t size);
+int bitmap_parse_hex(const char *text, size_t len, unsigned long *map, unsigned int nbits);
 
 #endif

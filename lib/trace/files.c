@@ -12,6 +12,7 @@
 
 #include <uks/slab.h>
 
+#include "trace/snapshot.h"
 #include "trace/tracefs.h"
 #include "trace/trigger.h"
 
@@ -519,6 +520,27 @@ static const struct kfs_ops event_id_ops = { .show = show_event_id };
 static const struct kfs_ops option_ops = { .show = show_option, .write = write_option_cmd };
 static const struct kfs_ops cpu_stats_ops = { .show = show_cpu_stats };
 
+static int show_tracing_cpumask(struct kfs_open_file *of, struct uks_seq *s)
+{
+	__uks_trace_show_cpumask(tfs_tr(of), s);
+	return 0;
+}
+
+static ssize_t write_tracing_cpumask(struct kfs_open_file *of, const char *buf, size_t len,
+				     off_t off, const struct kfs_caller *caller)
+{
+	int ret = __uks_trace_write_cpumask(tfs_tr(of), buf, len);
+
+	(void)off;
+	(void)caller;
+	return ret ? ret : (ssize_t)len;
+}
+
+static const struct kfs_ops tracing_cpumask_ops = {
+	.show = show_tracing_cpumask,
+	.write = write_tracing_cpumask,
+};
+
 #define PIPE(data_)	{ .name = "trace_pipe", .mode = S_IFREG | RO, .flags = KFS_STREAM,	\
 			  .ops = &__uks_tracefs_pipe_ops, .data = (data_) }
 
@@ -546,11 +568,13 @@ static const struct kfs_node top_files[] = {
 	KFS_FILE("saved_tgids", RO, &saved_tgids_ops),
 	KFS_FILE("set_event", RW, &set_event_ops),
 	KFS_FILE("set_event_pid", RW, &event_pid_ops),
+	KFS_FILE("snapshot", RW, &__uks_tracefs_snapshot_ops),
 	KFS_FILE("trace", RW, &__uks_tracefs_trace_ops),
 	KFS_FILE("trace_clock", RW, &trace_clock_ops),
 	KFS_FILE("trace_marker", WO, &trace_marker_ops),
 	KFS_FILE("trace_options", RW, &trace_options_ops),
 	PIPE(0),
+	KFS_FILE("tracing_cpumask", RW, &tracing_cpumask_ops),
 	KFS_FILE("tracing_on", RW, &tracing_on_ops),
 	{ 0 }
 };
@@ -567,6 +591,8 @@ static const struct kfs_node event_files[] = {
 static const struct kfs_node cpu_files[] = {
 	/* 5.15 creates it 0444 and still resizes on root's write; later kernels 0640. */
 	{ .name = "buffer_size_kb", .mode = S_IFREG | RW, .ops = &buffer_size_ops,
+	  .data = TFS_PER_CPU },
+	{ .name = "snapshot", .mode = S_IFREG | RW, .ops = &__uks_tracefs_snapshot_ops,
 	  .data = TFS_PER_CPU },
 	KFS_FILE("stats", RO, &cpu_stats_ops),
 	{ .name = "trace", .mode = S_IFREG | RW, .ops = &__uks_tracefs_trace_ops,

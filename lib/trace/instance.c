@@ -14,6 +14,7 @@
 #include "core/compiler.h"
 #include "trace/instance.h"
 #include "trace/trigger.h"
+#include "trace/snapshot.h"
 #include "trace/trace.h"
 
 LIST_HEAD(__uks_trace_traces);
@@ -108,6 +109,7 @@ UKS_EXPORT void uks_trace_destroy(struct uks_trace *tr)
 	list_del(&tr->list);
 	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	__uks_trace_clear_error_log(tr);
+	__uks_trace_snapshot_destroy(tr);
 	__uks_trace_rb_free(tr->rb);
 	uks_kfree(tr->buffer_kb);
 	uks_kfree(tr->event_pids);
@@ -242,7 +244,7 @@ int __uks_trace_set_buffer_size(struct uks_trace *tr, int cpu, unsigned long kb)
 		return -EINVAL;
 	if (__builtin_mul_overflow(kb, 1024, &bytes))
 		return -ENOMEM;		/* the kernel's answer for any size it cannot have */
-	ret = __uks_trace_rb_resize_check(tr->rb, cpu, bytes);
+	ret = __uks_trace_resize_check(tr, cpu, bytes);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&__uks_trace_event_mutex);
@@ -253,7 +255,7 @@ int __uks_trace_set_buffer_size(struct uks_trace *tr, int cpu, unsigned long kb)
 		if (file->call->tp)
 			uks_tracepoint_synchronize(file->call->tp);
 	pthread_mutex_lock(&tr->lock);	/* and trace_marker writers */
-	ret = __uks_trace_rb_resize(tr->rb, cpu, bytes);
+	ret = __uks_trace_resize_buffers(tr, cpu, bytes);	/* and the snapshot's */
 	pthread_mutex_unlock(&tr->lock);
 	for (unsigned int i = 0; !ret && i < __uks_trace_rb_nr_cpus(tr->rb); i++)
 		if (cpu < 0 || i == (unsigned int)cpu)
@@ -279,6 +281,7 @@ int __uks_trace_set_clock(struct uks_trace *tr, const char *name)
 		if (!strcmp(__uks_trace_clock_names[i], name)) {
 			__uks_trace_rb_set_clock(tr->rb, (enum uks_trace_clock)i);
 			__uks_trace_rb_reset(tr->rb);
+			__uks_trace_snapshot_set_clock(tr);
 			return 0;
 		}
 	}

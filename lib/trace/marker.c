@@ -31,6 +31,16 @@ static const struct uks_event_field print_fields[] = {
 
 struct uks_event_call *__uks_trace_ftrace_print_call;
 
+/* Writers of print records other than trace_marker, by the kernel's function names. */
+const char __uks_trace_snapshot_caller[] = "tracing_snapshot_instance_cond";
+
+static const char *print_caller(unsigned long ip)
+{
+	if (ip == (unsigned long)__uks_trace_snapshot_caller)
+		return __uks_trace_snapshot_caller;
+	return "tracing_mark_write";
+}
+
 static void print_print(struct uks_seq *s, const struct uks_event_call *call,
 			const void *rec, size_t len)
 {
@@ -40,7 +50,8 @@ static void print_print(struct uks_seq *s, const struct uks_event_call *call,
 	/* The text keeps its newline; the line's own newline follows. */
 	if (n && e->buf[n - 1] == '\n')
 		n--;
-	seq_puts(s, "tracing_mark_write: ");
+	seq_puts(s, print_caller(e->ip));
+	seq_puts(s, ": ");
 	seq_putmem(s, e->buf, n);
 }
 
@@ -129,6 +140,23 @@ int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 		__uks_trace_triggers_post_call(file, post);
 	pthread_mutex_unlock(&tr->lock);
 	return (int)len;
+}
+
+/** __uks_trace_puts - see trace.h */
+int __uks_trace_puts(struct uks_trace *tr, const char *caller, const char *text)
+{
+	size_t n = strlen(text);
+	struct print_entry *e;
+	unsigned int cpu;
+
+	e = __uks_trace_rb_reserve(tr->rb, sizeof(*e) + n + 1, &cpu);
+	if (!e)
+		return -EBADF;
+	__uks_trace_fill_entry(tr, &e->ent, UKS_TRACE_FTRACE_PRINT_ID);
+	e->ip = (unsigned long)caller;
+	memcpy(e->buf, text, n + 1);
+	__uks_trace_rb_commit(tr->rb, e);
+	return 0;
 }
 
 /**

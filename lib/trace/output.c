@@ -27,15 +27,16 @@ void __uks_trace_iter_init(struct uks_trace *tr, struct uks_trace_iter *it, unsi
 	it->lat_fmt = trace_opt(tr, UKS_OPT_LATENCY_FORMAT);
 	it->in_ns = __uks_trace_clock_in_ns(__uks_trace_rb_clock(tr->rb));
 	it->idx = first_idx;
+	it->rb = tr->rb;
 }
 
-static void count_entries(struct uks_trace *tr, uint64_t *entries, uint64_t *total)
+static void count_entries(struct uks_rb *rb, uint64_t *entries, uint64_t *total)
 {
 	*entries = *total = 0;
-	for (unsigned int cpu = 0; cpu < __uks_trace_rb_nr_cpus(tr->rb); cpu++) {
+	for (unsigned int cpu = 0; cpu < __uks_trace_rb_nr_cpus(rb); cpu++) {
 		struct uks_rb_stats st;
 
-		__uks_trace_rb_stats(tr->rb, cpu, &st);
+		__uks_trace_rb_stats(rb, cpu, &st);
 		*entries += st.entries;
 		*total += st.entries + st.overrun;
 	}
@@ -46,14 +47,14 @@ static void count_entries(struct uks_trace *tr, uint64_t *entries, uint64_t *tot
  * the per-CPU data it shows (CPU 0's max-latency task) is all zero.  User
  * threads can be preempted anywhere, hence "M:preempt".
  */
-static void print_lat_header(struct uks_trace *tr, struct uks_seq *s)
+static void print_lat_header(struct uks_trace *tr, struct uks_seq *s, struct uks_rb *rb)
 {
 	struct utsname uts;
 	uint64_t entries, total;
 
 	if (uname(&uts))
 		strcpy(uts.release, "unknown");
-	count_entries(tr, &entries, &total);
+	count_entries(rb, &entries, &total);
 	seq_printf(s, "# nop latency trace v1.1.5 on %s\n", uts.release);
 	seq_puts(s, "# --------------------------------------------------------------------\n");
 	seq_printf(s, "# latency: 0 us, #%llu/%llu, CPU#0 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:%u)\n",
@@ -93,12 +94,12 @@ void __uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s,
 		return;
 	if (it->lat_fmt) {
 		if (!empty)
-			print_lat_header(tr, s);
+			print_lat_header(tr, s, it->rb);
 		return;
 	}
 	if (trace_opt(tr, UKS_OPT_VERBOSE))
 		return;
-	count_entries(tr, &entries, &total);
+	count_entries(it->rb, &entries, &total);
 	seq_printf(s, "# entries-in-buffer/entries-written: %llu/%llu   #P:%u\n",
 		   (unsigned long long)entries, (unsigned long long)total, online_cpus());
 	seq_puts(s, "#\n");
@@ -181,7 +182,7 @@ static void print_lat_context(struct uks_trace *tr, struct uks_seq *s,
 			      const struct uks_rb_event *ev, uint64_t next_ts)
 {
 	const struct uks_trace_entry *ent = ev->data;
-	uint64_t abs_ts = ev->ts - __uks_trace_rb_time_start(tr->rb), rel_ts = next_ts - ev->ts;
+	uint64_t abs_ts = ev->ts - __uks_trace_rb_time_start(it->rb), rel_ts = next_ts - ev->ts;
 	bool verbose = trace_opt(tr, UKS_OPT_VERBOSE);
 	char comm[16];
 

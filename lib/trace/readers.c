@@ -12,6 +12,7 @@
 
 #include <uks/slab.h>
 
+#include "trace/snapshot.h"
 #include "trace/tracefs.h"
 
 /* An open trace or trace_pipe. */
@@ -123,6 +124,95 @@ static ssize_t trace_read(struct kfs_open_file *of, void *buf, size_t len)
 	if (r->content.overflow)
 		return -ENOMEM;
 	return (ssize_t)copy_out(r, buf, len);
+}
+
+/*
+ * snapshot (and per_cpu/cpuN/snapshot): the spare buffer read as "trace"
+ * is, the kernel's help in place of the header while it shows no event.
+ * Made at open under event_mutex, which a free of the spare takes too.
+ */
+static int snapshot_open(struct kfs_open_file *of)
+{
+	struct uks_trace *tr = tfs_tr(of);
+	struct reader *r;
+	int ret = 0;
+
+	of->priv = NULL;
+	if ((of->flags & O_ACCMODE) == O_WRONLY)
+		return 0;
+	r = reader_new(of);
+	if (!r)
+		return -ENOMEM;
+	__uks_trace_iter_init(tr, &r->iter, 0);
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	if (__uks_trace_snapshot_allocated(tr)) {
+		r->iter.rb = tr->snapshot;	/* kept for the instance's life */
+		r->snap = __uks_trace_rb_snapshot(tr->snapshot);
+		if (!r->snap)
+			ret = -ENOMEM;
+		else
+			r->have_pending = snap_next(r, &r->pending);
+	}
+	if (!ret && r->have_pending) {
+		__uks_trace_print_header(tr, &r->content, &r->iter, false);
+	} else if (!ret) {
+		seq_puts(&r->content, "# tracer: nop\n#\n");
+		__uks_trace_snapshot_help(tr, r->cpu, &r->content);
+	}
+	r->header_done = true;
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
+	if (ret) {
+		reader_free(r);
+		return ret;
+	}
+	of->priv = r;
+	return 0;
+}
+
+/*
+ * kstrtoul_from_user(…, 10): the kernel copies at most 66 bytes, then
+ * wants digits (an optional '+') and at most one newline.
+ */
+static int parse_kstrtoul(const char *buf, size_t len, unsigned long *val)
+{
+	char text[67], *p = text;
+	unsigned long v = 0;
+
+	if (len > sizeof(text) - 1)
+		len = sizeof(text) - 1;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	if (*p == '+')
+		p++;
+	if (!*p || *p == '\n')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (~0ul - (unsigned long)(*p - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (*p == '\n')
+		p++;
+	if (*p)		/* a NUL ends the text, as the kernel's string */
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+static ssize_t snapshot_write(struct kfs_open_file *of, const char *buf, size_t len, off_t off,
+			      const struct kfs_caller *caller)
+{
+	unsigned long val;
+	int ret = parse_kstrtoul(buf, len, &val);
+
+	(void)off;
+	(void)caller;
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	ret = __uks_trace_snapshot_write(tfs_tr(of), tfs_cpu(of), val);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
+	return ret ? ret : (ssize_t)len;
 }
 
 /* Writing "trace" does nothing but the truncation its open did. */
@@ -262,6 +352,13 @@ const struct kfs_ops __uks_tracefs_trace_ops = {
 	.open = trace_open,
 	.read = trace_read,
 	.write = trace_write,
+	.release = reader_release,
+};
+
+const struct kfs_ops __uks_tracefs_snapshot_ops = {
+	.open = snapshot_open,
+	.read = trace_read,
+	.write = snapshot_write,
 	.release = reader_release,
 };
 

@@ -63,6 +63,10 @@ void __uks_trace_rb_free(struct uks_rb *rb);
 int __uks_trace_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
 int __uks_trace_rb_resize_check(const struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
 unsigned int __uks_trace_rb_nr_cpus(const struct uks_rb *rb);
+/* Pages in @cpu's ring now. */
+unsigned int __uks_trace_rb_nr_pages(struct uks_rb *rb, unsigned int cpu);
+/* Let @cpu record or not (tracing_cpumask); its events are dropped uncounted. */
+void __uks_trace_rb_record_cpu(struct uks_rb *rb, unsigned int cpu, bool on);
 void __uks_trace_rb_set_overwrite(struct uks_rb *rb, bool overwrite);
 void __uks_trace_rb_set_clock(struct uks_rb *rb, enum uks_trace_clock clock);
 enum uks_trace_clock __uks_trace_rb_clock(const struct uks_rb *rb);
@@ -121,6 +125,19 @@ void __uks_trace_rb_snapshot_free(struct uks_rb_snapshot *snap);
 void __uks_trace_rb_stats(struct uks_rb *rb, unsigned int cpu, struct uks_rb_stats *st);
 /* Remove every event of every CPU (echo > trace); stats keep counting. */
 void __uks_trace_rb_reset(struct uks_rb *rb);
+/* The same for one CPU (@cpu >= 0) or all (-1). */
+void __uks_trace_rb_reset_cpu(struct uks_rb *rb, int cpu);
+/*
+ * The snapshot (ring_buffer_swap.c): exchange the rings of one CPU (@cpu)
+ * or of all (-1) between two buffers of the same CPUs without allocating;
+ * @try gives up (-EBUSY) rather than wait for a lock.  0, -EINVAL, -EBUSY.
+ */
+int __uks_trace_rb_swap(struct uks_rb *a, struct uks_rb *b, int cpu, bool try);
+/* Give @rb the ring sizes of @like (memory checked first; contents of resized CPUs go). */
+int __uks_trace_rb_resize_like(struct uks_rb *rb, struct uks_rb *like);
+/* Could it?  0 or -ENOMEM, as __uks_trace_rb_resize_check(). */
+int __uks_trace_rb_resize_like_check(struct uks_rb *rb, struct uks_rb *like);
+
 /* Clock reading at allocation or the last reset (latency-format times). */
 uint64_t __uks_trace_rb_time_start(const struct uks_rb *rb);
 

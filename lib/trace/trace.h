@@ -194,6 +194,14 @@ struct uks_trace {
 	size_t nr_event_pids;
 	int opens;			/* open files: rmdir says EBUSY */
 	struct uks_event_file *marker_file;	/* ftrace:print's, for its triggers */
+	/*
+	 * The spare buffer (snapshot.c): made at the first use and kept, at
+	 * its smallest while freed, as the kernel keeps max_buffer.
+	 */
+	struct uks_rb *snapshot;	/* set once under event_mutex */
+	bool snapshot_allocated;	/* under snapshot_busy */
+	int snapshot_busy;		/* a swap, resize or free is under way */
+	unsigned long *tracing_cpumask;	/* nr_cpu_ids bits; NULL: every CPU */
 };
 
 static inline bool trace_opt(const struct uks_trace *tr, int opt)
@@ -263,6 +271,7 @@ struct uks_trace_iter {
 	bool lat_fmt;		/* latency-format was on */
 	bool in_ns;		/* the clock counts nanoseconds */
 	unsigned long idx;	/* index of the next entry (verbose lines) */
+	struct uks_rb *rb;	/* the buffer shown: tr->rb, or the snapshot */
 };
 void __uks_trace_iter_init(struct uks_trace *tr, struct uks_trace_iter *it,
 			   unsigned long first_idx);
@@ -288,6 +297,13 @@ void __uks_trace_system_enable_str(struct uks_trace *tr, const char *system, str
 int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 			     const struct uks_trace_task *writer);
 extern struct uks_event_call *__uks_trace_ftrace_print_call;
+/*
+ * Write @text as an ftrace:print record credited to @caller (printed as the
+ * kernel prints its ip), as trace_array_puts() does.  Lock-free: for a
+ * tracepoint hit.  0 or -EBADF (not recorded).
+ */
+int __uks_trace_puts(struct uks_trace *tr, const char *caller, const char *text);
+extern const char __uks_trace_snapshot_caller[];
 int __uks_trace_marker_init(void);
 
 #endif

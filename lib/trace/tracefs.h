@@ -55,6 +55,8 @@ ssize_t __uks_tracefs_command(struct kfs_open_file *of, const char *buf, size_t 
 
 /* readers.c: trace (per_cpu/cpuN/trace too) and trace_pipe */
 extern const struct kfs_ops __uks_tracefs_trace_ops, __uks_tracefs_pipe_ops;
+/* readers.c: snapshot (per_cpu/cpuN/snapshot too) */
+extern const struct kfs_ops __uks_tracefs_snapshot_ops;
 
 /* marker.c: the task behind @peer (pid, tgid and comm from /proc) */
 bool __uks_trace_peer_task(const struct uks_peer *peer, struct uks_trace_task *task);

@@ -587,7 +587,7 @@ TEST_F(tfs, listing)
 	ASSERT_STREQ("enable filter format id trigger ", buf);
 	buf[0] = '\0';
 	ASSERT_EQ(0, uks_tracefs_list(self->tr, "", collect, buf));
-	ASSERT_NE(NULL, strstr(buf, "trace_options trace_pipe tracing_on"));
+	ASSERT_NE(NULL, strstr(buf, "trace_options trace_pipe tracing_cpumask tracing_on"));
 	ASSERT_EQ(-ENOTDIR, uks_tracefs_list(self->tr, "trace", collect, buf));
 }
 

@@ -5,7 +5,7 @@
  *
  * A write is one command (the kernel's trigger_process_regex()):
  *
- *	[!]traceon|traceoff|stacktrace|snapshot[:N] [if FILTER]
+ *	[!]traceon|traceoff|snapshot|stacktrace[:N] [if FILTER]
  *	[!]enable_event|disable_event:SYS:EVENT[:N] [if FILTER]
  *
  * with the kernel's answers: -EINVAL for an unknown command, a bad count,
@@ -39,6 +39,7 @@ static const struct uks_trigger_cmd *const commands[] = {
 	/* The order of the kernel's "# Available triggers:" line. */
 	&__uks_trigger_traceon_cmd,
 	&__uks_trigger_traceoff_cmd,
+	&__uks_trigger_snapshot_cmd,
 	&__uks_trigger_stacktrace_cmd,
 	&__uks_trigger_enable_event_cmd,
 	&__uks_trigger_disable_event_cmd,

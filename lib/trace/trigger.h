@@ -93,7 +93,8 @@ void __uks_trace_trigger_scratch_put(void);
 
 /* trigger_cmds.c */
 extern const struct uks_trigger_cmd __uks_trigger_traceon_cmd, __uks_trigger_traceoff_cmd,
-	__uks_trigger_enable_event_cmd, __uks_trigger_disable_event_cmd;
+	__uks_trigger_snapshot_cmd, __uks_trigger_enable_event_cmd,
+	__uks_trigger_disable_event_cmd;
 
 /* trigger_stack.c */
 extern const struct uks_trigger_cmd __uks_trigger_stacktrace_cmd;

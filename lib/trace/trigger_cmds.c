@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * traceon/traceoff and enable_event/disable_event triggers.
+ * traceon/traceoff, snapshot and enable_event/disable_event triggers.
  *
  * traceon/traceoff turn the event's instance's recording (tracing_on) on
  * or off; with a count, only a hit that changes it spends one.
  * enable_event/disable_event clear or set SOFT_DISABLED on their target,
  * which stays in soft mode while the trigger exists (its enable file
  * shows "0*" or "1*"); with a count, only a hit that changes it counts.
+ * snapshot swaps the instance's buffer with its spare, which registering
+ * the trigger allocates (and removing it leaves, as the kernel's).
  */
+#include "trace/snapshot.h"
 #include "trace/trigger.h"
 
 static bool is_on(const struct uks_trigger *t)
@@ -45,6 +48,21 @@ const struct uks_trigger_cmd __uks_trigger_traceon_cmd = {
 const struct uks_trigger_cmd __uks_trigger_traceoff_cmd = {
 	.name = "traceoff", .type = UKS_TRIGGER_TRACE_ONOFF,
 	.fire = traceoff_fire, .needed = traceoff_needed,
+};
+
+static int snapshot_init(struct uks_trigger *t)
+{
+	return __uks_trace_snapshot_alloc(t->file->tr);
+}
+
+static void snapshot_fire(struct uks_trigger *t)
+{
+	__uks_trace_snapshot_take(t->file->tr);
+}
+
+const struct uks_trigger_cmd __uks_trigger_snapshot_cmd = {
+	.name = "snapshot", .type = UKS_TRIGGER_SNAPSHOT,
+	.init = snapshot_init, .fire = snapshot_fire,
 };
 
 static bool target_disabled(const struct uks_trigger *t)

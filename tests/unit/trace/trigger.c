@@ -21,7 +21,7 @@
 
 #define OPEN_TRIGGER	"events/uks_test/open/trigger"
 #define HELP		"# Available triggers:\n" \
-			"# traceon traceoff stacktrace enable_event disable_event\n"
+			"# traceon traceoff snapshot stacktrace enable_event disable_event\n"
 
 /* error_log with "[SSSSS.UUUUUU]" masked to "[TS]". */
 static const char *error_log(struct uks_trace *tr)
@@ -383,6 +383,55 @@ TEST_F(trig, an_instance_with_triggers_goes_cleanly)
 	uks_trace_destroy(other);
 }
 
+TEST_F(trig, snapshot_swaps_the_buffers_from_the_hit)
+{
+	struct uks_trace *tr = self->tr;
+
+	ASSERT_EQ(-EINVAL, wr(tr, OPEN_TRIGGER, "snapshot+1"));
+	ASSERT_EQ(0, wr(tr, "events/uks_test/open/enable", "1"));
+	uks_trace_uks_test_open(1, "before", 0);
+	/* Setting the trigger allocates the spare. */
+	ASSERT_EQ(0, wr(tr, OPEN_TRIGGER, "snapshot:1"));
+	ASSERT_EQ(-EEXIST, wr(tr, OPEN_TRIGGER, "snapshot"));
+	ASSERT_NE(NULL, strstr(rd(tr, "snapshot"), "Snapshot is allocated"));
+	/* Unfiltered: the swap comes before the hit's own record. */
+	uks_trace_uks_test_open(2, "trigger", 0);
+	ASSERT_STREQ("snapshot:count=0\n", rd(tr, OPEN_TRIGGER));
+	rd(tr, "snapshot");
+	ASSERT_NE(NULL, strstr(out, "open: fd=1 filename=before"));
+	ASSERT_EQ(NULL, strstr(out, "filename=trigger"));
+	rd(tr, "trace");
+	ASSERT_NE(NULL, strstr(out, "open: fd=2 filename=trigger"));
+	ASSERT_EQ(NULL, strstr(out, "filename=before"));
+	uks_trace_uks_test_open(3, "spent", 0);
+	ASSERT_EQ(NULL, strstr(rd(tr, "snapshot"), "filename=spent"));
+	ASSERT_EQ(0, wr(tr, OPEN_TRIGGER, "!snapshot"));
+	ASSERT_STREQ(HELP, rd(tr, OPEN_TRIGGER));
+}
+
+/* trigger-trace-marker-snapshot.tc: each marker swaps, odd lines stay live. */
+TEST_F(trig, trace_marker_snapshot_alternates)
+{
+	struct uks_trace *tr = self->tr;
+	char line[32];
+
+	ASSERT_EQ(0, wr(tr, "events/ftrace/print/trigger", "snapshot"));
+	for (int i = 1; i <= 10; i++) {
+		snprintf(line, sizeof(line), "hello >%d<", i);
+		ASSERT_EQ(0, wr(tr, "trace_marker", line));
+	}
+	rd(tr, "trace");
+	for (int i = 1; i <= 10; i++) {
+		snprintf(line, sizeof(line), ">%d<\n", i);
+		ASSERT_EQ(i % 2 == 1, strstr(out, line) != NULL);
+	}
+	rd(tr, "snapshot");
+	for (int i = 1; i <= 10; i++) {
+		snprintf(line, sizeof(line), ">%d<\n", i);
+		ASSERT_EQ(i % 2 == 0, strstr(out, line) != NULL);
+	}
+}
+
 TEST_F(trig, readme_has_the_kernels_trigger_lines)
 {
 	ASSERT_NE(NULL, strstr(rd(self->tr, "README"),
@@ -391,7 +440,8 @@ TEST_F(trig, readme_has_the_kernels_trigger_lines)
 			       "\t   trigger: traceon, traceoff\n"
 			       "\t            enable_event:<system>:<event>\n"
 			       "\t            disable_event:<system>:<event>\n"
-			       "\t\t    stacktrace\n"));
+			       "\t\t    stacktrace\n"
+			       "\t\t    snapshot\n"));
 	ASSERT_NE(NULL, strstr(out, "\t   Filters can be ignored when removing a trigger.\n"));
 }
 

@@ -79,8 +79,12 @@ static void *eprobe_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 {
 	struct uks_event_file *file = data;
 	struct uks_eprobe *ep = file->call->priv;
+	unsigned int flags = __atomic_load_n(&file->flags, __ATOMIC_RELAXED);
 	unsigned char *buf;
 
+	if (__builtin_expect(flags & (UKS_FILE_TRIGGER_MODE | UKS_FILE_SOFT_DISABLED), 0) &&
+	    __uks_trace_file_skip_hit(file, flags))
+		return NULL;
 	if (len > UKS_RB_PAGE_SIZE || scratch_depth >= SCRATCH_DEPTH)
 		return NULL;
 	if (file->tr->event_pids && !__uks_trace_pid_allowed(file->tr, __uks_trace_current_tid()))
@@ -107,7 +111,7 @@ static void eprobe_commit(void *data, struct uks_tp_iter *hit, void *src, size_t
 	      __uks_trace_probe_args_dynamic_size(ep->args, src, src_len, ent->pid);
 	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
 		__uks_trace_note_current(tr);
-	rec = __uks_trace_rb_reserve_at(tr->rb, len, __uks_trace_hit_ts(hit, tr->rb), &cpu);
+	rec = __uks_trace_file_reserve(tr, file, len, __uks_trace_hit_ts(hit, tr->rb), &cpu);
 	if (rec) {
 		rec->ent = *ent;	/* the attached record's header, our type */
 		rec->ent.type = (uint16_t)file->call->id;

@@ -6,12 +6,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <uks/slab.h>
 
 #include "trace/trace.h"
+#include "trace/trigger.h"
 
 /* Writes in progress on this thread: a nested one comes from a signal handler. */
 static __thread int write_depth __attribute__((tls_model("initial-exec")));
@@ -64,20 +66,63 @@ uint64_t __uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb)
 	return hit->shared[0];
 }
 
+/**
+ * __uks_trace_file_skip_hit - before a record is built: does the hit end here?
+ *
+ * The kernel's trace_trigger_soft_disabled(), for a file with triggers or
+ * soft-disabled (the caller tests those flags first): when no trigger
+ * needs the record they all fire now, and a soft-disabled event then
+ * writes nothing.  With a trigger that needs the record, the record is
+ * built (in scratch memory when soft-disabled) and the triggers fire at
+ * commit.
+ */
+bool __uks_trace_file_skip_hit(struct uks_event_file *file, unsigned int flags)
+{
+	if (flags & UKS_FILE_TRIGGER_COND)
+		return false;
+	if (flags & UKS_FILE_TRIGGER_MODE)
+		__uks_trace_triggers_call(file, NULL, 0, -1);
+	return flags & UKS_FILE_SOFT_DISABLED;
+}
+
+/**
+ * __uks_trace_file_reserve - room for @file's record in @tr's buffer
+ *
+ * A record that triggers need but the buffer does not take (the event is
+ * soft-disabled, or tracing is off, as the kernel's temp buffer) is built
+ * in per-thread scratch memory; __uks_trace_commit_filtered() knows it.
+ */
+void *__uks_trace_file_reserve(struct uks_trace *tr, struct uks_event_file *file, size_t len,
+			       uint64_t ts, unsigned int *cpu)
+{
+	unsigned int flags = __atomic_load_n(&file->flags, __ATOMIC_RELAXED);
+	void *rec = NULL;
+
+	if (__builtin_expect(!(flags & UKS_FILE_SOFT_DISABLED), 1))
+		rec = __uks_trace_rb_reserve_at(tr->rb, len, ts, cpu);
+	if (__builtin_expect(!rec, 0) && (flags & UKS_FILE_TRIGGER_COND))
+		rec = __uks_trace_trigger_scratch_get(len);
+	return rec;
+}
+
 static void *file_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 {
 	struct uks_event_file *file = data;
 	struct uks_trace *tr = file->tr;
+	unsigned int flags = __atomic_load_n(&file->flags, __ATOMIC_RELAXED);
 	struct uks_trace_entry *ent;
 	unsigned int cpu;
 
+	if (__builtin_expect(flags & (UKS_FILE_TRIGGER_MODE | UKS_FILE_SOFT_DISABLED), 0) &&
+	    __uks_trace_file_skip_hit(file, flags))
+		return NULL;
 	if (__builtin_expect(tr->event_pids != NULL, 0) &&
 	    !__uks_trace_pid_allowed(tr, __uks_trace_current_tid()))
 		return NULL;
 	write_depth++;
 	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
 		__uks_trace_note_current(tr);
-	ent = __uks_trace_rb_reserve_at(tr->rb, len, __uks_trace_hit_ts(hit, tr->rb), &cpu);
+	ent = __uks_trace_file_reserve(tr, file, len, __uks_trace_hit_ts(hit, tr->rb), &cpu);
 	if (!ent) {
 		write_depth--;
 		return NULL;
@@ -86,14 +131,56 @@ static void *file_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 	return ent;
 }
 
+/*
+ * Commit with triggers that need the record (the kernel's
+ * event_trigger_unlock_commit()): they see the record before the event's
+ * filter does; the post-commit ones (stacktrace) run after it, whether
+ * the record was kept or not.
+ */
+static void commit_triggered(struct uks_trace *tr, struct uks_event_file *file, void *rec,
+			     size_t len, unsigned int flags)
+{
+	bool scratch = __uks_trace_trigger_scratch_owns(rec);
+	int cpu = scratch ? sched_getcpu() : (int)__uks_trace_rb_event_cpu(rec);
+	unsigned int post = 0;
+	struct uks_filter *filter;
+
+	if (flags & UKS_FILE_TRIGGER_COND)
+		post = __uks_trace_triggers_call(file, rec, len, cpu < 0 ? 0 : cpu);
+	if (scratch) {
+		__uks_trace_trigger_scratch_put();
+	} else {
+		struct uks_filter_ctx ctx = { cpu, NULL };
+
+		filter = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
+		if (filter)
+			ctx.comm = __uks_trace_current_comm();
+		if (filter && !__uks_trace_filter_match(filter, rec, len, &ctx))
+			__uks_trace_rb_discard(tr->rb, rec);
+		else
+			__uks_trace_rb_commit(tr->rb, rec);
+	}
+	if (post)
+		__uks_trace_triggers_post_call(file, post);
+}
+
 /**
  * __uks_trace_commit_filtered - commit a reserved record unless filtered out
+ *
+ * @rec comes from __uks_trace_file_reserve(); triggers that need it run
+ * first.
  */
 void __uks_trace_commit_filtered(struct uks_trace *tr, struct uks_event_file *file,
 				 void *rec, size_t len, unsigned int cpu)
 {
-	struct uks_filter *filter = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
+	unsigned int flags = __atomic_load_n(&file->flags, __ATOMIC_RELAXED);
+	struct uks_filter *filter;
 
+	if (__builtin_expect((flags & UKS_FILE_TRIGGER_COND) || __uks_trace_trigger_scratch_nest, 0)) {
+		commit_triggered(tr, file, rec, len, flags);
+		return;
+	}
+	filter = __atomic_load_n(&file->filter, __ATOMIC_ACQUIRE);
 	if (filter) {
 		struct uks_filter_ctx ctx = { (int)cpu, __uks_trace_current_comm() };
 
@@ -141,36 +228,63 @@ static int file_reg(struct uks_event_file *file, bool enable)
 int __uks_trace_file_enable(struct uks_event_file *file, bool enable, bool soft)
 {
 	int (*reg)(struct uks_event_file *, bool) = file->call->reg ? file->call->reg : file_reg;
+	unsigned int *flags = &file->flags;
+	bool disable;
 	int ret = 0;
 
 	if (file->call->flags & UKS_CALL_IGNORE_ENABLE)
 		return 0;
-	if (soft) {
-		if (enable) {
-			file->sm_ref++;
-			file->flags |= UKS_FILE_SOFT_MODE;
-		} else if (file->sm_ref && !--file->sm_ref) {
-			file->flags &= ~UKS_FILE_SOFT_MODE;
-		}
-		return 0;
-	}
-	if (enable && !(file->flags & UKS_FILE_ENABLED)) {
+	if (enable) {
+		if (!soft)
+			__atomic_fetch_and(flags, ~UKS_FILE_SOFT_DISABLED, __ATOMIC_RELEASE);
+		else if (file->sm_ref++)
+			return 0;
+		else
+			__atomic_fetch_or(flags, UKS_FILE_SOFT_MODE, __ATOMIC_RELEASE);
+		if (*flags & UKS_FILE_ENABLED)
+			return 0;
+		/* A soft enable writes nothing until a trigger or a write of 1 says so. */
+		if (soft)
+			__atomic_fetch_or(flags, UKS_FILE_SOFT_DISABLED, __ATOMIC_RELEASE);
 		ret = reg(file, true);
-		if (!ret)
-			file->flags |= UKS_FILE_ENABLED;
-	} else if (!enable && (file->flags & UKS_FILE_ENABLED)) {
+		if (!ret) {
+			__atomic_fetch_or(flags, UKS_FILE_ENABLED, __ATOMIC_RELEASE);
+		} else if (soft) {
+			file->sm_ref--;
+			__atomic_fetch_and(flags, ~(UKS_FILE_SOFT_MODE | UKS_FILE_SOFT_DISABLED),
+					   __ATOMIC_RELEASE);
+		}
+		return ret;
+	}
+	if (soft) {
+		if (!file->sm_ref || --file->sm_ref)
+			return 0;
+		/* The last soft user leaves the event as it is shown: on if "1*". */
+		disable = *flags & UKS_FILE_SOFT_DISABLED;
+		__atomic_fetch_and(flags, ~UKS_FILE_SOFT_MODE, __ATOMIC_RELEASE);
+	} else {
+		/* While in soft mode, a write of 0 only stops the records. */
+		disable = !(*flags & UKS_FILE_SOFT_MODE);
+	}
+	if (disable && (*flags & UKS_FILE_ENABLED)) {
 		ret = reg(file, false);
 		if (!ret)
-			file->flags &= ~UKS_FILE_ENABLED;
+			__atomic_fetch_and(flags, ~UKS_FILE_ENABLED, __ATOMIC_RELEASE);
 	}
+	if (*flags & UKS_FILE_SOFT_MODE)
+		__atomic_fetch_or(flags, UKS_FILE_SOFT_DISABLED, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(flags, ~UKS_FILE_SOFT_DISABLED, __ATOMIC_RELEASE);
 	return ret;
 }
 
 /* The enable file: "0", "1", "0*" or "1*". */
 void __uks_trace_file_enable_str(struct uks_event_file *file, struct uks_seq *s)
 {
-	seq_puts(s, file->flags & UKS_FILE_ENABLED ? "1" : "0");
-	if (file->flags & UKS_FILE_SOFT_MODE)
+	unsigned int flags = __atomic_load_n(&file->flags, __ATOMIC_RELAXED);
+
+	seq_puts(s, (flags & UKS_FILE_ENABLED) && !(flags & UKS_FILE_SOFT_DISABLED) ? "1" : "0");
+	if (flags & (UKS_FILE_SOFT_MODE | UKS_FILE_SOFT_DISABLED))
 		seq_putc(s, '*');
 	seq_putc(s, '\n');
 }
@@ -264,6 +378,8 @@ static struct uks_event_file *file_alloc(struct uks_trace *tr, struct uks_event_
 	file->tr = tr;
 	file->call = call;
 	file->ref = 1;
+	if (call == __uks_trace_ftrace_print_call)
+		__atomic_store_n(&tr->marker_file, file, __ATOMIC_RELEASE);
 	list_add_tail(&file->list, &tr->files);
 	list_add_tail(&file->call_list, &call->files);
 	return file;
@@ -272,6 +388,8 @@ static struct uks_event_file *file_alloc(struct uks_trace *tr, struct uks_event_
 /* An unused file, undone on a failed creation. */
 static void file_unalloc(struct uks_event_file *file)
 {
+	if (file->tr->marker_file == file)
+		__atomic_store_n(&file->tr->marker_file, NULL, __ATOMIC_RELEASE);
 	list_del(&file->list);
 	list_del(&file->call_list);
 	uks_kfree(file);
@@ -359,6 +477,9 @@ struct uks_event_file *__uks_trace_find_file(struct uks_trace *tr, const char *s
  */
 void __uks_trace_file_free(struct uks_event_file *file)
 {
+	__uks_trace_file_triggers_clear(file);
+	if (file->tr->marker_file == file)
+		__atomic_store_n(&file->tr->marker_file, NULL, __ATOMIC_RELEASE);
 	if (file->flags & UKS_FILE_ENABLED)
 		__uks_trace_file_enable(file, false, false);
 	list_del(&file->list);

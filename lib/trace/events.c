@@ -12,6 +12,7 @@
 #include <uks/slab.h>
 
 #include "trace/trace.h"
+#include "trace/trigger.h"
 
 pthread_mutex_t __uks_trace_event_mutex = PTHREAD_MUTEX_INITIALIZER;
 LIST_HEAD(__uks_trace_calls);
@@ -300,6 +301,8 @@ int __uks_trace_sync_calls(void)
 	if (gen == synced_generation)
 		return 0;
 	ret = __uks_trace_marker_init();
+	if (!ret)
+		ret = __uks_trace_stack_init();
 	if (!ret)
 		ret = uks_tracepoint_for_each(add_tracepoint, NULL);
 	if (!ret)

@@ -15,6 +15,7 @@
 #include "core/compiler.h"
 #include "trace/snapshot.h"
 #include "trace/tracefs.h"
+#include "trace/trigger.h"
 
 #define RW	0644
 #define RO	0444
@@ -385,6 +386,23 @@ static int write_event_filter(struct kfs_open_file *of, char *text, size_t len)
 }
 COMMAND(write_event_filter)
 
+static int show_event_trigger(struct kfs_open_file *of, struct uks_seq *s)
+{
+	__uks_trace_trigger_show(tfs_file(of), s);
+	return 0;
+}
+
+static int write_event_trigger(struct kfs_open_file *of, char *text, size_t len)
+{
+	int ret;
+
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	ret = __uks_trace_trigger_write(tfs_file(of), text);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
+	return ret;
+}
+COMMAND(write_event_trigger)
+
 static int show_event_format(struct kfs_open_file *of, struct uks_seq *s)
 {
 	if (!tfs_live_file(of))
@@ -504,6 +522,9 @@ static const struct kfs_ops event_filter_ops = {
 	.show = show_event_filter, .write = write_event_filter_cmd,
 };
 static const struct kfs_ops event_format_ops = { .show = show_event_format };
+static const struct kfs_ops event_trigger_ops = {
+	.show = show_event_trigger, .write = write_event_trigger_cmd,
+};
 static const struct kfs_ops event_id_ops = { .show = show_event_id };
 static const struct kfs_ops option_ops = { .show = show_option, .write = write_option_cmd };
 static const struct kfs_ops cpu_stats_ops = { .show = show_cpu_stats };
@@ -572,6 +593,7 @@ static const struct kfs_node event_files[] = {
 	KFS_FILE("filter", RW, &event_filter_ops),
 	KFS_FILE("format", RO, &event_format_ops),
 	KFS_FILE("id", RO, &event_id_ops),
+	KFS_FILE("trigger", RW, &event_trigger_ops),
 	{ 0 }
 };
 

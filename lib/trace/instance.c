@@ -15,6 +15,7 @@
 #include "core/compiler.h"
 #include "core/mem_avail.h"
 #include "trace/instance.h"
+#include "trace/trigger.h"
 #include "trace/snapshot.h"
 #include "trace/trace.h"
 
@@ -113,7 +114,9 @@ static void trace_unlink(struct uks_trace *tr)
 {
 	struct uks_event_file *file, *tmp;
 
-	/* Eprobe files first: they hold soft-mode references on others. */
+	/* Triggers first: enable_event ones hold soft-mode references on others. */
+	__uks_trace_triggers_clear(tr);
+	/* Eprobe files next: they hold soft-mode references on others. */
 	list_for_each_entry_safe(file, tmp, &tr->files, list)
 		if (file->call->flags & UKS_CALL_EPROBE)
 			__uks_trace_file_free(file);

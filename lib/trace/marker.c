@@ -14,6 +14,7 @@
 
 #include "core/proc_status.h"
 #include "trace/tracefs.h"
+#include "trace/trigger.h"
 
 #define TRACE_MARKER_MAX	4096
 
@@ -73,11 +74,13 @@ int __uks_trace_marker_init(void)
 	call->flags = UKS_CALL_IGNORE_ENABLE;
 	call->print = print_print;
 	call->print_fmt = print_print_fmt;
+	/* Set first: each instance's file of it is its marker_file. */
+	__uks_trace_ftrace_print_call = call;
 	if (__uks_trace_call_add(call)) {
+		__uks_trace_ftrace_print_call = NULL;
 		__uks_trace_call_free(call);
 		return -ENOMEM;
 	}
-	__uks_trace_ftrace_print_call = call;
 	return 0;
 }
 
@@ -91,6 +94,8 @@ int __uks_trace_marker_init(void)
 int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 			     const struct uks_trace_task *writer)
 {
+	struct uks_event_file *file = __atomic_load_n(&tr->marker_file, __ATOMIC_ACQUIRE);
+	unsigned int post = 0;
 	struct print_entry *e;
 	size_t size, max = __uks_trace_rb_max_event() - sizeof(*e) - 2;
 	unsigned int cpu;
@@ -121,10 +126,18 @@ int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 		uks_trace_set_task(NULL);
 	e->ip = 0;
 	memcpy(e->buf, buf, n);
+	if (file && __atomic_load_n(&file->triggers, __ATOMIC_ACQUIRE)) {
+		/* Triggers see the text as written: no newline added yet. */
+		e->buf[n] = '\0';
+		post = __uks_trace_triggers_call(file, e, size, (int)cpu);
+	}
 	if (!n || e->buf[n - 1] != '\n')
 		e->buf[n++] = '\n';
 	e->buf[n] = '\0';
 	__uks_trace_rb_commit(tr->rb, e);
+	/* Under tr->lock: removing a trigger of ftrace:print waits for it. */
+	if (post)
+		__uks_trace_triggers_post_call(file, post);
 	pthread_mutex_unlock(&tr->lock);
 	return (int)len;
 }

@@ -117,12 +117,23 @@ static inline const struct uks_event_field *call_common_fields(const struct uks_
 	return call->all_fields + call->nr_fields + UKS_NR_GENERIC_FIELDS;
 }
 
-/* Event file flags (the kernel's EVENT_FILE_FL_*). */
+/*
+ * Event file flags (the kernel's EVENT_FILE_FL_*).  ENABLED: the probe is
+ * on the tracepoint (also in soft mode); SOFT_MODE: held by eprobes,
+ * triggers on it and enable_event/disable_event triggers naming it;
+ * SOFT_DISABLED: the probe runs but writes no record.  Changed with
+ * atomic operations: triggers flip SOFT_DISABLED from the hit path.
+ */
 enum {
 	UKS_FILE_ENABLED	= 1 << 0,
-	UKS_FILE_SOFT_MODE	= 1 << 1,	/* held by an eprobe */
-	UKS_FILE_FREED		= 1 << 2,	/* removed; open files answer -ENODEV */
+	UKS_FILE_SOFT_MODE	= 1 << 1,
+	UKS_FILE_SOFT_DISABLED	= 1 << 2,
+	UKS_FILE_TRIGGER_MODE	= 1 << 3,	/* has triggers */
+	UKS_FILE_TRIGGER_COND	= 1 << 4,	/* a trigger needs the record */
+	UKS_FILE_FREED		= 1 << 5,	/* removed; open files answer -ENODEV */
 };
+
+struct uks_trigger_set;
 
 struct uks_event_file {
 	struct list_head list;		/* tr->files */
@@ -141,6 +152,7 @@ struct uks_event_file {
 	 * file is UKS_FILE_FREED and its memory goes with the last one.
 	 */
 	int ref;
+	struct uks_trigger_set *triggers;	/* trigger.c; read on the hit path */
 };
 
 struct uks_error_log_entry {
@@ -193,6 +205,7 @@ struct uks_trace {
 	struct list_head instances;	/* a top level's instances, under event_mutex */
 	struct list_head instance_list;	/* in parent->instances */
 	unsigned int nr_instances, max_instances;
+	struct uks_event_file *marker_file;	/* ftrace:print's, for its triggers */
 	/*
 	 * The spare buffer (snapshot.c): made at the first use and kept, at
 	 * its smallest while freed, as the kernel keeps max_buffer.
@@ -250,6 +263,10 @@ void __uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, i
 uint64_t __uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb);
 bool __uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid);
 pid_t __uks_trace_current_tid(void);
+/* A hit on @file: its triggers, then @tr's buffer (or scratch for triggers). */
+bool __uks_trace_file_skip_hit(struct uks_event_file *file, unsigned int flags);
+void *__uks_trace_file_reserve(struct uks_trace *tr, struct uks_event_file *file, size_t len,
+			       uint64_t ts, unsigned int *cpu);
 /* Commit @rec to @tr's buffer unless @file's filter rejects it. */
 void __uks_trace_commit_filtered(struct uks_trace *tr, struct uks_event_file *file,
 				 void *rec, size_t len, unsigned int cpu);

@@ -584,7 +584,7 @@ TEST_F(tfs, listing)
 	ASSERT_STREQ("enable open/ tick/ ", buf);
 	buf[0] = '\0';
 	ASSERT_EQ(0, uks_tracefs_list(self->tr, "events/uks_test/open", collect, buf));
-	ASSERT_STREQ("enable filter format id ", buf);
+	ASSERT_STREQ("enable filter format id trigger ", buf);
 	buf[0] = '\0';
 	ASSERT_EQ(0, uks_tracefs_list(self->tr, "", collect, buf));
 	ASSERT_NE(NULL, strstr(buf, "trace_options trace_pipe tracing_cpumask tracing_on"));

@@ -485,7 +485,7 @@ void __uks_trace_file_free(struct uks_event_file *file)
 	list_del(&file->list);
 	list_del(&file->call_list);
 	swap_filter(file, NULL, NULL);
-	file->flags |= UKS_FILE_FREED;
+	__atomic_or_fetch(&file->flags, UKS_FILE_FREED, __ATOMIC_RELAXED);
 	file->call = NULL;
 	__uks_trace_file_put(file);
 }

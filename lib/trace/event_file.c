@@ -200,6 +200,17 @@ static void swap_filter(struct uks_event_file *file, struct uks_filter *filter, 
 }
 
 /**
+ * __uks_trace_file_replace_filter - install @filter and the text @str shows
+ * Either may be NULL; the old ones are freed once no hit uses them.
+ * Caller holds event_mutex.
+ */
+void __uks_trace_file_replace_filter(struct uks_event_file *file, struct uks_filter *filter,
+				     char *str)
+{
+	swap_filter(file, filter, str);
+}
+
+/**
  * __uks_trace_file_set_filter - the filter file's write: "0" clears
  *
  * As in 5.15, a filter that fails to parse replaces the old one with no
@@ -220,8 +231,9 @@ int __uks_trace_file_set_filter(struct uks_event_file *file, const char *text)
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, text, n + 1);
-	str = strip(copy);
-	if (!strcmp(str, "0")) {
+	/* The kernel cuts trailing white space only; leading stays in the text. */
+	str = copy;
+	if (!strcmp(strip(copy), "0")) {
 		swap_filter(file, NULL, NULL);
 		uks_kfree(copy);
 		return 0;

@@ -337,6 +337,24 @@ static int write_events_enable(struct kfs_open_file *of, char *text, size_t len)
 }
 COMMAND(write_events_enable)
 
+/* events/SYS/filter: the system's name in ->priv, as its enable file */
+static int show_sys_filter(struct kfs_open_file *of, struct uks_seq *s)
+{
+	seq_puts(s, __uks_trace_sys_filter_default);
+	return 0;
+}
+
+static int write_sys_filter(struct kfs_open_file *of, char *text, size_t len)
+{
+	int ret;
+
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	ret = __uks_trace_system_set_filter(tfs_tr(of), of->priv, text);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
+	return ret;
+}
+COMMAND(write_sys_filter)
+
 static int show_event_enable(struct kfs_open_file *of, struct uks_seq *s)
 {
 	__uks_trace_file_enable_str(tfs_file(of), s);
@@ -487,6 +505,10 @@ static const struct kfs_ops events_enable_ops = {
 	.open = open_events_enable, .show = show_events_enable,
 	.write = write_events_enable_cmd, .release = release_events_enable,
 };
+static const struct kfs_ops sys_filter_ops = {
+	.open = open_events_enable, .show = show_sys_filter,
+	.write = write_sys_filter_cmd, .release = release_events_enable,
+};
 static const struct kfs_ops event_enable_ops = {
 	.show = show_event_enable, .write = write_event_enable_cmd,
 };
@@ -504,6 +526,13 @@ static const struct kfs_ops cpu_stats_ops = { .show = show_cpu_stats };
 /* events/ and events/SYS/: "enable", then the systems or the events (->dir) */
 static const struct kfs_node enable_files[] = {
 	KFS_FILE("enable", RW, &events_enable_ops),
+	{ 0 }
+};
+
+/* events/SYS/ of every system but ftrace, whose directory has no files of its own */
+static const struct kfs_node sys_files[] = {
+	KFS_FILE("enable", RW, &events_enable_ops),
+	KFS_FILE("filter", RW, &sys_filter_ops),
 	{ 0 }
 };
 
@@ -555,7 +584,8 @@ static const struct kfs_node cpu_files[] = {
 
 /* An instance's top directory: the tree's root, and each instances/NAME. */
 const struct kfs_node __uks_tracefs_top = KFS_DIR("", 0755, NULL, top_files);
-const struct kfs_node __uks_tracefs_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_sys_ops, enable_files);
+const struct kfs_node __uks_tracefs_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_sys_ops, sys_files);
+const struct kfs_node __uks_tracefs_ftrace_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_sys_ops, NULL);
 const struct kfs_node __uks_tracefs_event_dir = KFS_DIR("", 0755, NULL, event_files);
 const struct kfs_node __uks_tracefs_cpu_dir = KFS_DIR("", 0755, NULL, cpu_files);
 const struct kfs_node __uks_tracefs_option_file = KFS_FILE("", RW, &option_ops);

@@ -214,6 +214,8 @@ struct uks_event_file *__uks_trace_find_file(struct uks_trace *tr, const char *s
 struct uks_event_file *__uks_trace_file_of_call(struct uks_trace *tr, struct uks_event_call *call);
 int __uks_trace_file_enable(struct uks_event_file *file, bool enable, bool soft);
 int __uks_trace_file_set_filter(struct uks_event_file *file, const char *text);
+void __uks_trace_file_replace_filter(struct uks_event_file *file, struct uks_filter *filter,
+				     char *str);
 void __uks_trace_file_enable_str(struct uks_event_file *file, struct uks_seq *s);
 void __uks_trace_file_free(struct uks_event_file *file);
 /* Files of @call in every instance: are any enabled; free them all. */
@@ -266,6 +268,10 @@ void __uks_trace_show_set_event(struct uks_trace *tr, struct uks_seq *s);
 void __uks_trace_show_available_events(struct uks_seq *s);
 int __uks_trace_system_enable(struct uks_trace *tr, const char *system, int enable);
 void __uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struct uks_seq *s);
+
+/* system_filter.c: events/SYS/filter */
+extern const char __uks_trace_sys_filter_default[];
+int __uks_trace_system_set_filter(struct uks_trace *tr, const char *system, char *text);
 
 /* marker.c */
 int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,

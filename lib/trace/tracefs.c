@@ -95,6 +95,12 @@ ssize_t __uks_tracefs_command(struct kfs_open_file *of, const char *buf, size_t 
 
 /* ------------------------------------------------- directories on demand */
 
+/* The kernel gives the ftrace system no enable or filter file. */
+static const struct kfs_node *sys_dir_node(const struct uks_event_system *sys)
+{
+	return strcmp(sys->name, "ftrace") ? &__uks_tracefs_sys_dir : &__uks_tracefs_ftrace_sys_dir;
+}
+
 /* events/: a directory per system (after "enable"). */
 static int events_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
@@ -105,7 +111,7 @@ static int events_lookup(const struct kfs_ref *dir, const char *name, struct kfs
 	sys = __uks_trace_find_system(name);
 	if (!sys)
 		return -ENOENT;
-	child->node = &__uks_tracefs_sys_dir;
+	child->node = sys_dir_node(sys);
 	child->sub = sys;
 	return 0;
 }
@@ -116,7 +122,7 @@ static int events_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *a
 	int ret = 0;
 
 	list_for_each_entry(sys, &__uks_trace_systems, list) {
-		struct kfs_ref child = { &__uks_tracefs_sys_dir, dir->obj, sys, 0 };
+		struct kfs_ref child = { sys_dir_node(sys), dir->obj, sys, 0 };
 
 		ret = fill(sys->name, &child, arg);
 		if (ret)

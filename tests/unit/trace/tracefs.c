@@ -581,7 +581,7 @@ TEST_F(tfs, listing)
 	char buf[8192] = "";
 
 	ASSERT_EQ(0, uks_tracefs_list(self->tr, "events/uks_test", collect, buf));
-	ASSERT_STREQ("enable open/ tick/ ", buf);
+	ASSERT_STREQ("enable filter open/ tick/ ", buf);
 	buf[0] = '\0';
 	ASSERT_EQ(0, uks_tracefs_list(self->tr, "events/uks_test/open", collect, buf));
 	ASSERT_STREQ("enable filter format id ", buf);

@@ -83,7 +83,8 @@ static void *eprobe_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 
 	if (len > UKS_RB_PAGE_SIZE || scratch_depth >= SCRATCH_DEPTH)
 		return NULL;
-	if (file->tr->event_pids && !__uks_trace_pid_allowed(file->tr, __uks_trace_current_tid()))
+	if ((file->tr->event_pids || file->tr->notrace_pids) &&
+	    __uks_trace_ignore_pid(file->tr, __uks_trace_current_tid()))
 		return NULL;
 	buf = scratch_get();
 	if (!buf)

@@ -25,26 +25,6 @@ void __uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, i
 	ent->pid = __uks_trace_current_tid();
 }
 
-bool __uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid)
-{
-	const pid_t *pids = __atomic_load_n(&tr->event_pids, __ATOMIC_ACQUIRE);
-	size_t lo = 0, hi = __atomic_load_n(&tr->nr_event_pids, __ATOMIC_ACQUIRE);
-
-	if (!pids)
-		return true;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (pids[mid] == pid)
-			return true;
-		if (pids[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 /**
  * __uks_trace_hit_ts - the timestamp of a tracepoint hit in @rb's clock
  *
@@ -71,8 +51,8 @@ static void *file_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 	struct uks_trace_entry *ent;
 	unsigned int cpu;
 
-	if (__builtin_expect(tr->event_pids != NULL, 0) &&
-	    !__uks_trace_pid_allowed(tr, __uks_trace_current_tid()))
+	if (__builtin_expect(tr->event_pids || tr->notrace_pids, 0) &&
+	    __uks_trace_ignore_pid(tr, __uks_trace_current_tid()))
 		return NULL;
 	write_depth++;
 	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))

@@ -202,20 +202,27 @@ static int write_set_event(struct kfs_open_file *of, char *text, size_t len)
 }
 COMMAND(write_set_event)
 
+/* set_event_pid and set_event_notrace_pid (KFS node ->data TFS_NOTRACE) */
+static bool notrace_file(const struct kfs_open_file *of)
+{
+	return of->ref.node->data & TFS_NOTRACE;
+}
+
 static int open_event_pid(struct kfs_open_file *of)
 {
-	return truncating(of) ? __uks_trace_add_event_pids(tfs_tr(of), "", true) : 0;
+	return truncating(of) ? __uks_trace_write_event_pids(tfs_tr(of), notrace_file(of), "", true)
+			      : 0;
 }
 
 static int show_event_pid(struct kfs_open_file *of, struct uks_seq *s)
 {
-	__uks_trace_show_event_pids(tfs_tr(of), s);
+	__uks_trace_show_event_pids(tfs_tr(of), notrace_file(of), s);
 	return 0;
 }
 
 static int write_event_pid(struct kfs_open_file *of, char *text, size_t len)
 {
-	return __uks_trace_add_event_pids(tfs_tr(of), text, false);
+	return __uks_trace_write_event_pids(tfs_tr(of), notrace_file(of), text, false);
 }
 COMMAND(write_event_pid)
 
@@ -257,9 +264,10 @@ static int show_trace_options(struct kfs_open_file *of, struct uks_seq *s)
 	return 0;
 }
 
+/* One option per write, in the kernel's 64-byte buffer. */
 static int write_trace_options(struct kfs_open_file *of, char *text, size_t len)
 {
-	return __uks_trace_write_option(tfs_tr(of), strip(text));
+	return len >= 64 ? -EINVAL : __uks_trace_write_option(tfs_tr(of), strip(text));
 }
 COMMAND(write_trace_options)
 
@@ -426,8 +434,10 @@ static int write_option(struct kfs_open_file *of, char *text, size_t len)
 		return ret;
 	if (v > 1)
 		return -EINVAL;
-	__uks_trace_set_option(tfs_tr(of), (int)of->ref.idx, v);
-	return 0;
+	/* Only a change reaches the option (the nop tracer's refusal too). */
+	if (trace_opt(tfs_tr(of), (int)of->ref.idx) == (v == 1))
+		return 0;
+	return __uks_trace_set_option(tfs_tr(of), (int)of->ref.idx, v);
 }
 COMMAND(write_option)
 
@@ -553,6 +563,8 @@ static const struct kfs_node top_files[] = {
 	KFS_FILE("saved_cmdlines_size", RW, &cmdlines_size_ops),
 	KFS_FILE("saved_tgids", RO, &saved_tgids_ops),
 	KFS_FILE("set_event", RW, &set_event_ops),
+	{ .name = "set_event_notrace_pid", .mode = S_IFREG | RW, .ops = &event_pid_ops,
+	  .data = TFS_NOTRACE },
 	KFS_FILE("set_event_pid", RW, &event_pid_ops),
 	KFS_FILE("trace", RW, &__uks_tracefs_trace_ops),
 	KFS_FILE("trace_clock", RW, &trace_clock_ops),

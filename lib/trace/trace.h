@@ -38,6 +38,7 @@
 #include <uks/tracepoint.h>
 
 #include "core/list.h"
+#include "trace/event_pids.h"
 #include "trace/field.h"
 #include "trace/filter.h"
 #include "trace/name_index.h"
@@ -164,8 +165,26 @@ enum {
 	UKS_OPT_MARKERS,
 	UKS_OPT_EVENT_FORK,
 	UKS_OPT_PAUSE_ON_TRACE,
+	UKS_OPT_FIELDS,
+	UKS_OPT_TRACE_PRINTK,
+	UKS_OPT_ANNOTATE,
+	UKS_OPT_USERSTACKTRACE,
+	UKS_OPT_SYM_USEROBJ,
+	UKS_OPT_PRINTK_MSG_ONLY,
+	UKS_OPT_HASH_PTR,
+	UKS_OPT_STACKTRACE,
+	UKS_OPT_TEST_NOP_ACCEPT,	/* the nop tracer's own two options */
+	UKS_OPT_TEST_NOP_REFUSE,
 	UKS_NR_OPTS,
 };
+
+/* The kernel's TRACE_DEFAULT_FLAGS (options.c has what each one does here). */
+#define UKS_TRACE_DEFAULT_OPTS						\
+	((1ull << UKS_OPT_PRINT_PARENT) | (1ull << UKS_OPT_TRACE_PRINTK) |	\
+	 (1ull << UKS_OPT_ANNOTATE) | (1ull << UKS_OPT_CONTEXT_INFO) |	\
+	 (1ull << UKS_OPT_RECORD_CMD) | (1ull << UKS_OPT_OVERWRITE) |	\
+	 (1ull << UKS_OPT_IRQ_INFO) | (1ull << UKS_OPT_MARKERS) |	\
+	 (1ull << UKS_OPT_HASH_PTR))
 
 struct uks_trace {
 	struct list_head list;		/* __uks_trace_traces, under event_mutex */
@@ -178,8 +197,8 @@ struct uks_trace {
 	struct list_head files;		/* one struct uks_event_file per call, under event_mutex */
 	struct uks_error_log_entry errors[UKS_ERROR_LOG_MAX];
 	unsigned int nr_errors, next_error;
-	pid_t *event_pids;		/* set_event_pid, sorted; NULL: all */
-	size_t nr_event_pids;
+	struct uks_pid_list *event_pids;	/* set_event_pid; NULL: all (event_pids.c) */
+	struct uks_pid_list *notrace_pids;	/* set_event_notrace_pid; NULL: none */
 	int opens;			/* open files: rmdir says EBUSY */
 };
 
@@ -224,7 +243,6 @@ void __uks_trace_call_files_free(struct uks_event_call *call);
 /* Fill the common header of a record written by this thread. */
 void __uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, int type);
 uint64_t __uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb);
-bool __uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid);
 pid_t __uks_trace_current_tid(void);
 /* Commit @rec to @tr's buffer unless @file's filter rejects it. */
 void __uks_trace_commit_filtered(struct uks_trace *tr, struct uks_event_file *file,
@@ -255,6 +273,8 @@ void __uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s,
 			      const struct uks_trace_iter *it, bool empty);
 void __uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks_trace_iter *it,
 			     const struct uks_rb_event *ev, uint64_t next_ts);
+/* output_alt.c: printk-msg-only, bin, hex, raw */
+bool __uks_trace_print_alt(struct uks_trace *tr, struct uks_seq *s, const struct uks_rb_event *ev);
 
 /* error_log.c */
 void __uks_trace_log_err(struct uks_trace *tr, const char *loc, const char *cmd,

@@ -164,7 +164,7 @@ static int sys_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
 /* options/: a file per option, ->idx its index. */
 static int options_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
-	int opt = __uks_trace_option_index(name);
+	int opt = __uks_trace_option_index(dir->obj, name);
 
 	if (opt < 0)
 		return -ENOENT;
@@ -175,12 +175,13 @@ static int options_lookup(const struct kfs_ref *dir, const char *name, struct kf
 
 static int options_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
 {
-	int ret = 0;
+	const char *name;
+	int ret = 0, opt;
 
-	for (size_t i = 0; __uks_trace_option_name(i) && !ret; i++) {
-		struct kfs_ref child = { &__uks_tracefs_option_file, dir->obj, NULL, (long)i };
+	for (size_t i = 0; !ret && (name = __uks_trace_option_at(dir->obj, i, &opt)); i++) {
+		struct kfs_ref child = { &__uks_tracefs_option_file, dir->obj, NULL, opt };
 
-		ret = fill(__uks_trace_option_name(i), &child, arg);
+		ret = fill(name, &child, arg);
 	}
 	return ret;
 }

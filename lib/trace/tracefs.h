@@ -23,6 +23,8 @@
 
 /* struct kfs_node ->data of the files under per_cpu/cpuN: ref->idx is the CPU */
 #define TFS_PER_CPU	1
+/* ->data of set_event_notrace_pid (set_event_pid shares its ops) */
+#define TFS_NOTRACE	2
 
 static inline struct uks_trace *tfs_tr(const struct kfs_open_file *of)
 {

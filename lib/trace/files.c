@@ -239,7 +239,7 @@ static int write_trace_clock(struct kfs_open_file *of, char *text, size_t len)
 COMMAND(write_trace_clock)
 
 /*
- * trace_marker takes any length (the line is cut, not refused) and credits
+ * trace_marker takes what one event holds (the count it returns) and credits
  * the writer: the task its caller names (uks_tracefs_write_as()), else the
  * task behind the write's peer (a FUSE request, a socket client), else
  * the calling thread.
@@ -255,7 +255,20 @@ static ssize_t write_trace_marker(struct kfs_open_file *of, const char *buf, siz
 	if (!who && __uks_trace_peer_task(caller->peer, &task))
 		who = &task;
 	ret = __uks_trace_marker_write(tfs_tr(of), buf, len, who);
-	return ret < 0 ? ret : (ssize_t)len;
+	return ret;
+}
+
+/* trace_marker_raw: binary records, whole or refused; credited as trace_marker */
+static ssize_t write_trace_marker_raw(struct kfs_open_file *of, const char *buf, size_t len,
+				      off_t off, const struct kfs_caller *caller)
+{
+	const struct uks_trace_task *who = caller->arg;
+	struct uks_trace_task task;
+
+	(void)off;
+	if (!who && __uks_trace_peer_task(caller->peer, &task))
+		who = &task;
+	return __uks_trace_marker_raw_write(tfs_tr(of), buf, len, who);
 }
 
 static int show_trace_options(struct kfs_open_file *of, struct uks_seq *s)
@@ -505,6 +518,7 @@ static const struct kfs_ops trace_clock_ops = {
 	.show = show_trace_clock, .write = write_trace_clock_cmd,
 };
 static const struct kfs_ops trace_marker_ops = { .write = write_trace_marker };
+static const struct kfs_ops trace_marker_raw_ops = { .write = write_trace_marker_raw };
 static const struct kfs_ops trace_options_ops = {
 	.show = show_trace_options, .write = write_trace_options_cmd,
 };
@@ -569,6 +583,7 @@ static const struct kfs_node top_files[] = {
 	KFS_FILE("trace", RW, &__uks_tracefs_trace_ops),
 	KFS_FILE("trace_clock", RW, &trace_clock_ops),
 	KFS_FILE("trace_marker", WO, &trace_marker_ops),
+	KFS_FILE("trace_marker_raw", WO, &trace_marker_raw_ops),
 	KFS_FILE("trace_options", RW, &trace_options_ops),
 	PIPE(0),
 	KFS_FILE("tracing_on", RW, &tracing_on_ops),

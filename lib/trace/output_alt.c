@@ -5,7 +5,8 @@
  * trace_marker line as its bare text), bin, hex, raw.  Events have no
  * raw, hex or binary printer of their own in the kernel (TRACE_EVENT()
  * defines only the text one), so each prints "type: ID"; trace_marker's
- * print event has a raw one, "# IP TEXT".
+ * print event has a raw one, "# IP TEXT", and trace_marker_raw's raw_data
+ * prints the same under raw as in its text.
  */
 #include <string.h>
 
@@ -77,6 +78,10 @@ bool __uks_trace_print_alt(struct uks_trace *tr, struct uks_seq *s, const struct
 		if (print) {
 			seq_printf(s, "# %lx ", ((const struct print_rec *)ev->data)->ip);
 			put_print_text(s, ev);
+		} else if (ent->type == UKS_TRACE_FTRACE_RAW_DATA_ID && known) {
+			/* raw_data's raw printer is its text one */
+			__uks_trace_find_call_by_id(ent->type)->print(s, NULL, ev->data, ev->len);
+			seq_putc(s, '\n');
 		} else if (known) {
 			seq_printf(s, "type: %d\n", ent->type);
 		} else {

@@ -49,6 +49,7 @@
 #define UKS_ERROR_LOG_MAX		8
 #define UKS_MAX_FILTER_STR		4096
 #define UKS_TRACE_FTRACE_PRINT_ID	5	/* TRACE_PRINT in the kernel */
+#define UKS_TRACE_FTRACE_RAW_DATA_ID	18	/* TRACE_RAW_DATA (5.15 and 6.12) */
 
 extern pthread_mutex_t __uks_trace_event_mutex;
 extern struct list_head __uks_trace_traces;
@@ -296,6 +297,8 @@ int __uks_trace_system_set_filter(struct uks_trace *tr, const char *system, char
 /* marker.c */
 int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 			     const struct uks_trace_task *writer);
+int __uks_trace_marker_raw_write(struct uks_trace *tr, const void *buf, size_t len,
+				 const struct uks_trace_task *writer);
 extern struct uks_event_call *__uks_trace_ftrace_print_call;
 int __uks_trace_marker_init(void);
 

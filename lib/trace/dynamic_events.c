@@ -71,7 +71,7 @@ static bool is_good_name(const char *name)
  * its word, for the caret.
  */
 static int parse_event_name(const struct cmd_log *log, int index, char *text, int offset,
-			    char **group, char **event)
+			    char **group, char **event, bool may_omit_event)
 {
 	char *slash = strchr(text, '/');
 
@@ -99,6 +99,10 @@ static int parse_event_name(const struct cmd_log *log, int index, char *text, in
 		text = slash + 1;
 	}
 	*event = text;
+	if (!*text && slash && may_omit_event) {
+		*event = NULL;		/* "GRP." or "GRP/": the caller decides */
+		return 0;
+	}
 	if (!*text) {
 		log_err(log, index, offset, "Event name is not specified");
 		return -EINVAL;
@@ -131,6 +135,38 @@ static struct uks_event_call *find_attach_target(const char *sys, const char *ev
 	return call;
 }
 
+/*
+ * "if FILTER" (6.1): the words after "if", joined by spaces, compiled
+ * against the attached event's fields.  Nothing after "if" is logged past
+ * the end of the command, as the kernel; a filter that does not compile
+ * is logged as the filter files log theirs.
+ */
+static int parse_filter(const struct cmd_log *log, int idx, struct uks_event_call *attached,
+			struct uks_filter **out)
+{
+	struct uks_filter_error err = { 0 };
+	struct uks_seq text = UKS_SEQ_INIT;
+	int ret;
+
+	if (idx >= log->argc) {
+		log_err(log, idx, 0, "No filter rule after 'if'");
+		return -EINVAL;
+	}
+	for (int i = idx; i < log->argc; i++)
+		seq_printf(&text, "%s%s", i > idx ? " " : "", log->argv[i]);
+	if (text.overflow) {
+		seq_free(&text);
+		return -ENOMEM;
+	}
+	ret = __uks_trace_filter_compile(text.buf, attached->all_fields, attached->nr_all_fields,
+					 out, &err);
+	if (ret && ret != -ENOMEM)
+		__uks_trace_log_err(log->tr, "event filter parse error", text.buf,
+				    err.msg ? err.msg : "Error", (unsigned int)err.pos);
+	seq_free(&text);
+	return ret;
+}
+
 /* @argv is parsed in place; @orig keeps the words as written, for the log. */
 static int create_eprobe(struct uks_trace *tr, int argc, char **argv, char **orig)
 {
@@ -140,27 +176,36 @@ static int create_eprobe(struct uks_trace *tr, int argc, char **argv, char **ori
 	char name_buf[MAX_EVENT_NAME_LEN + 1];
 	struct uks_probe_error perr = { 0 };
 	struct uks_event_call *attached, *call;
-	int ret;
+	struct uks_filter *filter = NULL;
+	int ret, filter_idx = 0;
 
 	if (argc < 2) {
 		log_err(&log, 0, 0, "This requires both group and event name to attach");
 		return -EINVAL;
 	}
 	if (argv[0][1] == ':') {
-		ret = parse_event_name(&log, 0, &argv[0][2], 2, &group, &event);
+		ret = parse_event_name(&log, 0, &argv[0][2], 2, &group, &event, true);
 		if (ret)
 			return ret;
 	} else if (argv[0][1]) {
 		return -EINVAL;		/* "ex ..." is not a command */
 	}
-	ret = parse_event_name(&log, 1, argv[1], 0, &sys, &sys_event);
-	if (ret)
-		return ret;
-	if (!sys) {
+	/* As 6.x: any fault in the attach target ends with this line too. */
+	ret = parse_event_name(&log, 1, argv[1], 0, &sys, &sys_event, true);
+	if (ret || !sys || !sys_event) {
 		log_err(&log, 1, 0, "This requires both group and event name to attach");
 		return -EINVAL;
 	}
-	if (!event) {
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "if")) {
+			filter_idx = i + 1;
+			argc = i;
+			break;
+		}
+	}
+	if (!event && group) {
+		event = sys_event;	/* "e:GRP/ ...": the attached event's name (6.1) */
+	} else if (!event) {
 		snprintf(name_buf, sizeof(name_buf), "%s", orig[1]);
 		sanitize_event_name(name_buf);
 		event = name_buf;
@@ -173,21 +218,27 @@ static int create_eprobe(struct uks_trace *tr, int argc, char **argv, char **ori
 		log_err(&log, 1, 0, "Attached event does not exist");
 		return -ENODEV;
 	}
-	if (__uks_trace_find_call(group, event)) {
-		log_err(&log, 0, 0, "Given group/event name is already used by another event");
-		return -EEXIST;
+	if (filter_idx) {
+		ret = parse_filter(&log, filter_idx, attached, &filter);
+		if (ret)
+			return ret;
 	}
+	/* The arguments are checked before the name is found taken, as the kernel. */
 	ret = __uks_trace_eprobe_create(group, event, attached, argc - 2,
 					(const char *const *)argv + 2, &call, &perr);
 	if (ret) {
+		__uks_trace_filter_free(filter);
 		if (ret != -ENOMEM)
 			log_err(&log, perr.arg >= 0 ? perr.arg + 2 : 0, perr.arg >= 0 ? perr.offset : 0,
 				perr.msg ? perr.msg : "Invalid argument");
 		return ret;
 	}
+	((struct uks_eprobe *)call->priv)->filter = filter;
 	ret = __uks_trace_call_add(call);
 	if (ret) {
 		__uks_trace_eprobe_free(call);
+		if (ret == -EEXIST)
+			log_err(&log, 0, 0, "Given group/event name is already used by another event");
 		return ret;
 	}
 	attached->refcnt++;
@@ -232,6 +283,35 @@ static void eprobe_destroy(struct uks_event_call *call)
 	__uks_trace_eprobe_free(call);
 }
 
+/* "-:GRP/ [SYS/EVENT [ARGS]]" (6.0): every matching eprobe of the group. */
+static int remove_group(const char *group, int argc, char **argv)
+{
+	struct uks_event_system *sys = __uks_trace_find_system(group);
+	struct uks_event_call *call, *tmp;
+	int found = 0;
+
+	if (!sys)
+		return -ENOENT;
+	list_for_each_entry(call, &sys->calls, sys_list)
+		if (eprobe_matches(call, group, call->name, argc - 1, argv + 1) &&
+		    (__uks_trace_call_files_busy(call) || call->refcnt))
+			return -EBUSY;
+	/* The last event removed frees the system: stop at it. */
+	for (call = list_first_entry(&sys->calls, struct uks_event_call, sys_list);
+	     &call->sys_list != &sys->calls; call = tmp) {
+		bool last = call->sys_list.next == &sys->calls;
+
+		tmp = list_next_entry(call, sys_list);
+		if (eprobe_matches(call, group, call->name, argc - 1, argv + 1)) {
+			eprobe_destroy(call);
+			found++;
+		}
+		if (last)
+			break;
+	}
+	return found ? 0 : -ENOENT;
+}
+
 /* "-:[GRP/]NAME [SYS/EVENT [ARGS]]": remove matching eprobes. */
 static int remove_event(int argc, char **argv)
 {
@@ -248,8 +328,10 @@ static int remove_event(int argc, char **argv)
 		event = strchr(event, '/');
 		*event++ = '\0';
 	}
-	if (!*event)
+	if (!*event && !group)
 		return -EINVAL;
+	if (!*event)
+		return remove_group(group, argc, argv);
 	/* Found by name in each system (or the one named), not by a scan of all events. */
 	list_for_each_entry_safe(sys, stmp, &__uks_trace_systems, list) {
 		if (group && strcmp(sys->name, group))

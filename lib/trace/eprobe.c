@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <uks/core.h>
 #include <uks/slab.h>
 
 #include "trace/eprobe.h"
@@ -87,7 +88,8 @@ static void *eprobe_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 		return NULL;
 	if (len > UKS_RB_PAGE_SIZE || scratch_depth >= SCRATCH_DEPTH)
 		return NULL;
-	if (file->tr->event_pids && !__uks_trace_pid_allowed(file->tr, __uks_trace_current_tid()))
+	if ((file->tr->event_pids || file->tr->notrace_pids) &&
+	    __uks_trace_ignore_pid(file->tr, __uks_trace_current_tid()))
 		return NULL;
 	buf = scratch_get();
 	if (!buf)
@@ -107,6 +109,14 @@ static void eprobe_commit(void *data, struct uks_tp_iter *hit, void *src, size_t
 	size_t len;
 	unsigned int cpu;
 
+	if (ep->filter) {
+		struct uks_filter_ctx ctx = { uks_cpu_current(), __uks_trace_current_comm() };
+
+		if (!__uks_trace_filter_match(ep->filter, src, src_len, &ctx)) {
+			scratch_depth--;
+			return;
+		}
+	}
 	len = __uks_trace_probe_args_fixed_size(ep->args) +
 	      __uks_trace_probe_args_dynamic_size(ep->args, src, src_len, ent->pid);
 	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
@@ -291,6 +301,7 @@ void __uks_trace_eprobe_free(struct uks_event_call *call)
 	struct uks_eprobe *ep = call->priv;
 
 	if (ep) {
+		__uks_trace_filter_free(ep->filter);
 		__uks_trace_probe_args_free(ep->args);
 		uks_kfree(ep);
 	}

@@ -9,6 +9,8 @@
 struct uks_eprobe {
 	struct uks_event_call *attached;
 	struct uks_probe_args *args;
+	/* "if FILTER": run on the attached record before ours is built */
+	struct uks_filter *filter;
 };
 
 int __uks_trace_eprobe_create(const char *group, const char *event, struct uks_event_call *attached,

@@ -27,26 +27,6 @@ void __uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, i
 	ent->pid = __uks_trace_current_tid();
 }
 
-bool __uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid)
-{
-	const pid_t *pids = __atomic_load_n(&tr->event_pids, __ATOMIC_ACQUIRE);
-	size_t lo = 0, hi = __atomic_load_n(&tr->nr_event_pids, __ATOMIC_ACQUIRE);
-
-	if (!pids)
-		return true;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (pids[mid] == pid)
-			return true;
-		if (pids[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 /**
  * __uks_trace_hit_ts - the timestamp of a tracepoint hit in @rb's clock
  *
@@ -116,8 +96,8 @@ static void *file_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 	if (__builtin_expect(flags & (UKS_FILE_TRIGGER_MODE | UKS_FILE_SOFT_DISABLED), 0) &&
 	    __uks_trace_file_skip_hit(file, flags))
 		return NULL;
-	if (__builtin_expect(tr->event_pids != NULL, 0) &&
-	    !__uks_trace_pid_allowed(tr, __uks_trace_current_tid()))
+	if (__builtin_expect(tr->event_pids || tr->notrace_pids, 0) &&
+	    __uks_trace_ignore_pid(tr, __uks_trace_current_tid()))
 		return NULL;
 	write_depth++;
 	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
@@ -314,6 +294,17 @@ static void swap_filter(struct uks_event_file *file, struct uks_filter *filter, 
 }
 
 /**
+ * __uks_trace_file_replace_filter - install @filter and the text @str shows
+ * Either may be NULL; the old ones are freed once no hit uses them.
+ * Caller holds event_mutex.
+ */
+void __uks_trace_file_replace_filter(struct uks_event_file *file, struct uks_filter *filter,
+				     char *str)
+{
+	swap_filter(file, filter, str);
+}
+
+/**
  * __uks_trace_file_set_filter - the filter file's write: "0" clears
  *
  * As in 5.15, a filter that fails to parse replaces the old one with no
@@ -334,8 +325,9 @@ int __uks_trace_file_set_filter(struct uks_event_file *file, const char *text)
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, text, n + 1);
-	str = strip(copy);
-	if (!strcmp(str, "0")) {
+	/* The kernel cuts trailing white space only; leading stays in the text. */
+	str = copy;
+	if (!strcmp(strip(copy), "0")) {
 		swap_filter(file, NULL, NULL);
 		uks_kfree(copy);
 		return 0;

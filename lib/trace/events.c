@@ -165,6 +165,9 @@ int __uks_trace_call_add(struct uks_event_call *call)
 	sys = system_get(call->system);
 	if (!sys)
 		return -ENOMEM;
+	/* ftrace's own types keep the kernel's ids (raw_data is 18): skip them */
+	while (!call->id && __uks_trace_find_call_by_id(next_call_id))
+		next_call_id++;
 	if (!call->id)
 		call->id = next_call_id++;
 	call->sys = sys;

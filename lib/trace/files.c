@@ -205,20 +205,27 @@ static int write_set_event(struct kfs_open_file *of, char *text, size_t len)
 }
 COMMAND(write_set_event)
 
+/* set_event_pid and set_event_notrace_pid (KFS node ->data TFS_NOTRACE) */
+static bool notrace_file(const struct kfs_open_file *of)
+{
+	return of->ref.node->data & TFS_NOTRACE;
+}
+
 static int open_event_pid(struct kfs_open_file *of)
 {
-	return truncating(of) ? __uks_trace_add_event_pids(tfs_tr(of), "", true) : 0;
+	return truncating(of) ? __uks_trace_write_event_pids(tfs_tr(of), notrace_file(of), "", true)
+			      : 0;
 }
 
 static int show_event_pid(struct kfs_open_file *of, struct uks_seq *s)
 {
-	__uks_trace_show_event_pids(tfs_tr(of), s);
+	__uks_trace_show_event_pids(tfs_tr(of), notrace_file(of), s);
 	return 0;
 }
 
 static int write_event_pid(struct kfs_open_file *of, char *text, size_t len)
 {
-	return __uks_trace_add_event_pids(tfs_tr(of), text, false);
+	return __uks_trace_write_event_pids(tfs_tr(of), notrace_file(of), text, false);
 }
 COMMAND(write_event_pid)
 
@@ -235,7 +242,7 @@ static int write_trace_clock(struct kfs_open_file *of, char *text, size_t len)
 COMMAND(write_trace_clock)
 
 /*
- * trace_marker takes any length (the line is cut, not refused) and credits
+ * trace_marker takes what one event holds (the count it returns) and credits
  * the writer: the task its caller names (uks_tracefs_write_as()), else the
  * task behind the write's peer (a FUSE request, a socket client), else
  * the calling thread.
@@ -251,7 +258,20 @@ static ssize_t write_trace_marker(struct kfs_open_file *of, const char *buf, siz
 	if (!who && __uks_trace_peer_task(caller->peer, &task))
 		who = &task;
 	ret = __uks_trace_marker_write(tfs_tr(of), buf, len, who);
-	return ret < 0 ? ret : (ssize_t)len;
+	return ret;
+}
+
+/* trace_marker_raw: binary records, whole or refused; credited as trace_marker */
+static ssize_t write_trace_marker_raw(struct kfs_open_file *of, const char *buf, size_t len,
+				      off_t off, const struct kfs_caller *caller)
+{
+	const struct uks_trace_task *who = caller->arg;
+	struct uks_trace_task task;
+
+	(void)off;
+	if (!who && __uks_trace_peer_task(caller->peer, &task))
+		who = &task;
+	return __uks_trace_marker_raw_write(tfs_tr(of), buf, len, who);
 }
 
 static int show_trace_options(struct kfs_open_file *of, struct uks_seq *s)
@@ -260,9 +280,10 @@ static int show_trace_options(struct kfs_open_file *of, struct uks_seq *s)
 	return 0;
 }
 
+/* One option per write, in the kernel's 64-byte buffer. */
 static int write_trace_options(struct kfs_open_file *of, char *text, size_t len)
 {
-	return __uks_trace_write_option(tfs_tr(of), strip(text));
+	return len >= 64 ? -EINVAL : __uks_trace_write_option(tfs_tr(of), strip(text));
 }
 COMMAND(write_trace_options)
 
@@ -339,6 +360,24 @@ static int write_events_enable(struct kfs_open_file *of, char *text, size_t len)
 	return ret;
 }
 COMMAND(write_events_enable)
+
+/* events/SYS/filter: the system's name in ->priv, as its enable file */
+static int show_sys_filter(struct kfs_open_file *of, struct uks_seq *s)
+{
+	seq_puts(s, __uks_trace_sys_filter_default);
+	return 0;
+}
+
+static int write_sys_filter(struct kfs_open_file *of, char *text, size_t len)
+{
+	int ret;
+
+	pthread_mutex_lock(&__uks_trace_event_mutex);
+	ret = __uks_trace_system_set_filter(tfs_tr(of), of->priv, text);
+	pthread_mutex_unlock(&__uks_trace_event_mutex);
+	return ret;
+}
+COMMAND(write_sys_filter)
 
 static int show_event_enable(struct kfs_open_file *of, struct uks_seq *s)
 {
@@ -436,8 +475,10 @@ static int write_option(struct kfs_open_file *of, char *text, size_t len)
 		return ret;
 	if (v > 1)
 		return -EINVAL;
-	__uks_trace_set_option(tfs_tr(of), (int)of->ref.idx, v);
-	return 0;
+	/* Only a change reaches the option (the nop tracer's refusal too). */
+	if (trace_opt(tfs_tr(of), (int)of->ref.idx) == (v == 1))
+		return 0;
+	return __uks_trace_set_option(tfs_tr(of), (int)of->ref.idx, v);
 }
 COMMAND(write_option)
 
@@ -505,6 +546,7 @@ static const struct kfs_ops trace_clock_ops = {
 	.show = show_trace_clock, .write = write_trace_clock_cmd,
 };
 static const struct kfs_ops trace_marker_ops = { .write = write_trace_marker };
+static const struct kfs_ops trace_marker_raw_ops = { .write = write_trace_marker_raw };
 static const struct kfs_ops trace_options_ops = {
 	.show = show_trace_options, .write = write_trace_options_cmd,
 };
@@ -514,6 +556,10 @@ static const struct kfs_ops tracing_on_ops = {
 static const struct kfs_ops events_enable_ops = {
 	.open = open_events_enable, .show = show_events_enable,
 	.write = write_events_enable_cmd, .release = release_events_enable,
+};
+static const struct kfs_ops sys_filter_ops = {
+	.open = open_events_enable, .show = show_sys_filter,
+	.write = write_sys_filter_cmd, .release = release_events_enable,
 };
 static const struct kfs_ops event_enable_ops = {
 	.show = show_event_enable, .write = write_event_enable_cmd,
@@ -559,6 +605,13 @@ static const struct kfs_node enable_files[] = {
 	{ 0 }
 };
 
+/* events/SYS/ of every system but ftrace, whose directory has no files of its own */
+static const struct kfs_node sys_files[] = {
+	KFS_FILE("enable", RW, &events_enable_ops),
+	KFS_FILE("filter", RW, &sys_filter_ops),
+	{ 0 }
+};
+
 static const struct kfs_node top_files[] = {
 	KFS_FILE("README", RO, &readme_ops),
 	KFS_FILE("available_events", RO, &available_events_ops),
@@ -576,11 +629,14 @@ static const struct kfs_node top_files[] = {
 	KFS_FILE("saved_cmdlines_size", RW, &cmdlines_size_ops),
 	KFS_FILE("saved_tgids", RO, &saved_tgids_ops),
 	KFS_FILE("set_event", RW, &set_event_ops),
+	{ .name = "set_event_notrace_pid", .mode = S_IFREG | RW, .ops = &event_pid_ops,
+	  .data = TFS_NOTRACE },
 	KFS_FILE("set_event_pid", RW, &event_pid_ops),
 	KFS_FILE("snapshot", RW, &__uks_tracefs_snapshot_ops),
 	KFS_FILE("trace", RW, &__uks_tracefs_trace_ops),
 	KFS_FILE("trace_clock", RW, &trace_clock_ops),
 	KFS_FILE("trace_marker", WO, &trace_marker_ops),
+	KFS_FILE("trace_marker_raw", WO, &trace_marker_raw_ops),
 	KFS_FILE("trace_options", RW, &trace_options_ops),
 	PIPE(0),
 	KFS_FILE("tracing_cpumask", RW, &tracing_cpumask_ops),
@@ -659,7 +715,8 @@ static const struct kfs_dir_ops instance_ops = { .has = instance_has };
 /* The top level's directory, and an instance's (instances/NAME). */
 const struct kfs_node __uks_tracefs_top = KFS_DIR("", 0755, NULL, top_files);
 const struct kfs_node __uks_tracefs_instance = KFS_DIR("", 0755, &instance_ops, top_files);
-const struct kfs_node __uks_tracefs_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_sys_ops, enable_files);
+const struct kfs_node __uks_tracefs_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_sys_ops, sys_files);
+const struct kfs_node __uks_tracefs_ftrace_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_sys_ops, NULL);
 const struct kfs_node __uks_tracefs_event_dir = KFS_DIR("", 0755, NULL, event_files);
 const struct kfs_node __uks_tracefs_cpu_dir = KFS_DIR("", 0755, NULL, cpu_files);
 const struct kfs_node __uks_tracefs_option_file = KFS_FILE("", RW, &option_ops);

@@ -21,22 +21,6 @@
 
 LIST_HEAD(__uks_trace_traces);
 
-/* The options uks implements, in the kernel's trace_options order. */
-static const struct { int opt; const char *name; } options[] = {
-	{ UKS_OPT_VERBOSE, "verbose" },
-	{ UKS_OPT_CONTEXT_INFO, "context-info" },
-	{ UKS_OPT_LATENCY_FORMAT, "latency-format" },
-	{ UKS_OPT_RECORD_CMD, "record-cmd" },
-	{ UKS_OPT_RECORD_TGID, "record-tgid" },
-	{ UKS_OPT_OVERWRITE, "overwrite" },
-	{ UKS_OPT_IRQ_INFO, "irq-info" },
-	{ UKS_OPT_MARKERS, "markers" },
-};
-
-#define DEFAULT_OPTS ((1ull << UKS_OPT_CONTEXT_INFO) | (1ull << UKS_OPT_RECORD_CMD) | \
-		      (1ull << UKS_OPT_OVERWRITE) | (1ull << UKS_OPT_IRQ_INFO) | \
-		      (1ull << UKS_OPT_MARKERS))
-
 static bool good_instance_name(const char *name)
 {
 	if (!*name || strlen(name) > 255 || strchr(name, '/') || !strcmp(name, ".") ||
@@ -91,7 +75,7 @@ static void trace_free(struct uks_trace *tr)
 	__uks_trace_snapshot_destroy(tr);
 	__uks_trace_rb_free(tr->rb);
 	uks_kfree(tr->buffer_kb);
-	uks_kfree(tr->event_pids);
+	__uks_trace_free_event_pids(tr);
 	uks_kfree(tr->name);
 	pthread_mutex_destroy(&tr->lock);
 	uks_kfree(tr);
@@ -135,7 +119,7 @@ UKS_EXPORT int uks_trace_create(const char *name, struct uks_trace **out)
 
 	if (name && !good_instance_name(name))
 		return -EINVAL;
-	ret = trace_alloc(name, DEFAULT_OPTS, &tr);
+	ret = trace_alloc(name, UKS_TRACE_DEFAULT_OPTS, &tr);
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&__uks_trace_event_mutex);
@@ -311,59 +295,6 @@ void __uks_trace_call_files_free(struct uks_event_call *call)
 		__uks_trace_file_free(file);
 }
 
-/* ---------------------------------------------------------------- options */
-
-void __uks_trace_show_options(struct uks_trace *tr, struct uks_seq *s)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
-		seq_printf(s, "%s%s\n", trace_opt(tr, options[i].opt) ? "" : "no",
-			   options[i].name);
-}
-
-int __uks_trace_option_index(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
-		if (!strcmp(options[i].name, name))
-			return options[i].opt;
-	return -1;
-}
-
-const char *__uks_trace_option_name(size_t i)
-{
-	return i < ARRAY_SIZE(options) ? options[i].name : NULL;
-}
-
-void __uks_trace_set_option(struct uks_trace *tr, int opt, bool on)
-{
-	if (on)
-		__atomic_or_fetch(&tr->opts, 1ull << opt, __ATOMIC_RELAXED);
-	else
-		__atomic_and_fetch(&tr->opts, ~(1ull << opt), __ATOMIC_RELAXED);
-	if (opt == UKS_OPT_OVERWRITE)
-		__uks_trace_rb_set_overwrite(tr->rb, on);
-}
-
-/* One trace_options write: "name" or "noname".  0 or -EINVAL. */
-int __uks_trace_write_option(struct uks_trace *tr, const char *word)
-{
-	bool on = true;
-	int opt;
-
-	if (!strncmp(word, "no", 2)) {
-		opt = __uks_trace_option_index(word + 2);
-		if (opt >= 0)
-			on = false;
-		else
-			opt = __uks_trace_option_index(word);
-	} else {
-		opt = __uks_trace_option_index(word);
-	}
-	if (opt < 0)
-		return -EINVAL;
-	__uks_trace_set_option(tr, opt, on);
-	return 0;
-}
-
 /* ------------------------------------------------------- buffer and clock */
 
 /*
@@ -460,95 +391,4 @@ int __uks_trace_set_clock(struct uks_trace *tr, const char *name)
 		}
 	}
 	return -EINVAL;
-}
-
-/* ------------------------------------------------------------ event pids */
-
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * Drop the repeats of a sorted array; the new count.  The pids are a set,
- * as the kernel's pid bitmap: appending a pid again adds nothing.
- */
-static size_t uniq_pids(pid_t *pids, size_t nr)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < nr; i++)
-		if (!kept || pids[i] != pids[kept - 1])
-			pids[kept++] = pids[i];
-	return kept;
-}
-
-/* Caller holds event_mutex. */
-void __uks_trace_show_event_pids(struct uks_trace *tr, struct uks_seq *s)
-{
-	for (size_t i = 0; tr->event_pids && i < tr->nr_event_pids; i++)
-		seq_printf(s, "%d\n", tr->event_pids[i]);
-}
-
-/*
- * set_event_pid write: whitespace-separated pids, added to the set (the
- * open with O_TRUNC cleared it).  Invalid numbers are -EINVAL.
- */
-int __uks_trace_add_event_pids(struct uks_trace *tr, const char *text, bool clear)
-{
-	size_t nr = clear ? 0 : tr->nr_event_pids, cap = nr + 16;
-	pid_t *pids = uks_kmalloc(cap * sizeof(*pids)), *old;
-	const char *p = text;
-
-	if (!pids)
-		return -ENOMEM;
-	if (nr)
-		memcpy(pids, tr->event_pids, nr * sizeof(*pids));
-	for (;;) {
-		char *end;
-		long v;
-
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!*p)
-			break;
-		v = strtol(p, &end, 10);
-		if (end == p || (*end && !isspace((unsigned char)*end)) || v < 0 || v > 4194304) {
-			uks_kfree(pids);
-			return -EINVAL;
-		}
-		p = end;
-		if (nr == cap) {
-			pid_t *bigger = uks_krealloc(pids, (cap *= 2) * sizeof(*pids));
-
-			if (!bigger) {
-				uks_kfree(pids);
-				return -ENOMEM;
-			}
-			pids = bigger;
-		}
-		pids[nr++] = (pid_t)v;
-	}
-	qsort(pids, nr, sizeof(*pids), cmp_pid);
-	nr = uniq_pids(pids, nr);
-	pthread_mutex_lock(&__uks_trace_event_mutex);
-	old = tr->event_pids;
-	/* Publish count 0 first so no reader pairs the new array with an old count. */
-	__atomic_store_n(&tr->nr_event_pids, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&tr->event_pids, nr ? pids : NULL, __ATOMIC_RELEASE);
-	__atomic_store_n(&tr->nr_event_pids, nr, __ATOMIC_RELEASE);
-	{
-		struct uks_event_file *file;
-
-		list_for_each_entry(file, &tr->files, list)
-			if (file->attached && file->call->tp)
-				uks_tracepoint_synchronize(file->call->tp);
-	}
-	pthread_mutex_unlock(&__uks_trace_event_mutex);
-	uks_kfree(old);
-	if (!nr)
-		uks_kfree(pids);
-	return 0;
 }

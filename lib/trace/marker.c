@@ -60,6 +60,8 @@ static void print_print_fmt(struct uks_seq *s, const struct uks_event_call *call
 	seq_puts(s, "\"%ps: %s\", (void *)REC->ip, REC->buf");
 }
 
+static int raw_data_init(void);
+
 /* Caller holds event_mutex. */
 int __uks_trace_marker_init(void)
 {
@@ -67,6 +69,8 @@ int __uks_trace_marker_init(void)
 
 	if (__uks_trace_ftrace_print_call)
 		return 0;
+	if (raw_data_init())
+		return -ENOMEM;
 	call = __uks_trace_call_alloc("ftrace", "print", print_fields, 2);
 	if (!call)
 		return -ENOMEM;
@@ -88,8 +92,11 @@ int __uks_trace_marker_init(void)
  * __uks_trace_marker_write - the trace_marker file's write
  * @writer:	the task the line is credited to (NULL: this thread)
  *
- * Returns bytes written, -EINVAL (markers option off), -EBADF (recording
- * off, as the kernel's when the ring buffer refuses), or -ENOMEM.
+ * A line longer than an event can hold is cut, and, as the kernel, the
+ * write takes only what went in: the writer's next write(2) carries the
+ * rest as a line of its own.  Returns the bytes taken, -EINVAL (markers
+ * option off), -EBADF (recording off, as the kernel's when the ring
+ * buffer refuses), or -ENOMEM.
  */
 int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 			     const struct uks_trace_task *writer)
@@ -99,7 +106,7 @@ int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 	struct print_entry *e;
 	size_t size, max = __uks_trace_rb_max_event() - sizeof(*e) - 2;
 	unsigned int cpu;
-	size_t n = len;
+	size_t n = len, end;
 
 	if (!trace_opt(tr, UKS_OPT_MARKERS))
 		return -EINVAL;
@@ -126,20 +133,21 @@ int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 		uks_trace_set_task(NULL);
 	e->ip = 0;
 	memcpy(e->buf, buf, n);
+	end = n;
 	if (file && __atomic_load_n(&file->triggers, __ATOMIC_ACQUIRE)) {
 		/* Triggers see the text as written: no newline added yet. */
-		e->buf[n] = '\0';
+		e->buf[end] = '\0';
 		post = __uks_trace_triggers_call(file, e, size, (int)cpu);
 	}
-	if (!n || e->buf[n - 1] != '\n')
-		e->buf[n++] = '\n';
-	e->buf[n] = '\0';
+	if (!end || e->buf[end - 1] != '\n')
+		e->buf[end++] = '\n';
+	e->buf[end] = '\0';
 	__uks_trace_rb_commit(tr->rb, e);
 	/* Under tr->lock: removing a trigger of ftrace:print waits for it. */
 	if (post)
 		__uks_trace_triggers_post_call(file, post);
 	pthread_mutex_unlock(&tr->lock);
-	return (int)len;
+	return (int)n;
 }
 
 /** __uks_trace_puts - see trace.h */
@@ -177,4 +185,103 @@ bool __uks_trace_peer_task(const struct uks_peer *peer, struct uks_trace_task *t
 	task->tgid = proc_status_pid(peer->pid, "Tgid", peer->pid);
 	proc_comm_read(peer->pid, task->comm);
 	return true;
+}
+
+/* ------------------------------------------------------ trace_marker_raw */
+
+/*
+ * trace_marker_raw: binary records, an unsigned int tag then the data,
+ * written as ftrace:raw_data (TRACE_RAW_DATA).  The kernel reserves room
+ * for "<faulted>" after the tag however short the data; the room past the
+ * data reads as zeroes here.
+ */
+struct raw_entry {
+	struct uks_trace_entry ent;
+	unsigned int id;
+	char buf[];
+};
+
+#define FAULT_SIZE_ID	(sizeof("<faulted>") - 1 + sizeof(unsigned int))
+
+static const struct uks_event_field raw_fields[] = {
+	{ "unsigned int", "id", 8, 4, false, UKS_FILTER_OTHER },
+	{ "char[]", "buf", 12, 0, false, UKS_FILTER_STATIC_STRING },
+};
+
+static void print_raw_data(struct uks_seq *s, const struct uks_event_call *call,
+			   const void *rec, size_t len)
+{
+	const struct raw_entry *e = rec;
+
+	seq_printf(s, "# %x buf:", e->id);
+	for (size_t i = sizeof(*e); i < len; i++)
+		seq_printf(s, " %02x", ((const unsigned char *)rec)[i]);
+}
+
+static void print_raw_data_fmt(struct uks_seq *s, const struct uks_event_call *call)
+{
+	seq_puts(s, "\"id:%04x %08x\", REC->id, (int)REC->buf[0]");
+}
+
+/* Caller holds event_mutex. */
+static int raw_data_init(void)
+{
+	struct uks_event_call *call;
+
+	if (__uks_trace_find_call_by_id(UKS_TRACE_FTRACE_RAW_DATA_ID))
+		return 0;
+	call = __uks_trace_call_alloc("ftrace", "raw_data", raw_fields, 2);
+	if (!call)
+		return -ENOMEM;
+	call->id = UKS_TRACE_FTRACE_RAW_DATA_ID;
+	call->flags = UKS_CALL_IGNORE_ENABLE;
+	call->print = print_raw_data;
+	call->print_fmt = print_raw_data_fmt;
+	if (__uks_trace_call_add(call)) {
+		__uks_trace_call_free(call);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * __uks_trace_marker_raw_write - the trace_marker_raw file's write
+ * @writer:	the task the record is credited to (NULL: this thread)
+ *
+ * Returns @len, or -EINVAL (markers off, shorter than the tag, larger than
+ * an event), -EBADF (recording off) or -ENOMEM, as the kernel answers.
+ */
+int __uks_trace_marker_raw_write(struct uks_trace *tr, const void *buf, size_t len,
+				 const struct uks_trace_task *writer)
+{
+	size_t size = sizeof(struct raw_entry) + len;
+	struct raw_entry *e;
+	unsigned int cpu;
+
+	if (!trace_opt(tr, UKS_OPT_MARKERS) || len < sizeof(unsigned int))
+		return -EINVAL;
+	if (len < FAULT_SIZE_ID)
+		size += FAULT_SIZE_ID - len;
+	if (size > __uks_trace_rb_max_event())
+		return -EINVAL;
+	if (writer)
+		uks_trace_set_task(writer);
+	if (trace_opt(tr, UKS_OPT_RECORD_CMD) || trace_opt(tr, UKS_OPT_RECORD_TGID))
+		__uks_trace_note_current(tr);
+	pthread_mutex_lock(&tr->lock);
+	e = __uks_trace_rb_reserve(tr->rb, size, &cpu);
+	if (e)
+		__uks_trace_fill_entry(tr, &e->ent, UKS_TRACE_FTRACE_RAW_DATA_ID);
+	if (writer)
+		uks_trace_set_task(NULL);
+	if (!e) {
+		pthread_mutex_unlock(&tr->lock);
+		return -EBADF;
+	}
+	/* The reservation is rounded up to 8 bytes: all of it reads as zeroes. */
+	memset((char *)e + sizeof(e->ent), 0, ((size + 7) & ~(size_t)7) - sizeof(e->ent));
+	memcpy(&e->id, buf, len);
+	__uks_trace_rb_commit(tr->rb, e);
+	pthread_mutex_unlock(&tr->lock);
+	return (int)len;
 }

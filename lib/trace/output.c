@@ -259,6 +259,10 @@ void __uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks
 	const struct uks_trace_entry *ent = ev->data;
 	struct uks_event_call *call = __uks_trace_find_call_by_id(ent->type);
 
+	if (__uks_trace_print_alt(tr, s, ev)) {
+		it->idx++;
+		return;
+	}
 	if (trace_opt(tr, UKS_OPT_CONTEXT_INFO)) {
 		if (it->lat_fmt)
 			print_lat_context(tr, s, it, ev, next_ts);

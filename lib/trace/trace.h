@@ -38,6 +38,7 @@
 #include <uks/tracepoint.h>
 
 #include "core/list.h"
+#include "trace/event_pids.h"
 #include "trace/field.h"
 #include "trace/filter.h"
 #include "trace/name_index.h"
@@ -48,6 +49,7 @@
 #define UKS_ERROR_LOG_MAX		8
 #define UKS_MAX_FILTER_STR		4096
 #define UKS_TRACE_FTRACE_PRINT_ID	5	/* TRACE_PRINT in the kernel */
+#define UKS_TRACE_FTRACE_RAW_DATA_ID	18	/* TRACE_RAW_DATA (5.15 and 6.12) */
 
 extern pthread_mutex_t __uks_trace_event_mutex;
 extern struct list_head __uks_trace_traces;
@@ -183,8 +185,26 @@ enum {
 	UKS_OPT_MARKERS,
 	UKS_OPT_EVENT_FORK,
 	UKS_OPT_PAUSE_ON_TRACE,
+	UKS_OPT_FIELDS,
+	UKS_OPT_TRACE_PRINTK,
+	UKS_OPT_ANNOTATE,
+	UKS_OPT_USERSTACKTRACE,
+	UKS_OPT_SYM_USEROBJ,
+	UKS_OPT_PRINTK_MSG_ONLY,
+	UKS_OPT_HASH_PTR,
+	UKS_OPT_STACKTRACE,
+	UKS_OPT_TEST_NOP_ACCEPT,	/* the nop tracer's own two options */
+	UKS_OPT_TEST_NOP_REFUSE,
 	UKS_NR_OPTS,
 };
+
+/* The kernel's TRACE_DEFAULT_FLAGS (options.c has what each one does here). */
+#define UKS_TRACE_DEFAULT_OPTS						\
+	((1ull << UKS_OPT_PRINT_PARENT) | (1ull << UKS_OPT_TRACE_PRINTK) |	\
+	 (1ull << UKS_OPT_ANNOTATE) | (1ull << UKS_OPT_CONTEXT_INFO) |	\
+	 (1ull << UKS_OPT_RECORD_CMD) | (1ull << UKS_OPT_OVERWRITE) |	\
+	 (1ull << UKS_OPT_IRQ_INFO) | (1ull << UKS_OPT_MARKERS) |	\
+	 (1ull << UKS_OPT_HASH_PTR))
 
 struct uks_trace {
 	struct list_head list;		/* __uks_trace_traces, under event_mutex */
@@ -197,8 +217,8 @@ struct uks_trace {
 	struct list_head files;		/* one struct uks_event_file per call, under event_mutex */
 	struct uks_error_log_entry errors[UKS_ERROR_LOG_MAX];
 	unsigned int nr_errors, next_error;
-	pid_t *event_pids;		/* set_event_pid, sorted; NULL: all */
-	size_t nr_event_pids;
+	struct uks_pid_list *event_pids;	/* set_event_pid; NULL: all (event_pids.c) */
+	struct uks_pid_list *notrace_pids;	/* set_event_notrace_pid; NULL: none */
 	int opens;			/* open files: rmdir says EBUSY */
 	/* instances/: made by mkdir below a top level, which owns them */
 	struct uks_trace *parent;	/* the top level, for an instance of it */
@@ -250,6 +270,8 @@ struct uks_event_file *__uks_trace_find_file(struct uks_trace *tr, const char *s
 struct uks_event_file *__uks_trace_file_of_call(struct uks_trace *tr, struct uks_event_call *call);
 int __uks_trace_file_enable(struct uks_event_file *file, bool enable, bool soft);
 int __uks_trace_file_set_filter(struct uks_event_file *file, const char *text);
+void __uks_trace_file_replace_filter(struct uks_event_file *file, struct uks_filter *filter,
+				     char *str);
 void __uks_trace_file_enable_str(struct uks_event_file *file, struct uks_seq *s);
 void __uks_trace_file_free(struct uks_event_file *file);
 /* An open file's reference (get under event_mutex; put anywhere). */
@@ -261,7 +283,6 @@ void __uks_trace_call_files_free(struct uks_event_call *call);
 /* Fill the common header of a record written by this thread. */
 void __uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, int type);
 uint64_t __uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb);
-bool __uks_trace_pid_allowed(struct uks_trace *tr, pid_t pid);
 pid_t __uks_trace_current_tid(void);
 /* A hit on @file: its triggers, then @tr's buffer (or scratch for triggers). */
 bool __uks_trace_file_skip_hit(struct uks_event_file *file, unsigned int flags);
@@ -297,6 +318,8 @@ void __uks_trace_print_header(struct uks_trace *tr, struct uks_seq *s,
 			      const struct uks_trace_iter *it, bool empty);
 void __uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks_trace_iter *it,
 			     const struct uks_rb_event *ev, uint64_t next_ts);
+/* output_alt.c: printk-msg-only, bin, hex, raw */
+bool __uks_trace_print_alt(struct uks_trace *tr, struct uks_seq *s, const struct uks_rb_event *ev);
 
 /* error_log.c */
 void __uks_trace_log_err(struct uks_trace *tr, const char *loc, const char *cmd,
@@ -311,9 +334,15 @@ void __uks_trace_show_available_events(struct uks_seq *s);
 int __uks_trace_system_enable(struct uks_trace *tr, const char *system, int enable);
 void __uks_trace_system_enable_str(struct uks_trace *tr, const char *system, struct uks_seq *s);
 
+/* system_filter.c: events/SYS/filter */
+extern const char __uks_trace_sys_filter_default[];
+int __uks_trace_system_set_filter(struct uks_trace *tr, const char *system, char *text);
+
 /* marker.c */
 int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 			     const struct uks_trace_task *writer);
+int __uks_trace_marker_raw_write(struct uks_trace *tr, const void *buf, size_t len,
+				 const struct uks_trace_task *writer);
 extern struct uks_event_call *__uks_trace_ftrace_print_call;
 /*
  * Write @text as an ftrace:print record credited to @caller (printed as the

@@ -111,6 +111,12 @@ ssize_t __uks_tracefs_command(struct kfs_open_file *of, const char *buf, size_t 
 
 /* ------------------------------------------------- directories on demand */
 
+/* The kernel gives the ftrace system no enable or filter file. */
+static const struct kfs_node *sys_dir_node(const struct uks_event_system *sys)
+{
+	return strcmp(sys->name, "ftrace") ? &__uks_tracefs_sys_dir : &__uks_tracefs_ftrace_sys_dir;
+}
+
 /* events/: a directory per system (after "enable"). */
 static int events_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
@@ -121,7 +127,7 @@ static int events_lookup(const struct kfs_ref *dir, const char *name, struct kfs
 	sys = __uks_trace_find_system(name);
 	if (!sys)
 		return -ENOENT;
-	child->node = &__uks_tracefs_sys_dir;
+	child->node = sys_dir_node(sys);
 	child->sub = sys;
 	return 0;
 }
@@ -132,7 +138,7 @@ static int events_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *a
 	int ret = 0;
 
 	list_for_each_entry(sys, &__uks_trace_systems, list) {
-		struct kfs_ref child = { &__uks_tracefs_sys_dir, dir->obj, sys, 0 };
+		struct kfs_ref child = { sys_dir_node(sys), dir->obj, sys, 0 };
 
 		ret = fill(sys->name, &child, arg);
 		if (ret)
@@ -174,7 +180,7 @@ static int sys_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
 /* options/: a file per option, ->idx its index. */
 static int options_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
-	int opt = __uks_trace_option_index(name);
+	int opt = __uks_trace_option_index(dir->obj, name);
 
 	if (opt < 0 || !__uks_tracefs_has_option(dir->obj, name))
 		return -ENOENT;
@@ -185,13 +191,14 @@ static int options_lookup(const struct kfs_ref *dir, const char *name, struct kf
 
 static int options_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
 {
-	int ret = 0;
+	const char *name;
+	int ret = 0, opt;
 
-	for (size_t i = 0; __uks_trace_option_name(i) && !ret; i++) {
-		struct kfs_ref child = { &__uks_tracefs_option_file, dir->obj, NULL, (long)i };
+	for (size_t i = 0; !ret && (name = __uks_trace_option_at(dir->obj, i, &opt)); i++) {
+		struct kfs_ref child = { &__uks_tracefs_option_file, dir->obj, NULL, opt };
 
-		if (__uks_tracefs_has_option(dir->obj, __uks_trace_option_name(i)))
-			ret = fill(__uks_trace_option_name(i), &child, arg);
+		if (__uks_tracefs_has_option(dir->obj, name))
+			ret = fill(name, &child, arg);
 	}
 	return ret;
 }

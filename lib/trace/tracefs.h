@@ -23,6 +23,8 @@
 
 /* struct kfs_node ->data of the files under per_cpu/cpuN: ref->idx is the CPU */
 #define TFS_PER_CPU	1
+/* ->data of set_event_notrace_pid (set_event_pid shares its ops) */
+#define TFS_NOTRACE	2
 
 static inline struct uks_trace *tfs_tr(const struct kfs_open_file *of)
 {
@@ -43,7 +45,8 @@ void __uks_tracefs_root(struct uks_trace *tr, struct kfs_root *root);
  * nodes
  */
 extern const struct kfs_node __uks_tracefs_top, __uks_tracefs_instance;
-extern const struct kfs_node __uks_tracefs_sys_dir, __uks_tracefs_event_dir,
+extern const struct kfs_node __uks_tracefs_sys_dir, __uks_tracefs_ftrace_sys_dir,
+	__uks_tracefs_event_dir,
 	__uks_tracefs_cpu_dir, __uks_tracefs_option_file;
 /* Does @tr's options/ have a file for option @name (instances lack a few)? */
 bool __uks_tracefs_has_option(const struct uks_trace *tr, const char *name);

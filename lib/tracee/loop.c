@@ -44,6 +44,7 @@
 
 #include <uks/slab.h>
 
+#include "trace/event_pids.h"
 #include "tracee/events.h"
 #include "tracee/internal.h"
 
@@ -299,6 +300,8 @@ static void fork_event(struct uks_tracee_session *s, struct tracee_thread *t)
 		c->task.tgid = tgid;
 		memcpy(c->task.comm, t->task.comm, sizeof(c->task.comm));
 	}
+	/* options/event-fork: the child joins its parent's pid lists. */
+	__uks_trace_task_fork(t->task.pid, child);
 	if (__uks_tracee_sched_on(UKS_TRACEE_TASK_NEWTASK) ||
 	    __uks_tracee_sched_on(UKS_TRACEE_SCHED_FORK)) {
 		as_task(t);
@@ -321,6 +324,7 @@ static void exit_event(struct uks_tracee_session *s, struct tracee_thread *t)
 									 t->prio);
 		as_self();
 	}
+	__uks_trace_task_exit(t->task.pid);	/* after its last event, as the kernel */
 }
 
 /* de_thread(): a non-leader exec'd and took the leader's tid. */

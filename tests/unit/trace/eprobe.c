@@ -78,6 +78,40 @@ TEST_F(ep, dot_or_slash_and_default_names)
 	ASSERT_EQ(UKS_TRACEFS_DIR, uks_tracefs_stat(tr, "events/grp/named", NULL));
 }
 
+/* 6.x: "e:GRP/ ..." takes the attached event's name; "-:GRP/" removes the group. */
+TEST_F(ep, group_only_names_and_group_removal)
+{
+	struct uks_trace *tr = self->tr;
+
+	ASSERT_EQ(0, wr(tr, "dynamic_events", "e:mygroup/ uks_other/ping v=$v"));
+	ASSERT_EQ(0, wr(tr, "dynamic_events", "e:mygroup/open uks_test/open $fd"));
+	ASSERT_STREQ("e:mygroup/ping uks_other.ping v=$v\n"
+		     "e:mygroup/open uks_test.open arg1=$fd\n", rd(tr, "dynamic_events"));
+	ASSERT_EQ(-ENOENT, wr(tr, "dynamic_events", "-:nogroup/"));
+	ASSERT_EQ(0, wr(tr, "dynamic_events", "-:mygroup/"));
+	ASSERT_STREQ("", rd(tr, "dynamic_events"));
+	ASSERT_EQ(-ENOENT, uks_tracefs_stat(tr, "events/mygroup", NULL));
+}
+
+/* 6.1: "if FILTER" runs on the attached event's record. */
+TEST_F(ep, filter_on_the_attached_record)
+{
+	struct uks_trace *tr = self->tr;
+
+	ASSERT_EQ(0, wr(tr, "dynamic_events", "e:big uks_other/ping v=$v:s64 if v > 10 && v < 100"));
+	ASSERT_EQ(0, wr(tr, "events/eprobes/big/enable", "1"));
+	uks_trace_uks_other_ping(5);
+	uks_trace_uks_other_ping(50);
+	uks_trace_uks_other_ping(500);
+	rd(tr, "trace_pipe");
+	ASSERT_NE(NULL, strstr(out, "big: (uks_other.ping) v=50\n"));
+	ASSERT_EQ(NULL, strstr(out, "v=5\n"));
+	ASSERT_EQ(NULL, strstr(out, "v=500\n"));
+	/* The filter is not part of the listing, as the kernel's. */
+	ASSERT_STREQ("e:eprobes/big uks_other.ping v=$v:s64\n", rd(tr, "dynamic_events"));
+	ASSERT_EQ(0, wr(tr, "events/eprobes/big/enable", "0"));
+}
+
 TEST_F(ep, enable_soft_enables_the_attached_event)
 {
 	struct uks_trace *tr = self->tr;
@@ -207,9 +241,20 @@ TEST_F(ep, errors_and_carets)
 		{ "e:/ok uks_other/ping", -EINVAL,
 		  "event_probe: error: Group name is not specified\n"
 		  "  Command: e:/ok uks_other/ping\n             ^\n" },
-		{ "e:g/ uks_other/ping", -EINVAL,
-		  "event_probe: error: Event name is not specified\n"
-		  "  Command: e:g/ uks_other/ping\n               ^\n" },
+		/* 6.x: the attach target lacks its event or its group (NO_EVENT_INFO) */
+		{ "e a.", -EINVAL,
+		  "event_probe: error: This requires both group and event name to attach\n"
+		  "  Command: e a.\n" "             ^\n" },
+		{ "e .b", -EINVAL,
+		  "event_probe: error: This requires both group and event name to attach\n"
+		  "  Command: e .b\n" "             ^\n" },
+		{ "e:g/ uks_other/ping arg=$v if", -EINVAL,
+		  "event_probe: error: No filter rule after 'if'\n"
+		  "  Command: e:g/ uks_other/ping arg=$v if\n"
+		  "                                         ^\n" },
+		{ "e:g/ uks_other/ping arg=$v if nosuch == 1", -EINVAL,
+		  "event filter parse error: error: Field not found\n"
+		  "  Command: nosuch == 1\n                  ^\n" },
 		{ "e:ok ping", -EINVAL,
 		  "event_probe: error: This requires both group and event name to attach\n"
 		  "  Command: e:ok ping\n                ^\n" },

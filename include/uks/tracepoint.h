@@ -160,6 +160,9 @@ int uks_tracepoint_attach(struct uks_tracepoint *tp, const struct uks_tp_probe *
 int uks_tracepoint_detach(struct uks_tracepoint *tp, const struct uks_tp_probe *probe);
 /* Library-internal: changes with every attach and detach (any tracepoint). */
 unsigned long __uks_tracepoint_generation(void);
+/* Library-internal: a write that changed probes waits for their remote users. */
+void __uks_tracepoint_set_sync(void (*fn)(unsigned long gen));
+void __uks_tracepoint_sync(unsigned long before);
 /* Wait until no hit of @tp that started before the call is still running. */
 void uks_tracepoint_synchronize(struct uks_tracepoint *tp);
 /* Visit every registered tracepoint under the registry lock. */

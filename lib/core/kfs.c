@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uks/tracepoint.h>
+
 #include "core/kfs.h"
 
 static void tree_lock(const struct kfs_root *root)
@@ -425,12 +427,18 @@ ssize_t __uks_kfs_write(struct kfs_open_file *of, const void *buf, size_t len, o
 {
 	const struct kfs_ops *ops = of->ref.node->ops;
 	const struct kfs_caller caller = { writer, write_arg };
+	unsigned long gen;
+	ssize_t n;
 
 	if ((of->flags & O_ACCMODE) == O_RDONLY)
 		return -EBADF;
 	if (!ops->write)
 		return -EINVAL;
-	return ops->write(of, buf, len, off, &caller);
+	/* an enable is in force for remote writers when the write returns */
+	gen = __uks_tracepoint_generation();
+	n = ops->write(of, buf, len, off, &caller);
+	__uks_tracepoint_sync(gen);
+	return n;
 }
 
 /* O_NONBLOCK is each read's own (fcntl may change it), as f_flags are. */

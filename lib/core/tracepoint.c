@@ -288,6 +288,32 @@ unsigned long __uks_tracepoint_generation(void)
 	return __atomic_load_n(&probes_generation, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * Writers of probes that live in another process (lib/tracee's keepers
+ * decide at each stop whether the tracee must wait) are told of a change
+ * before the write that made it returns: one hook, set once.
+ */
+static void (*probes_sync)(unsigned long gen);
+
+void __uks_tracepoint_set_sync(void (*fn)(unsigned long gen))
+{
+	__atomic_store_n(&probes_sync, fn, __ATOMIC_RELEASE);
+}
+
+/*
+ * Called without locks after a write that may have changed probes, with
+ * the generation read before it: when it moved, wait until every such
+ * holder of a decision has made it again (the hook bounds its wait).
+ */
+void __uks_tracepoint_sync(unsigned long before)
+{
+	void (*fn)(unsigned long gen) = __atomic_load_n(&probes_sync, __ATOMIC_ACQUIRE);
+	unsigned long gen = __uks_tracepoint_generation();
+
+	if (fn && gen != before)
+		fn(gen);
+}
+
 /**
  * uks_tracepoint_attach - add a probe to a tracepoint
  * @tp:		the tracepoint

@@ -76,6 +76,24 @@ static const struct uks_event_field probe_type_field = {
 	"unsigned int", "__probe_type", 8, 4, false, UKS_FILTER_OTHER
 };
 
+/* Set while this thread writes events for a task that is not stopped. */
+static __thread bool writer_running __attribute__((tls_model("initial-exec")));
+
+/**
+ * __uks_trace_eprobe_writer_running - the events this thread writes next
+ * are for a task already resumed (a stop let go before it was written)
+ * @running:	true until reset with false
+ *
+ * Its memory is not what it was at the hit: eprobes that read it record
+ * nothing.  A writer that resumed the task before writing did so because
+ * no such eprobe was enabled when it decided, so the kernel, whose probe
+ * runs at the hit, would have recorded nothing either.
+ */
+void __uks_trace_eprobe_writer_running(bool running)
+{
+	writer_running = running;
+}
+
 static void *eprobe_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 {
 	struct uks_event_file *file = data;
@@ -87,6 +105,8 @@ static void *eprobe_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 	    __uks_trace_file_skip_hit(file, flags))
 		return NULL;
 	if (len > UKS_RB_PAGE_SIZE || scratch_depth >= SCRATCH_DEPTH)
+		return NULL;
+	if (__builtin_expect(writer_running, 0) && __uks_trace_probe_args_read_memory(ep->args))
 		return NULL;
 	if ((file->tr->event_pids || file->tr->notrace_pids) &&
 	    __uks_trace_ignore_pid(file->tr, __uks_trace_current_tid()))

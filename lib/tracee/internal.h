@@ -7,6 +7,7 @@
 #ifndef UKS_TRACEE_INTERNAL_H
 #define UKS_TRACEE_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -73,6 +74,12 @@ struct tracee_thread {
  * @rbuf:	bytes read from @relay_fd not handled yet (the keeper sends
  *		resumed stops in batches: one read takes many)
  * @rlen:	bytes in @rbuf
+ * @wake_fd:	eventfd: a write changed the probes, send a policy now
+ *		(relay.c), or -1
+ * @owner:	the thread that waits on @relay_fd (never waits for itself)
+ * @acked:	the keeper acknowledged a policy made at @acked_gen
+ * @acked_gen:	(both under relay.c's sync lock)
+ * @sync_next:	the list of sessions with a keeper (relay.c)
  */
 struct uks_tracee_session {
 	unsigned int flags;
@@ -92,6 +99,11 @@ struct uks_tracee_session {
 	unsigned long policy_gen;
 	char rbuf[32 * sizeof(struct relay_stop)];
 	size_t rlen;
+	int wake_fd;
+	pthread_t owner;
+	bool acked;
+	unsigned long acked_gen;
+	struct uks_tracee_session *sync_next;
 };
 
 struct tracee_thread *__uks_tracee_find(struct uks_tracee_session *s, pid_t tid);
@@ -121,6 +133,8 @@ int __uks_tracee_start_kept(struct uks_tracee_session *s, const char *path, char
 			    const struct sock_fprog *prog, bool step, pid_t *child);
 int __uks_tracee_attach_kept(struct uks_tracee_session *s, pid_t pid, bool step);
 int __uks_tracee_relay_wait(struct uks_tracee_session *s, int flags);
+void __uks_tracee_relay_open(struct uks_tracee_session *s, int fd);
+void __uks_tracee_relay_close(struct uks_tracee_session *s);
 
 /* keeper.c */
 struct uks_tracee_keeper *__uks_tracee_keeper_alloc(unsigned int flags);

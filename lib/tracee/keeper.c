@@ -227,10 +227,17 @@ static int read_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
-/* The session's next request; a policy is taken in here. */
+static void flush(struct uks_tracee_keeper *k);
+
+/*
+ * The session's next request; a policy is taken in here and acknowledged
+ * (after the stops resumed under the old one): the write that changed the
+ * probes waits for that.
+ */
 static int read_cmd(struct uks_tracee_keeper *k, struct relay_cmd *c)
 {
 	struct relay_policy p;
+	struct relay_stop ack;
 
 	if (read_all(k->consumer, c, sizeof(*c)))
 		return -EPIPE;
@@ -239,6 +246,12 @@ static int read_cmd(struct uks_tracee_keeper *k, struct relay_cmd *c)
 			return -EPIPE;
 		k->policy = p;
 		k->policy_on = true;
+		flush(k);
+		memset(&ack, 0, sizeof(ack));
+		ack.type = RELAY_POLICY;
+		ack.eventmsg = p.gen;
+		if (k->consumer < 0 || send_all(k->consumer, &ack, sizeof(ack)))
+			return -EPIPE;
 	}
 	return 0;
 }

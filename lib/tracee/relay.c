@@ -12,6 +12,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -22,6 +24,7 @@
 
 #include <uks/tracee.h>
 
+#include "trace/eprobe.h"
 #include "tracee/events.h"
 #include "tracee/internal.h"
 
@@ -88,7 +91,7 @@ static int start_keeper(struct uks_tracee_session *s,
 	}
 	s->relayed = true;
 	s->relay_step = !(kflags & UKS_TRACEE_KEEP_FILTERED);
-	s->relay_fd = sv[0];
+	__uks_tracee_relay_open(s, sv[0]);
 	s->keeper = kp;
 	*first = (pid_t)msg;
 	return 0;
@@ -172,13 +175,152 @@ static void policy_update(struct uks_tracee_session *s)
 		struct relay_policy p;
 	} msg = { { RELAY_POLICY, 0, 0, 0 }, { 0 } };
 
-	if (s->policy_sent && gen == s->policy_gen)
+	if (s->relay_fd < 0 || (s->policy_sent && gen == s->policy_gen))
 		return;
 	policy_make(s, &msg.p);
+	msg.p.gen = gen;
 	if (send(s->relay_fd, &msg, sizeof(msg), MSG_NOSIGNAL) != sizeof(msg))
 		return;		/* the keeper is gone: its EOF is read next */
 	s->policy_sent = true;
 	s->policy_gen = gen;
+}
+
+/*
+ * Sessions with a keeper, for the writers that changed the probes: such a
+ * write wakes each session (@wake_fd), which sends its keeper a policy at
+ * once, and returns when every keeper has acknowledged one made at the
+ * write's generation or later.  A keeper that does not answer (stopped by
+ * a debugger, say) must not hang every writer: the wait is bounded.
+ */
+#define SYNC_WAIT_MS	2000
+
+static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sync_cond;
+static pthread_once_t sync_once = PTHREAD_ONCE_INIT;
+static struct uks_tracee_session *sync_list;
+
+static bool gen_before(unsigned long a, unsigned long b)
+{
+	return (long)(a - b) < 0;
+}
+
+static bool behind(const struct uks_tracee_session *s, unsigned long gen)
+{
+	return !s->acked || gen_before(s->acked_gen, gen);
+}
+
+static void relay_sync(unsigned long gen)
+{
+	const uint64_t one = 1;
+	struct timespec until;
+	bool wait;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += SYNC_WAIT_MS / 1000;
+	until.tv_nsec += SYNC_WAIT_MS % 1000 * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&sync_lock);
+	for (struct uks_tracee_session *s = sync_list; s; s = s->sync_next)
+		if (behind(s, gen) && !pthread_equal(s->owner, pthread_self()) &&
+		    write(s->wake_fd, &one, sizeof(one)) < 0)
+			continue;	/* the counter is full: it is woken already */
+	do {
+		wait = false;
+		for (struct uks_tracee_session *s = sync_list; s; s = s->sync_next)
+			wait |= behind(s, gen) && !pthread_equal(s->owner, pthread_self());
+	} while (wait && pthread_cond_timedwait(&sync_cond, &sync_lock, &until) == 0);
+	pthread_mutex_unlock(&sync_lock);
+}
+
+static void sync_init(void)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&sync_cond, &a);
+	pthread_condattr_destroy(&a);
+	__uks_tracepoint_set_sync(relay_sync);
+}
+
+/* @s talks to its keeper on @fd from now on, in this thread. */
+void __uks_tracee_relay_open(struct uks_tracee_session *s, int fd)
+{
+	s->relay_fd = fd;
+	s->owner = pthread_self();
+	s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->wake_fd < 0)
+		return;		/* the policy follows the next stop only */
+	pthread_once(&sync_once, sync_init);
+	pthread_mutex_lock(&sync_lock);
+	s->sync_next = sync_list;
+	sync_list = s;
+	pthread_mutex_unlock(&sync_lock);
+}
+
+/* The keeper is gone or let go: no writer waits for it any more. */
+void __uks_tracee_relay_close(struct uks_tracee_session *s)
+{
+	if (s->relay_fd < 0)
+		return;
+	close(s->relay_fd);
+	s->relay_fd = -1;
+	if (s->wake_fd < 0)
+		return;
+	pthread_mutex_lock(&sync_lock);
+	for (struct uks_tracee_session **p = &sync_list; *p; p = &(*p)->sync_next) {
+		if (*p == s) {
+			*p = s->sync_next;
+			break;
+		}
+	}
+	pthread_cond_broadcast(&sync_cond);
+	pthread_mutex_unlock(&sync_lock);
+	close(s->wake_fd);
+	s->wake_fd = -1;
+}
+
+/* The keeper's acknowledgement of a policy. */
+static void policy_acked(struct uks_tracee_session *s, unsigned long gen)
+{
+	pthread_mutex_lock(&sync_lock);
+	if (!s->acked || gen_before(s->acked_gen, gen)) {
+		s->acked = true;
+		s->acked_gen = gen;
+	}
+	pthread_cond_broadcast(&sync_cond);
+	pthread_mutex_unlock(&sync_lock);
+}
+
+/*
+ * Until @relay_fd has bytes: a wake from a writer sends a policy first.
+ * 1 when readable, 0 when not (@hang false), -EINTR on a signal.
+ */
+static int relay_poll(struct uks_tracee_session *s, bool hang)
+{
+	struct pollfd p[2] = { { s->relay_fd, POLLIN, 0 }, { s->wake_fd, POLLIN, 0 } };
+	uint64_t v;
+
+	for (;;) {
+		int n = poll(p, s->wake_fd >= 0 ? 2 : 1, hang ? -1 : 0);
+
+		if (n < 0 && errno == EINTR)
+			return -EINTR;
+		if (n < 0)
+			return 1;	/* let read() report it */
+		if (s->wake_fd >= 0 && (p[1].revents & POLLIN)) {
+			if (read(s->wake_fd, &v, sizeof(v)) < 0)
+				v = 0;	/* taken by an earlier read: nothing to do */
+			policy_update(s);
+		}
+		if (p[0].revents)
+			return 1;
+		if (!hang && !(p[1].revents & POLLIN))
+			return 0;
+	}
 }
 
 /*
@@ -188,14 +330,15 @@ static void policy_update(struct uks_tracee_session *s)
 int __uks_tracee_relay_wait(struct uks_tracee_session *s, int flags)
 {
 	struct relay_stop *m = &s->cur;
+	int ret;
 
+next:
 	if (s->relay_fd < 0)
 		return -ECHILD;
-	if ((flags & UKS_TRACEE_NOHANG) && !s->rlen) {
-		struct pollfd p = { s->relay_fd, POLLIN, 0 };
-
-		if (poll(&p, 1, 0) == 0)
-			return 0;
+	if (s->rlen < sizeof(*m)) {
+		ret = relay_poll(s, !(flags & UKS_TRACEE_NOHANG) || s->rlen);
+		if (ret <= 0 && !s->rlen)
+			return ret;
 	}
 	while (s->rlen < sizeof(*m)) {
 		ssize_t n = read(s->relay_fd, s->rbuf + s->rlen, sizeof(s->rbuf) - s->rlen);
@@ -205,8 +348,7 @@ int __uks_tracee_relay_wait(struct uks_tracee_session *s, int flags)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			close(s->relay_fd);
-			s->relay_fd = -1;
+			__uks_tracee_relay_close(s);
 			s->rlen = 0;
 			m->tid = 0;
 			return -ECHILD;
@@ -216,12 +358,20 @@ int __uks_tracee_relay_wait(struct uks_tracee_session *s, int flags)
 	memcpy(m, s->rbuf, sizeof(*m));
 	s->rlen -= sizeof(*m);
 	memmove(s->rbuf, s->rbuf + sizeof(*m), s->rlen);
+	if (m->type == RELAY_POLICY && m->tid == 0) {
+		policy_acked(s, (unsigned long)m->eventmsg);
+		goto next;
+	}
 	if (m->type != RELAY_STOP || m->tid <= 0)
 		return -EPROTO;
 	policy_update(s);
-	if (m->flags & RELAY_RESUMED)
-		s->stats.resumed_early++;
-	return __uks_tracee_handle(s, m->tid, m->status);
+	if (!(m->flags & RELAY_RESUMED))
+		return __uks_tracee_handle(s, m->tid, m->status);
+	s->stats.resumed_early++;
+	__uks_trace_eprobe_writer_running(true);
+	ret = __uks_tracee_handle(s, m->tid, m->status);
+	__uks_trace_eprobe_writer_running(false);
+	return ret;
 }
 
 /* ptrace() for a stop the keeper sent: its answers, or its resume. */

@@ -7,7 +7,10 @@
  *
  *   keeper -> session	struct relay_stop per waitpid() result: an exit
  *			needs no answer, a stop exactly one RELAY_RESUME
- *			for its tid (the session's only ptrace request)
+ *			for its tid (the session's only ptrace request);
+ *			a struct relay_stop of type RELAY_POLICY (tid 0,
+ *			@eventmsg the policy's @gen) once a policy is in
+ *			force: the acknowledgement
  *   session -> keeper	RELAY_RESUME {tid, request, data}: the keeper makes
  *			the ptrace() call; RELAY_RELEASE: stop relaying;
  *			RELAY_POLICY + struct relay_policy: which system-call
@@ -23,8 +26,12 @@
  * RELAY_RESUMED: the session writes its events from the message alone and
  * makes no resume request for it.  Every other stop waits for the session,
  * and all of them do until the first policy arrives.  The session sends a
- * new policy as soon as it sees the tracepoints' generation move; a stop
- * resumed under the old one had hit its tracepoints before the change.
+ * new policy as soon as it sees the tracepoints' generation move, or is
+ * woken by the write that moved it (__uks_tracepoint_sync()): that write
+ * returns once the keeper has acknowledged a policy made at its
+ * generation or later, so every system call its writer (or anyone)
+ * starts afterwards is judged by the new policy, as a kernel probe is in
+ * force once the write that enabled it returned.
  */
 #ifndef UKS_TRACEE_RELAY_H
 #define UKS_TRACEE_RELAY_H
@@ -93,6 +100,7 @@ struct relay_cmd {
 /**
  * struct relay_policy - which system-call stops the keeper resumes itself
  * @step:	the tracees are stepped (every resume is PTRACE_SYSCALL)
+ * @gen:	the tracepoints' generation it was made at (acknowledged)
  * @sync_enter:	bit per number: its entry stop waits for the session
  * @sync_exit:	bit per number: its exit stop waits for the session
  * @want_exit:	bit per number: resume its entry with PTRACE_SYSCALL
@@ -100,6 +108,7 @@ struct relay_cmd {
 struct relay_policy {
 	uint32_t step;
 	uint32_t pad;
+	uint64_t gen;
 	uint64_t sync_enter[RELAY_POLICY_WORDS];
 	uint64_t sync_exit[RELAY_POLICY_WORDS];
 	uint64_t want_exit[RELAY_POLICY_WORDS];

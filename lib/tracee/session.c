@@ -178,10 +178,10 @@ UKS_EXPORT int uks_tracee_session_create(const struct uks_tracee_opts *opts,
 	if (!s)
 		return -ENOMEM;
 	s->flags = opts ? opts->flags : 0;
-	s->relay_fd = -1;
+	s->relay_fd = s->wake_fd = -1;
 	if (s->flags & UKS_TRACEE_RELAY) {
 		s->relayed = true;
-		s->relay_fd = opts->relay_fd;
+		__uks_tracee_relay_open(s, opts->relay_fd);
 	}
 	*out = s;
 	return 0;
@@ -510,8 +510,7 @@ UKS_EXPORT int uks_tracee_detach(struct uks_tracee_session *s)
 		if (s->relay_fd >= 0) {
 			if (send(s->relay_fd, &c, sizeof(c), MSG_NOSIGNAL) < 0)
 				n = 0;
-			close(s->relay_fd);
-			s->relay_fd = -1;
+			__uks_tracee_relay_close(s);
 		}
 		for (unsigned int h = 0; h < TRACEE_HASH; h++) {
 			while (s->hash[h]) {

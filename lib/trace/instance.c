@@ -228,7 +228,8 @@ int __uks_trace_instance_mkdir(struct uks_trace *top, const char *name)
 	else
 		ret = instance_may_allocate();
 	if (!ret)
-		ret = trace_alloc(name, __atomic_load_n(&top->opts, __ATOMIC_RELAXED) & ~(1ull << UKS_OPT_EVENT_FORK), &tr);
+		ret = trace_alloc(name, __atomic_load_n(&top->opts, __ATOMIC_RELAXED) &
+					~(1ull << UKS_OPT_EVENT_FORK), &tr);
 	if (!ret) {
 		ret = trace_link(tr);
 		if (ret)

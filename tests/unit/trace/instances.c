@@ -317,7 +317,7 @@ TEST_F(inst, memory_is_checked_and_instances_are_capped)
  * then fails with -EBUSY) or fails with -ENOENT; nothing is used after
  * being freed (run it under ASan).
  */
-#define ROUNDS	300
+#define ROUNDS	150
 
 struct hammer {
 	struct kfs_root *root;

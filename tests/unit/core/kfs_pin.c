@@ -8,8 +8,10 @@
  *
  * The root's ->get runs under the tree's lock at the end of the walk, its
  * error fails the open, ->put undoes it at the last close or when ->open
- * fails, without the lock; mkdir and rmdir pin their directory; "." and
- * ".." as the name they act on get the VFS's answers.
+ * fails, without the lock; a flushed file (FUSE's FLUSH at close(2)) is
+ * not in use until it is used again, its pin on memory stays to the last
+ * close; mkdir and rmdir pin their directory; "." and ".." as the name
+ * they act on get the VFS's answers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +23,7 @@
 static pthread_mutex_t tree_mutex = PTHREAD_MUTEX_INITIALIZER;
 static bool locked;
 static int wrong;		/* a hook ran with the lock when it must not, or without */
-static int pins, get_err, open_err, made;
+static int pins, busy, get_err, open_err, made;
 static int top_obj, box_obj;
 
 static void t_lock(void *obj)
@@ -42,7 +44,14 @@ static int t_get(const struct kfs_ref *ref)
 	if (get_err)
 		return get_err;
 	pins++;
+	busy++;
 	return 0;
+}
+
+static void t_in_use(const struct kfs_ref *ref, bool on)
+{
+	wrong += locked;
+	busy += on ? 1 : -1;
 }
 
 static void t_put(const struct kfs_ref *ref)
@@ -109,7 +118,7 @@ static struct kfs_node top_files[4];
 static const struct kfs_node top = KFS_DIR("", 0755, NULL, top_files);
 static const struct kfs_root root = {
 	.node = &top, .obj = &top_obj, .lock = t_lock, .unlock = t_unlock,
-	.get = t_get, .put = t_put,
+	.get = t_get, .in_use = t_in_use, .put = t_put,
 };
 
 static void setup(void)
@@ -151,6 +160,35 @@ TEST(an_open_file_pins_its_ref_under_the_lock_until_the_last_close)
 	EXPECT_EQ(-EACCES, __uks_kfs_open(&root, "keep", O_WRONLY, NULL, &of));
 	EXPECT_EQ(-EISDIR, __uks_kfs_open(&root, "box", O_RDONLY, NULL, &of));
 	EXPECT_EQ(0, pins);
+	EXPECT_EQ(0, busy);
+	EXPECT_EQ(0, wrong);
+}
+
+TEST(a_flushed_file_is_not_in_use_until_it_is_used_again)
+{
+	struct kfs_open_file *of;
+	char buf[8];
+
+	setup();
+	ASSERT_EQ(0, __uks_kfs_open(&root, "data", O_RDWR, NULL, &of));
+	EXPECT_EQ(1, busy);
+	__uks_kfs_flush(of);
+	__uks_kfs_flush(of);	/* a second descriptor closed: still one pin */
+	EXPECT_EQ(0, busy);
+	EXPECT_EQ(1, pins);
+	EXPECT_EQ(4, __uks_kfs_read(of, buf, sizeof(buf), 0));	/* a dup still open */
+	EXPECT_EQ(1, busy);
+	__uks_kfs_flush(of);
+	EXPECT_EQ(-EINVAL, __uks_kfs_write(of, "x", 1, 0, NULL, NULL));	/* no ->write */
+	EXPECT_EQ(1, busy);
+	__uks_kfs_flush(of);
+	__uks_kfs_close(of);	/* released after its flush */
+	EXPECT_EQ(0, busy);
+	EXPECT_EQ(0, pins);
+	ASSERT_EQ(0, __uks_kfs_open(&root, "data", O_RDONLY, NULL, &of));
+	__uks_kfs_close(of);	/* released without a flush (the library API) */
+	EXPECT_EQ(0, busy);
+	EXPECT_EQ(0, pins);
 	EXPECT_EQ(0, wrong);
 }
 
@@ -171,6 +209,7 @@ TEST(mkdir_and_rmdir_pin_their_directory_and_answer_dot_names_as_the_vfs)
 	EXPECT_EQ(0, __uks_kfs_rmdir(&root, "box/b", NULL));
 	EXPECT_EQ(0, made);
 	EXPECT_EQ(0, pins);
+	EXPECT_EQ(0, busy);
 	EXPECT_EQ(0, wrong);
 }
 

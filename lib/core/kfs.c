@@ -189,10 +189,21 @@ static int pin(const struct kfs_root *root, const struct kfs_ref *ref)
 	return root->get ? root->get(ref) : 0;
 }
 
-static void unpin(const struct kfs_root *root, const struct kfs_ref *ref)
+/* Undo pin(); @in_use: the pin still makes its objects busy. */
+static void unpin(const struct kfs_root *root, const struct kfs_ref *ref, bool in_use)
 {
+	if (in_use && root->in_use)
+		root->in_use(ref, false);
 	if (root->put)
 		root->put(ref);
+}
+
+/* The file is used: in use again if a flush had stopped it. */
+static void use(struct kfs_open_file *of)
+{
+	if (__atomic_load_n(&of->idle, __ATOMIC_RELAXED) &&
+	    __atomic_exchange_n(&of->idle, 0, __ATOMIC_ACQ_REL) && of->root->in_use)
+		of->root->in_use(&of->ref, true);
 }
 
 /*
@@ -253,7 +264,7 @@ static int dir_op(const struct kfs_root *root, const char *path, const struct uk
 	if (ret)
 		return ret;
 	ret = make ? ops->mkdir(&dir, name, peer) : ops->rmdir(&dir, name, peer);
-	unpin(root, &dir);
+	unpin(root, &dir, true);
 	return ret;
 }
 
@@ -313,7 +324,7 @@ int __uks_kfs_open(const struct kfs_root *root, const char *path, int flags,
 	if (of->ref.node->ops->open) {
 		ret = of->ref.node->ops->open(of);
 		if (ret) {
-			unpin(root, &of->ref);
+			unpin(root, &of->ref, true);
 			free(of);
 			return ret;
 		}
@@ -409,6 +420,7 @@ ssize_t __uks_kfs_read(struct kfs_open_file *of, void *buf, size_t len, off_t of
 
 	if ((of->flags & O_ACCMODE) == O_WRONLY)
 		return -EBADF;
+	use(of);
 	pthread_mutex_lock(&of->lock);
 	if (off >= 0 && off != of->pos && !(of->ref.node->flags & KFS_STREAM)) {
 		n = reread_to(of, off);
@@ -432,6 +444,7 @@ ssize_t __uks_kfs_write(struct kfs_open_file *of, const void *buf, size_t len, o
 
 	if ((of->flags & O_ACCMODE) == O_RDONLY)
 		return -EBADF;
+	use(of);
 	if (!ops->write)
 		return -EINVAL;
 	/* an enable is in force for remote writers when the write returns */
@@ -452,6 +465,7 @@ void __uks_kfs_set_nonblock(struct kfs_open_file *of, bool nonblock)
 
 int __uks_kfs_poll(struct kfs_open_file *of)
 {
+	use(of);
 	return of->ref.node->ops->poll ? of->ref.node->ops->poll(of) : 1;
 }
 
@@ -464,7 +478,20 @@ void __uks_kfs_interrupt(struct kfs_open_file *of)
 
 long __uks_kfs_ioctl(struct kfs_open_file *of, unsigned int cmd, void *arg)
 {
+	use(of);
 	return of->ref.node->ops->ioctl ? of->ref.node->ops->ioctl(of, cmd, arg) : -ENOTTY;
+}
+
+/*
+ * FUSE sends FLUSH at each close(2) and before it returns, RELEASE at the
+ * last one and later: a flushed file stops making its objects busy (an
+ * rmdir right after the close must not fail with -EBUSY), until it is
+ * used again (a descriptor of it was still open elsewhere).
+ */
+void __uks_kfs_flush(struct kfs_open_file *of)
+{
+	if (!__atomic_exchange_n(&of->idle, 1, __ATOMIC_ACQ_REL) && of->root->in_use)
+		of->root->in_use(&of->ref, false);
 }
 
 void __uks_kfs_close(struct kfs_open_file *of)
@@ -473,7 +500,7 @@ void __uks_kfs_close(struct kfs_open_file *of)
 		return;
 	if (of->ref.node->ops->release)
 		of->ref.node->ops->release(of);
-	unpin(of->root, &of->ref);
+	unpin(of->root, &of->ref, !__atomic_exchange_n(&of->idle, 1, __ATOMIC_ACQ_REL));
 	seq_free(&of->seq);
 	pthread_mutex_destroy(&of->lock);
 	free(of);

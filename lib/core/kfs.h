@@ -191,6 +191,13 @@ static inline bool kfs_is_dir(const struct kfs_node *n)
  *		sees the pin (tracefs: rmdir of an instance says -EBUSY) or ran
  *		before the walk (which then fails with -ENOENT).  The kernel's
  *		kernfs_get_active() and trace_array_get().  Returns 0 or -errno.
+ * @in_use:	an open file stops (@on false) or starts again making its
+ *		objects busy, without the tree's lock: after @get it is in use;
+ *		__uks_kfs_flush() (a descriptor of it was closed: FUSE's FLUSH,
+ *		sent before close(2) returns, while RELEASE comes later) stops
+ *		it until the next read, write, poll or ioctl; the last close or
+ *		a failed open stops it if it was.  @get's pin on memory stays
+ *		until @put.  Optional.
  * @put:	undo @get: at the last close, or when the open fails; without
  *		the tree's lock
  * @release:	the tree goes away (uksfs is destroyed)
@@ -204,6 +211,7 @@ struct kfs_root {
 	void (*lock)(void *obj);
 	void (*unlock)(void *obj);
 	int (*get)(const struct kfs_ref *ref);
+	void (*in_use)(const struct kfs_ref *ref, bool on);
 	void (*put)(const struct kfs_ref *ref);
 	void (*release)(void *obj);
 	bool kernfs;
@@ -229,6 +237,7 @@ struct kfs_open_file {
 	bool shown;
 	off_t pos;
 	pthread_mutex_t lock;
+	int idle;		/* flushed, not used since: not in use */
 };
 
 /* What stat(2) shows of a path. */
@@ -260,6 +269,8 @@ void __uks_kfs_set_nonblock(struct kfs_open_file *of, bool nonblock);
 int __uks_kfs_poll(struct kfs_open_file *of);
 void __uks_kfs_interrupt(struct kfs_open_file *of);
 long __uks_kfs_ioctl(struct kfs_open_file *of, unsigned int cmd, void *arg);
+/* A descriptor of @of was closed (FUSE's FLUSH); see struct kfs_root ->in_use. */
+void __uks_kfs_flush(struct kfs_open_file *of);
 void __uks_kfs_close(struct kfs_open_file *of);
 
 /* The node's type and flags as kfs_stat, for listings made by hand. */

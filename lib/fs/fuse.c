@@ -482,6 +482,19 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		fuse_reply_write(req, (size_t)n);
 }
 
+/*
+ * FLUSH comes with each close(2), before it returns; RELEASE with the last
+ * one, later.  A flushed file stops holding an rmdir of its instance off
+ * until it is used again, so "cat instances/x/trace; rmdir instances/x"
+ * works as on the kernel whichever request a worker thread serves first.
+ */
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	__uks_vfs_flush((struct uks_vfs_file *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fuse_fs *fs = fs_of(req);
@@ -573,6 +586,7 @@ static const struct fuse_lowlevel_ops fs_ops = {
 	.open = op_open,
 	.read = op_read,
 	.write = op_write,
+	.flush = op_flush,
 	.release = op_release,
 	.poll = op_poll,
 };

@@ -365,6 +365,12 @@ UKS_EXPORT void uks_vfs_interrupt(struct uks_vfs_file *f)
 	__uks_kfs_interrupt(f->of);
 }
 
+/* A descriptor of @f was closed (FUSE's FLUSH): see kfs.h, ->in_use. */
+void __uks_vfs_flush(struct uks_vfs_file *f)
+{
+	__uks_kfs_flush(f->of);
+}
+
 /** uks_vfs_close - see <uks/fs.h> */
 UKS_EXPORT void uks_vfs_close(struct uks_vfs_file *f)
 {

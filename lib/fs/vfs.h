@@ -50,6 +50,8 @@ int __uks_vfs_attach(struct uks_vfs *vfs, const char *path, const struct kfs_roo
 int __uks_vfs_mkdir(struct uks_vfs *vfs, const char *path, const struct uks_peer *peer);
 int __uks_vfs_rmdir(struct uks_vfs *vfs, const char *path, const struct uks_peer *peer);
 long __uks_vfs_ioctl(struct uks_vfs_file *f, unsigned int cmd, void *arg);
+/* A descriptor of @f was closed; its last close is uks_vfs_close(). */
+void __uks_vfs_flush(struct uks_vfs_file *f);
 
 /* The front ends' calls: uks_vfs_open(), _read() and _pwrite() for a caller. */
 int __uks_vfs_open_as(struct uks_vfs *vfs, const char *path, int flags,

@@ -689,7 +689,9 @@ static const char *const top_only[] = {
 };
 
 /* Options only the top level has a file of in options/ (TOP_LEVEL_TRACE_FLAGS). */
-static const char *const top_only_options[] = { "printk-msg-only", "record-cmd", "trace_printk" };
+static const char *const top_only_options[] = {
+	"printk-msg-only", "record-cmd", "trace_printk",
+};
 
 static bool in_list(const char *const *list, size_t n, const char *name)
 {

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <uks/core.h>
 #include <uks/slab.h>
@@ -43,6 +42,7 @@ static int trace_alloc(const char *name, uint64_t opts, struct uks_trace **out)
 	INIT_LIST_HEAD(&tr->instances);
 	INIT_LIST_HEAD(&tr->instance_list);
 	tr->opts = opts;
+	tr->ref = 1;
 	tr->max_instances = UKS_TRACE_MAX_INSTANCES;
 	tr->buffer_kb = uks_kmalloc(uks_nr_cpu_ids() * sizeof(*tr->buffer_kb));
 	for (unsigned int cpu = 0; tr->buffer_kb && cpu < uks_nr_cpu_ids(); cpu++)
@@ -79,6 +79,18 @@ static void trace_free(struct uks_trace *tr)
 	uks_kfree(tr->name);
 	pthread_mutex_destroy(&tr->lock);
 	uks_kfree(tr);
+}
+
+void __uks_trace_get(struct uks_trace *tr)
+{
+	__atomic_add_fetch(&tr->ref, 1, __ATOMIC_RELAXED);
+}
+
+/* The last reference frees it; it was unlinked already (trace_unlink()). */
+void __uks_trace_put(struct uks_trace *tr)
+{
+	if (!__atomic_sub_fetch(&tr->ref, 1, __ATOMIC_ACQ_REL))
+		trace_free(tr);
 }
 
 /* Give @tr its event files and list it.  Caller holds event_mutex. */
@@ -153,8 +165,8 @@ UKS_EXPORT void uks_trace_destroy(struct uks_trace *tr)
 	trace_unlink(tr);
 	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	list_for_each_entry_safe(child, tmp, &gone, instance_list)
-		trace_free(child);
-	trace_free(tr);
+		__uks_trace_put(child);
+	__uks_trace_put(tr);
 }
 
 /* --------------------------------------------------------- instances/ */
@@ -217,7 +229,8 @@ int __uks_trace_instance_mkdir(struct uks_trace *top, const char *name)
 	else
 		ret = instance_may_allocate();
 	if (!ret)
-		ret = trace_alloc(name, __atomic_load_n(&top->opts, __ATOMIC_RELAXED) & ~(1ull << UKS_OPT_EVENT_FORK), &tr);
+		ret = trace_alloc(name, __atomic_load_n(&top->opts, __ATOMIC_RELAXED) &
+					~(1ull << UKS_OPT_EVENT_FORK), &tr);
 	if (!ret) {
 		ret = trace_link(tr);
 		if (ret)
@@ -232,48 +245,36 @@ int __uks_trace_instance_mkdir(struct uks_trace *top, const char *name)
 	return ret;
 }
 
-/*
- * An open file whose holder closed it may still count for a moment: over
- * FUSE the kernel sends RELEASE after close(2) has returned, and another
- * worker thread may serve a following rmdir first.  rmdir gives such
- * releases this long before it says -EBUSY.
- */
-#define RELEASE_GRACE_MS	500
-
 /**
  * __uks_trace_instance_rmdir - rmdir instances/@name below @top
  *
  * The kernel's __remove_instance(): -EBUSY while any file of the
- * instance is open (its tr->ref > 1), else its events are disabled and
- * it is freed with its buffer.  Returns 0, -ENOENT or -EBUSY.
+ * instance is in use (its tr->ref > 1), else its events are disabled, it
+ * is gone from the tree, and it is freed with its buffer once the last
+ * file is released (over FUSE a closed file is released after close(2)
+ * has returned: it stopped being in use at the close, kfs.h ->in_use).
+ * Returns 0, -ENOENT or -EBUSY.
  */
 int __uks_trace_instance_rmdir(struct uks_trace *top, const char *name)
 {
 	struct uks_trace *tr;
+	int ret = 0;
 
 	pthread_mutex_lock(&__uks_trace_event_mutex);
-	for (int waited = 0;; waited++) {
-		tr = __uks_trace_instance_find(top, name);
-		if (!tr || !__atomic_load_n(&tr->opens, __ATOMIC_ACQUIRE))
-			break;
-		if (waited == RELEASE_GRACE_MS) {
-			pthread_mutex_unlock(&__uks_trace_event_mutex);
-			return -EBUSY;
-		}
-		pthread_mutex_unlock(&__uks_trace_event_mutex);
-		usleep(1000);
-		pthread_mutex_lock(&__uks_trace_event_mutex);
+	tr = __uks_trace_instance_find(top, name);
+	if (!tr)
+		ret = -ENOENT;
+	else if (__atomic_load_n(&tr->opens, __ATOMIC_ACQUIRE))
+		ret = -EBUSY;
+	if (!ret) {
+		trace_unlink(tr);
+		list_del(&tr->instance_list);
+		top->nr_instances--;
 	}
-	if (!tr) {
-		pthread_mutex_unlock(&__uks_trace_event_mutex);
-		return -ENOENT;
-	}
-	trace_unlink(tr);
-	list_del(&tr->instance_list);
-	top->nr_instances--;
 	pthread_mutex_unlock(&__uks_trace_event_mutex);
-	trace_free(tr);
-	return 0;
+	if (!ret)
+		__uks_trace_put(tr);
+	return ret;
 }
 
 /* Caller holds event_mutex. */

@@ -234,6 +234,13 @@ struct uks_trace {
 	bool snapshot_allocated;	/* under snapshot_busy */
 	int snapshot_busy;		/* a swap, resize or free is under way */
 	unsigned long *tracing_cpumask;	/* nr_cpu_ids bits; NULL: every CPU */
+	/*
+	 * Its owner (the top level's creator, or its instances/ list) holds
+	 * one reference, each open file one more: an instance rmdir removed
+	 * while a flushed file of it was not yet released goes with that
+	 * file's release.
+	 */
+	int ref;
 };
 
 /* How many instances one top level may have (mkdir says -ENOSPC past it). */
@@ -243,6 +250,10 @@ static inline bool trace_opt(const struct uks_trace *tr, int opt)
 {
 	return __atomic_load_n(&tr->opts, __ATOMIC_RELAXED) & (1ull << opt);
 }
+
+/* instance.c */
+void __uks_trace_get(struct uks_trace *tr);
+void __uks_trace_put(struct uks_trace *tr);
 
 /* events.c */
 int __uks_trace_sync_calls(void);

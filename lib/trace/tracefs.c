@@ -36,29 +36,40 @@ static void tree_unlock(void *obj)
 }
 
 /*
- * An open file pins its instance (rmdir says -EBUSY while it is open, the
- * kernel's trace_array_get()) and, under events/SYS/EVENT/, the event's
- * file, which a removed dynamic event leaves behind answering -ENODEV.
- * Called under event_mutex at the end of the walk: an instance rmdir
- * unlinked is no longer found, one found cannot be unlinked before this.
+ * An open file pins its instance (its memory, and rmdir says -EBUSY while
+ * the file is in use: the kernel's trace_array_get()) and, under
+ * events/SYS/EVENT/, the event's file, which a removed dynamic event
+ * leaves behind answering -ENODEV.  Called under event_mutex at the end of
+ * the walk: an instance rmdir unlinked is no longer found, one found
+ * cannot be unlinked before this.
  */
 static int tree_get(const struct kfs_ref *ref)
 {
 	struct uks_trace *tr = ref->obj;
 
+	__uks_trace_get(tr);
 	__atomic_add_fetch(&tr->opens, 1, __ATOMIC_RELAXED);
 	if (__uks_tracefs_is_event_file(ref->node))
 		__uks_trace_file_get(ref->sub);
 	return 0;
 }
 
-static void tree_put(const struct kfs_ref *ref)
+/* A flushed file no longer holds rmdir off (kfs.h, ->in_use). */
+static void tree_in_use(const struct kfs_ref *ref, bool on)
 {
 	struct uks_trace *tr = ref->obj;
 
+	if (on)
+		__atomic_add_fetch(&tr->opens, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_sub_fetch(&tr->opens, 1, __ATOMIC_RELEASE);
+}
+
+static void tree_put(const struct kfs_ref *ref)
+{
 	if (__uks_tracefs_is_event_file(ref->node))
 		__uks_trace_file_put(ref->sub);
-	__atomic_sub_fetch(&tr->opens, 1, __ATOMIC_RELEASE);
+	__uks_trace_put(ref->obj);
 }
 
 /**
@@ -78,6 +89,7 @@ void __uks_tracefs_root(struct uks_trace *tr, struct kfs_root *root)
 		.lock = tree_lock,
 		.unlock = tree_unlock,
 		.get = tree_get,
+		.in_use = tree_in_use,
 		.put = tree_put,
 	};
 }

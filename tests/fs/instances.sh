@@ -2,7 +2,8 @@
 # Trace instances through a real uksd FUSE mount: mkdir instances/NAME
 # makes an instance with the kernel's files (the top-level-only ones
 # absent), independent of the top level, rmdir removes it, EBUSY while a
-# file of it is open; the kernel's errnos for names that exist, do not,
+# file of it is open and at once after it was closed (FUSE's RELEASE comes
+# after close(2) returns, its FLUSH before); the kernel's errnos for names that exist, do not,
 # or cannot be; odd names; then the ftrace selftests' slams (instance.tc,
 # instance-event.tc) for a fixed number of rounds, after which the tree is
 # clean and uksd still serves.
@@ -57,6 +58,11 @@ ok "rmdir is EBUSY while a file of the instance is open, then succeeds" -- bash 
 	exec 3< '$I/foo/trace_pipe' &&
 	[ \"\$(LC_ALL=C rmdir '$I/foo' 2>&1 | sed 's/.*: //')\" = 'Device or resource busy' ] &&
 	exec 3<&- && rmdir '$I/foo' && [ ! -e '$I/foo' ] && [ -z \"\$(ls '$I')\" ]"
+ok "rmdir right after a file of the instance was read and closed succeeds (FLUSH at close)" -- bash -c "
+	cd '$I' && for _ in \$(seq 40); do
+		mkdir bar && cat bar/trace > /dev/null && echo 1 > bar/events/kmem/kfree/enable &&
+		rmdir bar || exit 1
+	done; [ -z \"\$(ls)\" ]"
 
 # instance.tc: five loops make and remove x, y, z while ls -lR walks the tree.
 slam() { for _ in $(seq 30); do mkdir x; mkdir y; mkdir z; rmdir x; rmdir y; rmdir z; done 2>/dev/null; }

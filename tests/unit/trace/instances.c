@@ -264,6 +264,38 @@ TEST_F(inst, rmdir_is_ebusy_while_a_file_of_the_instance_is_open)
 	EXPECT_EQ(0, self->top->opens);
 }
 
+/*
+ * Over FUSE a file is flushed at close(2) and released later: once
+ * flushed it no longer holds rmdir off, and the instance is freed at its
+ * release; until then the file works on the removed instance.
+ */
+TEST_F(inst, a_flushed_file_does_not_hold_rmdir_and_outlives_its_instance)
+{
+	struct kfs_root *r = &self->root;
+	struct kfs_open_file *tr, *en;
+	char buf[256];
+
+	ASSERT_EQ(0, __uks_kfs_mkdir(r, "instances/fl", NULL));
+	ASSERT_EQ(0, __uks_kfs_open(r, "instances/fl/trace", O_RDONLY, NULL, &tr));
+	ASSERT_EQ(0, __uks_kfs_open(r, "instances/fl/events/uks_test/tick/enable", O_RDWR,
+				    NULL, &en));
+	__uks_kfs_flush(tr);
+	EXPECT_EQ(-EBUSY, __uks_kfs_rmdir(r, "instances/fl", NULL));
+	__uks_kfs_flush(en);
+	EXPECT_GT(__uks_kfs_read(tr, buf, sizeof(buf), 0), 0);	/* used again: busy */
+	EXPECT_EQ(-EBUSY, __uks_kfs_rmdir(r, "instances/fl", NULL));
+	__uks_kfs_flush(tr);
+	ASSERT_EQ(0, __uks_kfs_rmdir(r, "instances/fl", NULL));
+	EXPECT_EQ(-ENOENT, __uks_kfs_mkdir(r, "instances/fl/x", NULL));
+	EXPECT_STREQ("", ls(r, "instances"));
+	/* the files still work: the instance's buffer, its event file gone */
+	EXPECT_GT(__uks_kfs_read(tr, buf, sizeof(buf), 0), 0);
+	EXPECT_EQ(-ENODEV, __uks_kfs_write(en, "1", 1, 0, NULL, NULL));
+	__uks_kfs_close(en);
+	__uks_kfs_close(tr);	/* frees it */
+	EXPECT_EQ(0, self->top->opens);
+}
+
 TEST_F(inst, a_removed_eprobe_leaves_its_open_files_answering_enodev)
 {
 	struct kfs_root *r = &self->root;
@@ -317,7 +349,7 @@ TEST_F(inst, memory_is_checked_and_instances_are_capped)
  * then fails with -EBUSY) or fails with -ENOENT; nothing is used after
  * being freed (run it under ASan).
  */
-#define ROUNDS	300
+#define ROUNDS	150
 
 struct hammer {
 	struct kfs_root *root;

@@ -427,6 +427,8 @@ COMMAND(write_event_filter)
 
 static int show_event_trigger(struct kfs_open_file *of, struct uks_seq *s)
 {
+	if (!tfs_live_file(of))
+		return -ENODEV;
 	__uks_trace_trigger_show(tfs_file(of), s);
 	return 0;
 }
@@ -436,7 +438,7 @@ static int write_event_trigger(struct kfs_open_file *of, char *text, size_t len)
 	int ret;
 
 	pthread_mutex_lock(&__uks_trace_event_mutex);
-	ret = __uks_trace_trigger_write(tfs_file(of), text);
+	ret = tfs_live_file(of) ? __uks_trace_trigger_write(tfs_file(of), text) : -ENODEV;
 	pthread_mutex_unlock(&__uks_trace_event_mutex);
 	return ret;
 }

@@ -42,7 +42,7 @@ void __uks_tracefs_root(struct uks_trace *tr, struct kfs_root *root);
 /* files.c: the top directory of an instance, and its subdirectories' nodes */
 extern const struct kfs_node __uks_tracefs_top;
 extern const struct kfs_node __uks_tracefs_sys_dir, __uks_tracefs_ftrace_sys_dir,
-	__uks_tracefs_event_dir,
+	__uks_tracefs_event_dir, __uks_tracefs_ftrace_event_dir,
 	__uks_tracefs_cpu_dir, __uks_tracefs_option_file;
 /* tracefs.c: the ->dir ops of events/, events/SYS/, options/, per_cpu/, instances/ */
 extern const struct kfs_dir_ops __uks_tracefs_events_ops, __uks_tracefs_sys_ops,

@@ -131,6 +131,11 @@ TEST_F(sysf, ftrace_system_has_no_files_of_its_own)
 	ASSERT_EQ(UKS_TRACEFS_REG, uks_tracefs_stat(self->tr, "events/uks_test/filter", &mode));
 	ASSERT_EQ(0644u, mode);
 	ASSERT_EQ(-ENOENT, uks_tracefs_stat(self->tr, "events/filter", &mode));
+	/* Nor have its events. */
+	ASSERT_EQ(-ENOENT, uks_tracefs_stat(self->tr, "events/ftrace/print/enable", &mode));
+	ASSERT_EQ(-ENOENT, uks_tracefs_stat(self->tr, "events/ftrace/print/filter", &mode));
+	ASSERT_EQ(UKS_TRACEFS_REG, uks_tracefs_stat(self->tr, "events/ftrace/print/format", &mode));
+	ASSERT_EQ(UKS_TRACEFS_REG, uks_tracefs_stat(self->tr, "events/ftrace/raw_data/id", &mode));
 }
 
 TEST_F(sysf, enable_files_say_0_1_or_X)

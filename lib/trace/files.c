@@ -655,6 +655,13 @@ static const struct kfs_node event_files[] = {
 	{ 0 }
 };
 
+/* ftrace's own events (print, raw_data) cannot be enabled or filtered. */
+static const struct kfs_node ftrace_event_files[] = {
+	KFS_FILE("format", RO, &event_format_ops),
+	KFS_FILE("id", RO, &event_id_ops),
+	{ 0 }
+};
+
 static const struct kfs_node cpu_files[] = {
 	/* 5.15 creates it 0444 and still resizes on root's write; later kernels 0640. */
 	{ .name = "buffer_size_kb", .mode = S_IFREG | RW, .ops = &buffer_size_ops,
@@ -722,5 +729,6 @@ const struct kfs_node __uks_tracefs_instance = KFS_DIR("", 0755, &instance_ops, 
 const struct kfs_node __uks_tracefs_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_sys_ops, sys_files);
 const struct kfs_node __uks_tracefs_ftrace_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_sys_ops, NULL);
 const struct kfs_node __uks_tracefs_event_dir = KFS_DIR("", 0755, NULL, event_files);
+const struct kfs_node __uks_tracefs_ftrace_event_dir = KFS_DIR("", 0755, NULL, ftrace_event_files);
 const struct kfs_node __uks_tracefs_cpu_dir = KFS_DIR("", 0755, NULL, cpu_files);
 const struct kfs_node __uks_tracefs_option_file = KFS_FILE("", RW, &option_ops);

@@ -159,6 +159,13 @@ static int events_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *a
 	return ret;
 }
 
+/* The kernel's ftrace events have no enable or filter file. */
+static const struct kfs_node *event_dir_node(const struct uks_event_call *call)
+{
+	return call->flags & UKS_CALL_IGNORE_ENABLE ? &__uks_tracefs_ftrace_event_dir
+						     : &__uks_tracefs_event_dir;
+}
+
 /* events/SYS/: a directory per event; ->sub becomes the event's file here. */
 static int sys_lookup(const struct kfs_ref *dir, const char *name, struct kfs_ref *child)
 {
@@ -168,7 +175,7 @@ static int sys_lookup(const struct kfs_ref *dir, const char *name, struct kfs_re
 
 	if (!file)
 		return -ENOENT;
-	child->node = &__uks_tracefs_event_dir;
+	child->node = event_dir_node(call);
 	child->sub = file;
 	return 0;
 }
@@ -180,7 +187,7 @@ static int sys_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *arg)
 	int ret = 0;
 
 	list_for_each_entry(call, &sys->calls, sys_list) {
-		struct kfs_ref child = { &__uks_tracefs_event_dir, dir->obj, NULL, 0 };
+		struct kfs_ref child = { event_dir_node(call), dir->obj, NULL, 0 };
 
 		ret = fill(call->name, &child, arg);
 		if (ret)

@@ -24,6 +24,9 @@
 
 #define SUBSYS_ERR "Couldn't find or set field in one of a subsystem's events"
 
+/* tick copies a 16-byte comm array */
+static const char comm_x[16] = "x";
+
 FIXTURE(sysf) {
 	struct uks_trace *tr;
 	char buf[8192];
@@ -34,7 +37,7 @@ FIXTURE_SETUP(sysf)
 	ASSERT_EQ(0, uks_trace_create(NULL, &self->tr));
 	/* Register the test events' tracepoints. */
 	uks_trace_uks_test_open(0, "", 0);
-	uks_trace_uks_test_tick(0, "");
+	uks_trace_uks_test_tick(0, comm_x);
 	uks_trace_uks_other_ping(0);
 }
 
@@ -77,7 +80,7 @@ TEST_F(sysf, event_without_the_field_loses_its_filter)
 	/* tick now filters nothing. */
 	ASSERT_EQ(0, wr(tr, "events/uks_test/tick/enable", "1"));
 	ASSERT_EQ(0, wrt(tr, "trace", ""));
-	uks_trace_uks_test_tick(7, "x");
+	uks_trace_uks_test_tick(7, comm_x);
 	ASSERT_NE(NULL, strstr(rd(tr, "trace"), "n=7 comm=x"));
 	/* One error_log entry per event that refused it, caret at 0. */
 	rd(tr, "error_log");
@@ -131,6 +134,11 @@ TEST_F(sysf, ftrace_system_has_no_files_of_its_own)
 	ASSERT_EQ(UKS_TRACEFS_REG, uks_tracefs_stat(self->tr, "events/uks_test/filter", &mode));
 	ASSERT_EQ(0644u, mode);
 	ASSERT_EQ(-ENOENT, uks_tracefs_stat(self->tr, "events/filter", &mode));
+	/* Nor have its events. */
+	ASSERT_EQ(-ENOENT, uks_tracefs_stat(self->tr, "events/ftrace/print/enable", &mode));
+	ASSERT_EQ(-ENOENT, uks_tracefs_stat(self->tr, "events/ftrace/print/filter", &mode));
+	ASSERT_EQ(UKS_TRACEFS_REG, uks_tracefs_stat(self->tr, "events/ftrace/print/format", &mode));
+	ASSERT_EQ(UKS_TRACEFS_REG, uks_tracefs_stat(self->tr, "events/ftrace/raw_data/id", &mode));
 }
 
 TEST_F(sysf, enable_files_say_0_1_or_X)

@@ -655,10 +655,19 @@ static const struct kfs_node event_files[] = {
 	{ 0 }
 };
 
-/* ftrace's own events (print, raw_data) cannot be enabled or filtered. */
-static const struct kfs_node ftrace_event_files[] = {
+/*
+ * ftrace's own events cannot be enabled or filtered: print has its id and
+ * triggers (6.x), the others (kernel_stack, raw_data) only their format.
+ */
+static const struct kfs_node ftrace_print_files[] = {
 	KFS_FILE("format", RO, &event_format_ops),
 	KFS_FILE("id", RO, &event_id_ops),
+	KFS_FILE("trigger", RW, &event_trigger_ops),
+	{ 0 }
+};
+
+static const struct kfs_node ftrace_event_files[] = {
+	KFS_FILE("format", RO, &event_format_ops),
 	{ 0 }
 };
 
@@ -677,7 +686,9 @@ static const struct kfs_node cpu_files[] = {
 
 bool __uks_tracefs_is_event_file(const struct kfs_node *node)
 {
-	return node >= event_files && node < event_files + ARRAY_SIZE(event_files) - 1;
+#define IN_TABLE(t) (node >= (t) && node < (t) + ARRAY_SIZE(t) - 1)
+	return IN_TABLE(event_files) || IN_TABLE(ftrace_print_files) || IN_TABLE(ftrace_event_files);
+#undef IN_TABLE
 }
 
 /*
@@ -730,5 +741,6 @@ const struct kfs_node __uks_tracefs_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_s
 const struct kfs_node __uks_tracefs_ftrace_sys_dir = KFS_DIR("", 0755, &__uks_tracefs_sys_ops, NULL);
 const struct kfs_node __uks_tracefs_event_dir = KFS_DIR("", 0755, NULL, event_files);
 const struct kfs_node __uks_tracefs_ftrace_event_dir = KFS_DIR("", 0755, NULL, ftrace_event_files);
+const struct kfs_node __uks_tracefs_ftrace_print_dir = KFS_DIR("", 0755, NULL, ftrace_print_files);
 const struct kfs_node __uks_tracefs_cpu_dir = KFS_DIR("", 0755, NULL, cpu_files);
 const struct kfs_node __uks_tracefs_option_file = KFS_FILE("", RW, &option_ops);

@@ -159,11 +159,13 @@ static int events_iterate(const struct kfs_ref *dir, kfs_filldir_t fill, void *a
 	return ret;
 }
 
-/* The kernel's ftrace events have no enable or filter file. */
+/* The kernel's ftrace events have no enable or filter file; print has triggers. */
 static const struct kfs_node *event_dir_node(const struct uks_event_call *call)
 {
-	return call->flags & UKS_CALL_IGNORE_ENABLE ? &__uks_tracefs_ftrace_event_dir
-						     : &__uks_tracefs_event_dir;
+	if (!(call->flags & UKS_CALL_IGNORE_ENABLE))
+		return &__uks_tracefs_event_dir;
+	return call == __uks_trace_ftrace_print_call ? &__uks_tracefs_ftrace_print_dir
+						     : &__uks_tracefs_ftrace_event_dir;
 }
 
 /* events/SYS/: a directory per event; ->sub becomes the event's file here. */

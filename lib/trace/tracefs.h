@@ -46,7 +46,7 @@ void __uks_tracefs_root(struct uks_trace *tr, struct kfs_root *root);
  */
 extern const struct kfs_node __uks_tracefs_top, __uks_tracefs_instance;
 extern const struct kfs_node __uks_tracefs_sys_dir, __uks_tracefs_ftrace_sys_dir,
-	__uks_tracefs_event_dir, __uks_tracefs_ftrace_event_dir,
+	__uks_tracefs_event_dir, __uks_tracefs_ftrace_event_dir, __uks_tracefs_ftrace_print_dir,
 	__uks_tracefs_cpu_dir, __uks_tracefs_option_file;
 /* Does @tr's options/ have a file for option @name (instances lack a few)? */
 bool __uks_tracefs_has_option(const struct uks_trace *tr, const char *name);

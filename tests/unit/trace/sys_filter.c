@@ -138,7 +138,11 @@ TEST_F(sysf, ftrace_system_has_no_files_of_its_own)
 	ASSERT_EQ(-ENOENT, uks_tracefs_stat(self->tr, "events/ftrace/print/enable", &mode));
 	ASSERT_EQ(-ENOENT, uks_tracefs_stat(self->tr, "events/ftrace/print/filter", &mode));
 	ASSERT_EQ(UKS_TRACEFS_REG, uks_tracefs_stat(self->tr, "events/ftrace/print/format", &mode));
-	ASSERT_EQ(UKS_TRACEFS_REG, uks_tracefs_stat(self->tr, "events/ftrace/raw_data/id", &mode));
+	ASSERT_EQ(UKS_TRACEFS_REG, uks_tracefs_stat(self->tr, "events/ftrace/print/trigger", &mode));
+	/* The others have only their format, as on a 6.x kernel. */
+	ASSERT_EQ(UKS_TRACEFS_REG, uks_tracefs_stat(self->tr, "events/ftrace/raw_data/format", &mode));
+	ASSERT_EQ(-ENOENT, uks_tracefs_stat(self->tr, "events/ftrace/raw_data/id", &mode));
+	ASSERT_EQ(-ENOENT, uks_tracefs_stat(self->tr, "events/ftrace/kernel_stack/trigger", &mode));
 }
 
 TEST_F(sysf, enable_files_say_0_1_or_X)

@@ -83,6 +83,15 @@ static ssize_t write_nothing(struct uks_trace *tr, const char *path)
 	return n;
 }
 
+/* uks_test:tick copies 16 bytes of its comm: give it 16. */
+static void tick(unsigned int n, const char *name)
+{
+	char comm[16] = { 0 };
+
+	strncpy(comm, name, sizeof(comm) - 1);
+	uks_trace_uks_test_tick(n, comm);
+}
+
 static int count(const char *text, const char *needle)
 {
 	int n = 0;
@@ -223,6 +232,50 @@ TEST_F(snap, take_swaps_like_echo_1)
 	ASSERT_EQ(0, count(out, ">1<") + count(out, ">9<"));
 }
 
+/* An ftrace:print record as trace_marker writes it. */
+struct print_rec {
+	struct uks_trace_entry ent;
+	unsigned long ip;
+	char buf[48];
+};
+
+/*
+ * The writer the kernel never has: preempted (or interrupted) between
+ * reserve and commit while the buffers are swapped.  Its event lands whole
+ * in the ring it reserved in, now the snapshot; the live buffer goes on.
+ */
+TEST_F(snap, a_writer_between_reserve_and_commit_finishes_in_the_ring_it_reserved_in)
+{
+	struct print_rec *rec;
+	unsigned int cpu;
+
+	ASSERT_EQ(0, __uks_trace_snapshot_alloc(self->tr));
+	ASSERT_EQ(0, wrt(self->tr, "trace_marker", "before"));
+	rec = __uks_trace_rb_reserve(self->tr->rb, sizeof(*rec), &cpu);
+	ASSERT_NONNULL(rec);
+	__uks_trace_fill_entry(self->tr, &rec->ent, UKS_TRACE_FTRACE_PRINT_ID);
+	rec->ip = 0;
+	strcpy(rec->buf, "held across the swaps\n");
+	/* Swapped by the trigger's path, then by the file, then again. */
+	ASSERT_EQ(0, __uks_trace_snapshot_take(self->tr));
+	ASSERT_EQ(0, wrt(self->tr, "trace_marker", "after one"));
+	ASSERT_EQ(0, wrt(self->tr, "snapshot", "1"));
+	ASSERT_EQ(0, wrt(self->tr, "trace_marker", "after two"));
+	ASSERT_EQ(0, __uks_trace_snapshot_take(self->tr));
+	/* Readers stop at the uncommitted event: what follows it waits. */
+	ASSERT_EQ(1, count(rd(self->tr, "snapshot"), "before"));
+	ASSERT_EQ(0, count(out, "after"));
+	__uks_trace_rb_commit(self->tr->rb, rec);
+	rd(self->tr, "snapshot");
+	ASSERT_EQ(1, count(out, "tracing_mark_write: before\n"));
+	ASSERT_EQ(1, count(out, "tracing_mark_write: held across the swaps\n"));
+	ASSERT_EQ(1, count(out, "tracing_mark_write: after two\n"));
+	ASSERT_EQ(1, count(out, "# entries-in-buffer/entries-written: 3/3"));
+	rd(self->tr, "trace");
+	ASSERT_EQ(1, count(out, "tracing_mark_write: after one\n"));
+	ASSERT_EQ(1, count(out, "# entries-in-buffer/entries-written: 1/1"));
+}
+
 /* ------------------------------------------------------- tracing_cpumask */
 
 static const char *hex(unsigned long *map, unsigned int nbits)
@@ -319,7 +372,7 @@ TEST_F(snap, a_cpu_out_of_the_mask_records_nothing_and_counts_nothing)
 	ASSERT_EQ(0, wrt(self->tr, "events/uks_test/tick/enable", "1"));
 	ASSERT_EQ(0, wrt(other, "events/uks_test/tick/enable", "1"));
 	ASSERT_EQ(0, wrt(self->tr, "tracing_cpumask", "0"));
-	uks_trace_uks_test_tick(1, "masked");
+	tick(1, "masked");
 	/* trace_marker is refused too, as the kernel's (EBADF: not recorded). */
 	ASSERT_EQ(-EBADF, wrt(self->tr, "trace_marker", "masked"));
 	ASSERT_EQ(0, count(rd(self->tr, "trace"), "masked"));
@@ -357,14 +410,14 @@ static struct race *the_race;
 static void on_usr1(int sig)
 {
 	(void)sig;
-	uks_trace_uks_test_tick(NESTED, "nested");
+	tick(NESTED, "nested");
 	if (!__uks_trace_snapshot_take(the_race->tr))
 		__atomic_add_fetch(&the_race->nested_takes, 1, __ATOMIC_RELAXED);
 }
 
 static void *writer(void *arg)
 {
-	char comm[16];
+	char comm[16] = { 0 };
 
 	snprintf(comm, sizeof(comm), "w%ld", (long)arg);
 	for (unsigned int n = 0; n < NESTED && !__atomic_load_n(&the_race->stop, __ATOMIC_RELAXED);
@@ -479,7 +532,7 @@ TEST_F(snap, swaps_frees_and_resizes_racing_lockless_writers_lose_no_integrity)
 	ASSERT_EQ(0, wrt(self->tr, "tracing_on", "1"));
 	ASSERT_EQ(0, wrt(self->tr, "trace", ""));
 	for (int i = 0; i < 10; i++)
-		uks_trace_uks_test_tick(i, "after");
+		tick(i, "after");
 	ASSERT_EQ(0, wrt(self->tr, "snapshot", "1"));
 	ASSERT_EQ(10, count(rd(self->tr, "snapshot"), "comm=after\n"));
 	ASSERT_EQ(0, count(rd(self->tr, "trace"), "comm=after\n"));

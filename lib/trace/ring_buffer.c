@@ -90,6 +90,7 @@ struct rb_cpu {
 	uint64_t retired_written;	/* events of pages no longer live */
 	uint64_t overrun;
 	uint64_t read_total;
+	uint64_t raw_overrun;		/* overrun at the last raw page read */
 	/* atomics */
 	uint64_t commit_overrun;
 	uint64_t dropped;
@@ -307,7 +308,7 @@ int __uks_trace_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu)
 		c->nr_pages = nr;
 		c->head = c->tail = 0;
 		c->read = c->read_events = 0;
-		c->retired_written = c->overrun = c->read_total = 0;
+		c->retired_written = c->overrun = c->read_total = c->raw_overrun = 0;
 		__atomic_store_n(&c->commit_overrun, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->dropped, 0, __ATOMIC_RELAXED);
 		rb_unlock(c);
@@ -574,6 +575,38 @@ int __uks_trace_rb_consume(struct uks_rb *rb, unsigned int cpu, void *buf, size_
 	return rb_copy_oldest(rb, cpu, buf, cap, ts, true);
 }
 
+/**
+ * __uks_trace_rb_consume_batch - hand the oldest events of @cpu to @take
+ * @take:	gets each event in buffer order; false leaves it unread and stops
+ * @lost:	events overwritten since the last batch read of this CPU
+ *
+ * For page readers (trace_pipe_raw), which take many events under one lock.
+ * Returns the number of events consumed or -errno.
+ */
+int __uks_trace_rb_consume_batch(struct uks_rb *rb, unsigned int cpu, uks_rb_take_fn take,
+				 void *arg, uint64_t *lost)
+{
+	struct rb_event_hdr *hdr;
+	struct rb_cpu *c;
+	int n = 0;
+
+	if (cpu >= rb->nr_cpus)
+		return -EINVAL;
+	c = &rb->cpus[cpu];
+	if (!rb_lock(c))
+		return -EDEADLK;
+	while ((hdr = rb_oldest(c)) &&
+	       take(arg, hdr->ts, hdr + 1, ev_len(hdr->state) - sizeof(*hdr))) {
+		c->read += ev_len(hdr->state);
+		c->read_events++;
+		n++;
+	}
+	*lost = c->overrun - c->raw_overrun;
+	c->raw_overrun = c->overrun;
+	rb_unlock(c);
+	return n;
+}
+
 bool __uks_trace_rb_empty(struct uks_rb *rb)
 {
 	for (unsigned int i = 0; i < rb->nr_cpus; i++) {
@@ -814,7 +847,7 @@ void __uks_trace_rb_reset(struct uks_rb *rb)
 		}
 		c->retired_written = -live;
 		c->read_total = -(uint64_t)c->read_events;
-		c->overrun = 0;
+		c->overrun = c->raw_overrun = 0;
 		__atomic_store_n(&c->commit_overrun, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->dropped, 0, __ATOMIC_RELAXED);
 		rb_unlock(c);

@@ -97,6 +97,10 @@ int __uks_trace_rb_peek(struct uks_rb *rb, unsigned int cpu, void *buf, size_t c
 int __uks_trace_rb_consume(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap,
 			   uint64_t *ts);
 bool __uks_trace_rb_empty(struct uks_rb *rb);
+/* Many events under one lock (trace_pipe_raw); see ring_buffer.c. */
+typedef bool (*uks_rb_take_fn)(void *arg, uint64_t ts, const void *data, unsigned int len);
+int __uks_trace_rb_consume_batch(struct uks_rb *rb, unsigned int cpu, uks_rb_take_fn take,
+				 void *arg, uint64_t *lost);
 
 /*
  * Blocking: wait until an event is committed after @seq was read with

@@ -181,6 +181,7 @@ struct uks_trace {
 	pid_t *event_pids;		/* set_event_pid, sorted; NULL: all */
 	size_t nr_event_pids;
 	int opens;			/* open files: rmdir says EBUSY */
+	unsigned int subbuf_order;	/* buffer_subbuf_size_kb: 4 KiB << order */
 };
 
 static inline bool trace_opt(const struct uks_trace *tr, int opt)

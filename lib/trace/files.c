@@ -248,7 +248,7 @@ static ssize_t write_trace_marker(struct kfs_open_file *of, const char *buf, siz
 	if (!who && __uks_trace_peer_task(caller->peer, &task))
 		who = &task;
 	ret = __uks_trace_marker_write(tfs_tr(of), buf, len, who);
-	return ret < 0 ? ret : (ssize_t)len;
+	return ret;
 }
 
 static int show_trace_options(struct kfs_open_file *of, struct uks_seq *s)

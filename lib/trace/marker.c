@@ -74,8 +74,10 @@ int __uks_trace_marker_init(void)
  * __uks_trace_marker_write - the trace_marker file's write
  * @writer:	the task the line is credited to (NULL: this thread)
  *
- * Returns bytes written, -EINVAL (markers option off), -EBADF (recording
- * off, as the kernel's when the ring buffer refuses), or -ENOMEM.
+ * Returns the bytes taken (a line longer than an event holds is cut there,
+ * as by the kernel, and the writer goes on with the rest), -EINVAL
+ * (markers option off), -EBADF (recording off, as the kernel's when the
+ * ring buffer refuses), or -ENOMEM.
  */
 int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 			     const struct uks_trace_task *writer)
@@ -83,7 +85,7 @@ int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 	struct print_entry *e;
 	size_t size, max = __uks_trace_rb_max_event() - sizeof(*e) - 2;
 	unsigned int cpu;
-	size_t n = len;
+	size_t n = len, written;
 
 	if (!trace_opt(tr, UKS_OPT_MARKERS))
 		return -EINVAL;
@@ -110,12 +112,13 @@ int __uks_trace_marker_write(struct uks_trace *tr, const char *buf, size_t len,
 		uks_trace_set_task(NULL);
 	e->ip = 0;
 	memcpy(e->buf, buf, n);
+	written = n;	/* the kernel's answer: a longer write goes on in another */
 	if (!n || e->buf[n - 1] != '\n')
 		e->buf[n++] = '\n';
 	e->buf[n] = '\0';
 	__uks_trace_rb_commit(tr->rb, e);
 	pthread_mutex_unlock(&tr->lock);
-	return (int)len;
+	return (int)written;
 }
 
 /**

@@ -37,6 +37,10 @@ ok "buffer_subbuf_size_kb: rounded up to a power of two pages; 0, 513 and garbag
 		grep -q 'Invalid argument' '$tmp/err' || exit 1
 	done &&
 	[ \"\$(cat buffer_subbuf_size_kb)\" = 512 ] && echo 4 > buffer_subbuf_size_kb"
+ok "a marker line longer than an event is cut; the writer is told and writes the rest" -- bash -c "
+	cd '$T' && echo > trace && s=\$(printf 'X%.0s' \$(seq 9000)) && echo \$s > trace_marker &&
+	[ \$(grep -c tracing_mark_write: trace) -ge 3 ] &&
+	[ \"\$(awk '/tracing_mark_write:/ { sub(/^.*tracing_mark_write: /, \"\"); printf \"%s\", \$0 }' trace)\" = \"\$s\" ]"
 
 if ! command -v trace-cmd >/dev/null; then
 	skip "trace-cmd record/extract/report" "no trace-cmd (scripts/deps.sh installs it)"
@@ -68,7 +72,7 @@ cat > "$tmp/extract" <<EX
 trace-cmd extract -o '$tmp/x.dat' > '$tmp/x.log' 2>&1
 EX
 ok "trace-cmd extract: the events libtraceevent decodes from the pages are those trace shows" -- bash -c "
-	cd '$T' && echo 1 > events/kmem/kmalloc/enable && cat available_events > /dev/null &&
+	cd '$T' && echo > trace && echo 1 > events/kmem/kmalloc/enable && cat available_events > /dev/null &&
 	for i in 1 2 3 4 5 6 7 8; do echo marker\$i > trace_marker; done &&
 	sleep 0.2 && echo \$(seq 100) > trace_marker && echo 0 > tracing_on &&
 	echo 0 > events/kmem/kmalloc/enable && cat trace > '$tmp/trace.txt' &&

@@ -119,7 +119,7 @@ static ssize_t raw_read(struct kfs_open_file *of, void *buf, size_t len)
 			return -EAGAIN;
 		if (__atomic_load_n(&r->interrupted, __ATOMIC_ACQUIRE))
 			return -EINTR;
-		if (__uks_trace_rb_wait(r->tr->rb, seq, 200) == -EINTR)
+		if (__uks_trace_rb_wait_cpu(r->tr->rb, (int)r->cpu, seq, 200) == -EINTR)
 			return -EINTR;
 	}
 	/* The rest of a short page reads as zeroes, as the kernel's spare page. */

@@ -639,6 +639,30 @@ uint32_t __uks_trace_rb_wait_seq(struct uks_rb *rb)
  */
 int __uks_trace_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms)
 {
+	return __uks_trace_rb_wait_cpu(rb, -1, seq, timeout_ms);
+}
+
+/* The CPU's buffer has an event (not consumed, not discarded). */
+static bool rb_cpu_has_event(struct uks_rb *rb, unsigned int cpu)
+{
+	struct rb_cpu *c = &rb->cpus[cpu];
+	bool found;
+
+	if (!rb_lock(c))
+		return true;
+	found = rb_oldest(c) != NULL;
+	rb_unlock(c);
+	return found;
+}
+
+/**
+ * __uks_trace_rb_wait_cpu - __uks_trace_rb_wait() for a reader of one CPU (@cpu >= 0)
+ *
+ * Events on other CPUs do not end the wait early, so a reader of an empty
+ * CPU sleeps while another CPU's events wait for their own reader.
+ */
+int __uks_trace_rb_wait_cpu(struct uks_rb *rb, int cpu, uint32_t seq, int timeout_ms)
+{
 	struct timespec ts, *tsp = NULL;
 	long ret;
 
@@ -649,7 +673,8 @@ int __uks_trace_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms)
 	}
 	__atomic_add_fetch(&rb->waiters, 1, __ATOMIC_SEQ_CST);
 	/* An event committed between the caller's check and here: don't sleep. */
-	if (!__uks_trace_rb_empty(rb) || __atomic_load_n(&rb->wake_seq, __ATOMIC_SEQ_CST) != seq) {
+	if ((cpu < 0 ? !__uks_trace_rb_empty(rb) : rb_cpu_has_event(rb, (unsigned int)cpu)) ||
+	    __atomic_load_n(&rb->wake_seq, __ATOMIC_SEQ_CST) != seq) {
 		__atomic_sub_fetch(&rb->waiters, 1, __ATOMIC_SEQ_CST);
 		return 0;
 	}

@@ -109,6 +109,8 @@ int __uks_trace_rb_consume_batch(struct uks_rb *rb, unsigned int cpu, uks_rb_tak
  */
 uint32_t __uks_trace_rb_wait_seq(struct uks_rb *rb);
 int __uks_trace_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms);
+/* The same, ended early only by an event of @cpu (< 0: any CPU). */
+int __uks_trace_rb_wait_cpu(struct uks_rb *rb, int cpu, uint32_t seq, int timeout_ms);
 /* Wake every waiter (used when a reader is being shut down). */
 void __uks_trace_rb_wake_all(struct uks_rb *rb);
 

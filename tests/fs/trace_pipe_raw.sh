@@ -26,6 +26,21 @@ try:
 except BlockingIOError:
     pass
 "
+ok "poll wakes on a CPU's first event; a blocking read then returns its page" -- python3 -c "
+import os, select, subprocess, threading
+t = '$T'
+open(t + '/trace', 'w').close()
+n = len([d for d in os.listdir(t + '/per_cpu') if d.startswith('cpu')])
+fds = {os.open(t + '/per_cpu/cpu%d/trace_pipe_raw' % c, os.O_RDONLY): c for c in range(n)}
+p = select.poll()
+for fd in fds:
+    p.register(fd, select.POLLIN)
+threading.Timer(0.3, lambda: subprocess.run(['sh', '-c', 'echo wake-up-line > ' + t + '/trace_marker'])).start()
+ready = p.poll(10000)
+assert ready, 'poll timed out'
+page = os.read(ready[0][0], 4096)
+assert len(page) == 4096 and b'wake-up-line' in page, page[:64]
+"
 ok "buffer_subbuf_size_kb: rounded up to a power of two pages; 0, 513 and garbage are EINVAL" -- bash -c "
 	cd '$T' && [ \"\$(cat buffer_subbuf_size_kb)\" = 4 ] &&
 	echo 5 > buffer_subbuf_size_kb && [ \"\$(cat buffer_subbuf_size_kb)\" = 8 ] &&

@@ -63,6 +63,10 @@ void __uks_trace_rb_free(struct uks_rb *rb);
 int __uks_trace_rb_resize(struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
 int __uks_trace_rb_resize_check(const struct uks_rb *rb, int cpu, size_t bytes_per_cpu);
 unsigned int __uks_trace_rb_nr_cpus(const struct uks_rb *rb);
+/* Pages in @cpu's ring now. */
+unsigned int __uks_trace_rb_nr_pages(struct uks_rb *rb, unsigned int cpu);
+/* Let @cpu record or not (tracing_cpumask); its events are dropped uncounted. */
+void __uks_trace_rb_record_cpu(struct uks_rb *rb, unsigned int cpu, bool on);
 void __uks_trace_rb_set_overwrite(struct uks_rb *rb, bool overwrite);
 void __uks_trace_rb_set_clock(struct uks_rb *rb, enum uks_trace_clock clock);
 enum uks_trace_clock __uks_trace_rb_clock(const struct uks_rb *rb);
@@ -97,7 +101,7 @@ int __uks_trace_rb_peek(struct uks_rb *rb, unsigned int cpu, void *buf, size_t c
 int __uks_trace_rb_consume(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap,
 			   uint64_t *ts);
 bool __uks_trace_rb_empty(struct uks_rb *rb);
-/* Many events under one lock (trace_pipe_raw); see ring_buffer.c. */
+/* Many events under one lock (trace_pipe_raw); see ring_buffer_batch.c. */
 typedef bool (*uks_rb_take_fn)(void *arg, uint64_t ts, const void *data, unsigned int len);
 int __uks_trace_rb_consume_batch(struct uks_rb *rb, unsigned int cpu, uks_rb_take_fn take,
 				 void *arg, uint64_t *lost);
@@ -127,6 +131,8 @@ void __uks_trace_rb_snapshot_free(struct uks_rb_snapshot *snap);
 void __uks_trace_rb_stats(struct uks_rb *rb, unsigned int cpu, struct uks_rb_stats *st);
 /* Remove every event of every CPU (echo > trace); stats keep counting. */
 void __uks_trace_rb_reset(struct uks_rb *rb);
+/* The same for one CPU (@cpu >= 0) or all (-1). */
+void __uks_trace_rb_reset_cpu(struct uks_rb *rb, int cpu);
 /* Clock reading at allocation or the last reset (latency-format times). */
 uint64_t __uks_trace_rb_time_start(const struct uks_rb *rb);
 

@@ -601,16 +601,18 @@ static const struct kfs_ops tracing_cpumask_ops = {
 #define PIPE(data_)	{ .name = "trace_pipe", .mode = S_IFREG | RO, .flags = KFS_STREAM,	\
 			  .ops = &__uks_tracefs_pipe_ops, .data = (data_) }
 
-/* events/ and events/SYS/: "enable", then the systems or the events (->dir) */
-static const struct kfs_node enable_files[] = {
-	KFS_FILE("enable", RW, &events_enable_ops),
-	{ 0 }
-};
-
 /* events/SYS/ of every system but ftrace, whose directory has no files of its own */
 static const struct kfs_node sys_files[] = {
 	KFS_FILE("enable", RW, &events_enable_ops),
 	KFS_FILE("filter", RW, &sys_filter_ops),
+	{ 0 }
+};
+
+/* events/: "enable" and the ring buffer's page and event headers, then the systems */
+static const struct kfs_node events_files[] = {
+	KFS_FILE("enable", RW, &events_enable_ops),
+	KFS_FILE("header_event", RO, &__uks_tracefs_header_event_ops),
+	KFS_FILE("header_page", RO, &__uks_tracefs_header_page_ops),
 	{ 0 }
 };
 
@@ -620,13 +622,15 @@ static const struct kfs_node top_files[] = {
 	KFS_FILE("available_tracers", RO, &available_tracers_ops),
 	KFS_FILE("buffer_size_kb", RW, &buffer_size_ops),
 	KFS_FILE("buffer_total_size_kb", RO, &buffer_total_ops),
+	KFS_FILE("buffer_subbuf_size_kb", 0640, &__uks_tracefs_subbuf_size_ops),
 	KFS_FILE("current_tracer", RW, &current_tracer_ops),
 	KFS_FILE("dynamic_events", RW, &dynamic_events_ops),
 	KFS_FILE("error_log", RW, &error_log_ops),
-	KFS_DIR("events", 0755, &__uks_tracefs_events_ops, enable_files),
+	KFS_DIR("events", 0755, &__uks_tracefs_events_ops, events_files),
 	KFS_DIR("instances", 0755, &__uks_tracefs_instances_ops, NULL),
 	KFS_DIR("options", 0755, &__uks_tracefs_options_ops, NULL),
 	KFS_DIR("per_cpu", 0755, &__uks_tracefs_per_cpu_ops, NULL),
+	KFS_FILE("printk_formats", RO, &__uks_tracefs_printk_formats_ops),
 	KFS_FILE("saved_cmdlines", RO, &saved_cmdlines_ops),
 	KFS_FILE("saved_cmdlines_size", RW, &cmdlines_size_ops),
 	KFS_FILE("saved_tgids", RO, &saved_tgids_ops),
@@ -681,6 +685,8 @@ static const struct kfs_node cpu_files[] = {
 	{ .name = "trace", .mode = S_IFREG | RW, .ops = &__uks_tracefs_trace_ops,
 	  .data = TFS_PER_CPU },
 	PIPE(TFS_PER_CPU),
+	{ .name = "trace_pipe_raw", .mode = S_IFREG | RO, .flags = KFS_STREAM,
+	  .ops = &__uks_tracefs_pipe_raw_ops, .data = TFS_PER_CPU },
 	{ 0 }
 };
 

@@ -326,7 +326,7 @@ static ssize_t pipe_read(struct kfs_open_file *of, void *buf, size_t len)
 			return -EAGAIN;
 		if (__atomic_load_n(&r->interrupted, __ATOMIC_ACQUIRE))
 			return -EINTR;
-		ret = __uks_trace_rb_wait(r->tr->rb, seq, 200);
+		ret = __uks_trace_rb_wait_cpu(r->tr->rb, r->cpu, seq, 200);
 		if (ret == -EINTR)
 			return -EINTR;
 	}

@@ -685,7 +685,7 @@ void __uks_trace_rb_ring_reset(struct rb_ring *r)
 	}
 	r->retired_written = -live;
 	r->read_total = -(uint64_t)r->read_events;
-	r->overrun = 0;
+	r->overrun = r->raw_overrun = 0;
 	__atomic_store_n(&r->commit_overrun, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->dropped, 0, __ATOMIC_RELAXED);
 }

@@ -101,6 +101,10 @@ int __uks_trace_rb_peek(struct uks_rb *rb, unsigned int cpu, void *buf, size_t c
 int __uks_trace_rb_consume(struct uks_rb *rb, unsigned int cpu, void *buf, size_t cap,
 			   uint64_t *ts);
 bool __uks_trace_rb_empty(struct uks_rb *rb);
+/* Many events under one lock (trace_pipe_raw); see ring_buffer_batch.c. */
+typedef bool (*uks_rb_take_fn)(void *arg, uint64_t ts, const void *data, unsigned int len);
+int __uks_trace_rb_consume_batch(struct uks_rb *rb, unsigned int cpu, uks_rb_take_fn take,
+				 void *arg, uint64_t *lost);
 
 /*
  * Blocking: wait until an event is committed after @seq was read with
@@ -109,6 +113,8 @@ bool __uks_trace_rb_empty(struct uks_rb *rb);
  */
 uint32_t __uks_trace_rb_wait_seq(struct uks_rb *rb);
 int __uks_trace_rb_wait(struct uks_rb *rb, uint32_t seq, int timeout_ms);
+/* The same, ended early only by an event of @cpu (< 0: any CPU). */
+int __uks_trace_rb_wait_cpu(struct uks_rb *rb, int cpu, uint32_t seq, int timeout_ms);
 /* Wake every waiter (used when a reader is being shut down). */
 void __uks_trace_rb_wake_all(struct uks_rb *rb);
 

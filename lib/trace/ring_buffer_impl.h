@@ -64,6 +64,7 @@ struct rb_ring {
 	/* atomics */
 	uint64_t commit_overrun;
 	uint64_t dropped;
+	uint64_t raw_overrun;		/* under the CPU's lock: overrun at the last raw page */
 };
 
 struct rb_cpu {

@@ -241,6 +241,7 @@ struct uks_trace {
 	 * file's release.
 	 */
 	int ref;
+	unsigned int subbuf_order;	/* buffer_subbuf_size_kb: 4 KiB << order */
 };
 
 /* How many instances one top level may have (mkdir says -ENOSPC past it). */

@@ -82,6 +82,11 @@ extern const struct kfs_ops __uks_tracefs_trace_ops, __uks_tracefs_pipe_ops;
 /* readers.c: snapshot (per_cpu/cpuN/snapshot too) */
 extern const struct kfs_ops __uks_tracefs_snapshot_ops;
 
+/* raw.c: trace_pipe_raw, events/header_page, header_event, buffer_subbuf_size_kb */
+extern const struct kfs_ops __uks_tracefs_pipe_raw_ops, __uks_tracefs_header_page_ops,
+	__uks_tracefs_header_event_ops, __uks_tracefs_subbuf_size_ops,
+	__uks_tracefs_printk_formats_ops;
+
 /* marker.c: the task behind @peer (pid, tgid and comm from /proc) */
 bool __uks_trace_peer_task(const struct uks_peer *peer, struct uks_trace_task *task);
 

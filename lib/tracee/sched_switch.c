@@ -216,6 +216,7 @@ struct side {
 	struct uks_trace_task task;
 	int prio;
 	char state;		/* /proc's letter, or 0 */
+	char comm0[16];		/* the session's record of comm */
 };
 
 static void read_side(struct side *s, pid_t tid, pid_t tgid, unsigned int cpu, bool tracked)
@@ -226,6 +227,7 @@ static void read_side(struct side *s, pid_t tid, pid_t tgid, unsigned int cpu, b
 
 	s->prio = 120;
 	s->state = 0;
+	memcpy(s->comm0, s->task.comm, 16);
 	if (!tracked) {
 		memset(&s->task, 0, sizeof(s->task));
 		s->task.pid = tid;
@@ -281,7 +283,7 @@ static long prev_state(char letter, bool preempted)
 static void write_switch(unsigned int cpu, uint64_t time, pid_t prev_tgid, pid_t prev_tid,
 			 pid_t next_tgid, pid_t next_tid, bool preempted)
 {
-	struct side prev, next;
+	struct side prev = { .task.pid = 0 }, next = { .task.pid = 0 };
 	bool prev_ours = task_lookup(prev_tid, &prev.task);
 	bool next_ours = task_lookup(next_tid, &next.task);
 	struct switch_rec r;
@@ -290,6 +292,11 @@ static void write_switch(unsigned int cpu, uint64_t time, pid_t prev_tgid, pid_t
 		return;
 	read_side(&prev, prev_tid, prev_tgid, cpu, prev_ours);
 	read_side(&next, next_tid, next_tgid, cpu, next_ours);
+	/* comm changed (exec, PR_SET_NAME): keep it for when /proc is gone */
+	if (prev_ours && prev.state && strcmp(prev.task.comm, prev.comm0))
+		__uks_tracee_sw_track(prev_tid, prev.task.tgid, prev.task.comm);
+	if (next_ours && next.state && strcmp(next.task.comm, next.comm0))
+		__uks_tracee_sw_track(next_tid, next.task.tgid, next.task.comm);
 	memset(&r, 0, sizeof(r));
 	memcpy(r.prev_comm, prev.task.comm, 16);
 	r.prev_pid = prev_tid;

@@ -36,9 +36,12 @@ start_uksd() {	# [setpriv args...]
 	rm -f "$pidf" "$sock"
 	"$@" "$uksd" --no-fuse --daemon --socket "$sock" --pid-file "$pidf" || return 1
 }
-stop_uksd() {
+stop_uksd() {	# uksd removes its pid file as it exits
+	local u
 	for _ in $(seq 100); do [ -s "$pidf" ] && break; sleep 0.1; done
-	kill "$(cat "$pidf")"; for _ in $(seq 100); do kill -0 "$(cat "$pidf")" 2>/dev/null || return 0; sleep 0.1; done; }
+	u=$(cat "$pidf") && kill "$u" || return 1
+	for _ in $(seq 100); do kill -0 "$u" 2>/dev/null || return 0; sleep 0.1; done
+}
 
 format_case() {
 	"$uks" -S "$sock" cat sys/kernel/tracing/events/sched/sched_switch/format | grep -v '^ID: ' > "$tmp/format.got"

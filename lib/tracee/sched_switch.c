@@ -219,11 +219,53 @@ struct side {
 	char comm0[16];		/* the session's record of comm */
 };
 
+/*
+ * /proc/TID/stat files stay open (the reader reads the same few tasks
+ * over and over; a path walk costs more than the read): pread() of an
+ * open one shows the task as it is now, and fails once the task is
+ * gone, so a reused tid never reads another task's file.  Touched by
+ * the drainer only (drain_lock).
+ */
+#define STAT_FDS	128
+
+static struct { pid_t tid; int fd; } stat_fds[STAT_FDS];	/* fd valid if tid */
+
+static ssize_t read_stat(pid_t tid, char *buf, size_t len)
+{
+	unsigned int h = (unsigned int)tid % STAT_FDS;
+	char path[64];
+	ssize_t n;
+
+	if (stat_fds[h].tid == tid) {
+		n = pread(stat_fds[h].fd, buf, len, 0);
+		if (n > 0)
+			return n;
+	}
+	if (stat_fds[h].tid)
+		close(stat_fds[h].fd);
+	stat_fds[h].tid = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	stat_fds[h].fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (stat_fds[h].fd < 0)
+		return -1;
+	stat_fds[h].tid = tid;
+	return pread(stat_fds[h].fd, buf, len, 0);
+}
+
+static void close_stat_fds(void)
+{
+	for (int i = 0; i < STAT_FDS; i++) {
+		if (stat_fds[i].tid)
+			close(stat_fds[i].fd);
+		stat_fds[i].tid = 0;
+	}
+}
+
 static void read_side(struct side *s, pid_t tid, pid_t tgid, unsigned int cpu, bool tracked)
 {
-	char path[64], buf[512], *open_paren, *close_paren, *p;
-	int field = 3, fd;
-	ssize_t n = -1;
+	char buf[512], *open_paren, *close_paren, *p;
+	int field = 3;
+	ssize_t n;
 
 	s->prio = 120;
 	s->state = 0;
@@ -237,12 +279,7 @@ static void read_side(struct side *s, pid_t tid, pid_t tgid, unsigned int cpu, b
 		snprintf(s->task.comm, sizeof(s->task.comm), "swapper/%u", cpu);
 		return;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
+	n = read_stat(tid, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return;
 	buf[n] = '\0';
@@ -525,6 +562,7 @@ static void sw_unreg(void)
 		reader_running = false;
 		pthread_mutex_lock(&drain_lock);
 		close_all();
+		close_stat_fds();
 		pthread_mutex_unlock(&drain_lock);
 		close(wake_fd);
 		wake_fd = -1;

@@ -141,8 +141,8 @@ void __uks_tracee_rekey(struct uks_tracee_session *s, struct tracee_thread *t, p
 /**
  * uks_tracee_register_events - register the events a session writes
  *
- * syscalls:*, raw_syscalls:*, sched:sched_process_{fork,exec,exit} and
- * task:task_{newtask,rename}, once per process (session creation does it;
+ * syscalls:*, raw_syscalls:*, sched:sched_process_{fork,exec,exit},
+ * sched:sched_switch and task:task_{newtask,rename}, once per process (session creation does it;
  * call it to see the events in a trace instance before any session
  * exists).  Returns 0 or -ENOMEM.
  */

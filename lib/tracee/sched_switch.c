@@ -17,7 +17,8 @@
  * Fields: comm and prio from /proc/TID/stat when the record is read
  * (comm of a thread already gone from the session's record of it; the
  * idle task is swapper/CPU at prio 120).  prev_state is the kernel's
- * TASK_REPORT_MAX ("R+") for a preempted task; otherwise the task slept,
+ * TASK_REPORT_MAX ("R+") for a task perf saw still runnable (preempted;
+ * also a sched_yield(), which the kernel prints "R"); otherwise it slept,
  * and its state is the one /proc shows when the record is read if it is
  * still not running, else TASK_INTERRUPTIBLE ("S").
  *

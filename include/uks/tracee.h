@@ -6,9 +6,10 @@
  * it spawns) and writes kernel-format events for them into every uks trace
  * instance that has them enabled: syscalls:sys_enter_<name> and
  * sys_exit_<name> for every x86-64 system call, raw_syscalls:sys_enter and
- * sys_exit, sched:sched_process_fork/exec/exit and task:task_newtask and
- * task_rename.  The records carry the tracee's pid and comm, and eprobes
- * dereference the tracee's memory:
+ * sys_exit, sched:sched_process_fork/exec/exit, sched:sched_switch (from
+ * the kernel's perf context-switch records, docs/TRACEE.md) and
+ * task:task_newtask and task_rename.  The records carry the tracee's pid
+ * and comm, and eprobes dereference the tracee's memory:
  *
  *	struct uks_trace *tr;
  *	struct uks_tracee_session *s;

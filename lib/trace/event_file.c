@@ -12,6 +12,7 @@
 
 #include <uks/slab.h>
 
+#include "trace/origin.h"
 #include "trace/trace.h"
 #include "trace/trigger.h"
 
@@ -40,7 +41,8 @@ uint64_t __uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb)
 
 	if (hit->shared[1] == clock)
 		return hit->shared[0];
-	hit->shared[0] = __uks_trace_rb_now(rb);
+	hit->shared[0] = __builtin_expect(__uks_trace_origin_cpu1 != 0, 0) ?
+			 __uks_trace_origin_ts(rb) : __uks_trace_rb_now(rb);
 	if (clock != (uint64_t)UKS_CLOCK_COUNTER + 1)
 		hit->shared[1] = clock;
 	return hit->shared[0];

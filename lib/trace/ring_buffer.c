@@ -53,6 +53,7 @@
 #include "core/compiler.h"
 #include "core/mem_avail.h"
 #include "core/percpu.h"
+#include "trace/origin.h"
 #include "trace/ring_buffer_impl.h"
 
 static __thread int rb_lock_depth __attribute__((tls_model("initial-exec")));
@@ -388,7 +389,7 @@ static void *rb_reserve(struct uks_rb *rb, size_t len, const uint64_t *ts, unsig
 		return NULL;
 	if (unlikely(len > __uks_trace_rb_max_event()))
 		return NULL;
-	cpu = uks_this_cpu();
+	cpu = unlikely(__uks_trace_origin_cpu1) ? (int)__uks_trace_origin_cpu1 - 1 : uks_this_cpu();
 	if (unlikely(cpu < 0 || (unsigned int)cpu >= rb->nr_cpus))
 		cpu = 0;
 	c = &rb->cpus[cpu];

@@ -50,4 +50,10 @@ int __uks_tracee_emit_newtask(pid_t pid, const char *comm, unsigned long clone_f
 int __uks_tracee_emit_rename(pid_t pid, const char *oldcomm, const char *newcomm,
 			     short oom_score_adj);
 
+/* sched:sched_switch (sched_switch.c) */
+int __uks_tracee_sched_switch_init(void);
+void __uks_tracee_sw_track(pid_t tid, pid_t tgid, const char *comm);
+void __uks_tracee_sw_untrack(pid_t tid);
+void __uks_tracee_sw_flush(void);
+
 #endif

@@ -432,6 +432,7 @@ int __uks_tracee_handle(struct uks_tracee_session *s, pid_t tid, int status)
 	struct tracee_thread *t;
 	int sig, ev;
 
+	__uks_tracee_sw_flush();
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		exited(s, tid, status);
 		return 1;

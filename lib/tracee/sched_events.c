@@ -160,6 +160,8 @@ static void init_events(void)
 {
 	for (int i = 0; !init_err && i < UKS_TRACEE_NR_SCHED; i++)
 		init_err = uks_tracepoint_register(&sched_tps[i]);
+	if (!init_err)
+		init_err = __uks_tracee_sched_switch_init();
 }
 
 /**

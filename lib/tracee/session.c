@@ -98,6 +98,7 @@ struct tracee_thread *__uks_tracee_add(struct uks_tracee_session *s, pid_t tid, 
 	t->nr = -1;
 	t->prio = 120;
 	__uks_tracee_read_comm(tid, t->task.comm);
+	__uks_tracee_sw_track(tid, tgid, t->task.comm);
 	t->next = s->hash[h];
 	s->hash[h] = t;
 	s->nr_threads++;
@@ -118,6 +119,7 @@ static void unhash(struct uks_tracee_session *s, struct tracee_thread *t)
 void __uks_tracee_remove(struct uks_tracee_session *s, struct tracee_thread *t)
 {
 	unhash(s, t);
+	__uks_tracee_sw_untrack(t->task.pid);
 	s->nr_threads--;
 	uks_kfree(t->exec_file);
 	uks_kfree(t);
@@ -129,6 +131,8 @@ void __uks_tracee_rekey(struct uks_tracee_session *s, struct tracee_thread *t, p
 	unsigned int h = hash_tid(tid);
 
 	unhash(s, t);
+	__uks_tracee_sw_untrack(t->task.pid);
+	__uks_tracee_sw_track(tid, t->task.tgid, t->task.comm);
 	t->task.pid = tid;
 	t->next = s->hash[h];
 	s->hash[h] = t;
@@ -137,8 +141,8 @@ void __uks_tracee_rekey(struct uks_tracee_session *s, struct tracee_thread *t, p
 /**
  * uks_tracee_register_events - register the events a session writes
  *
- * syscalls:*, raw_syscalls:*, sched:sched_process_{fork,exec,exit} and
- * task:task_{newtask,rename}, once per process (session creation does it;
+ * syscalls:*, raw_syscalls:*, sched:sched_process_{fork,exec,exit},
+ * sched:sched_switch and task:task_{newtask,rename}, once per process (session creation does it;
  * call it to see the events in a trace instance before any session
  * exists).  Returns 0 or -ENOMEM.
  */

@@ -7,8 +7,11 @@
  * records carry the other process's pid and comm; an eprobe on it reads
  * a string out of that process's memory, not ours.
  */
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +19,7 @@
 #include <uks/tracepoint.h>
 
 #include "harness.h"
+#include "trace/origin.h"
 #include "unit/tracefs_io.h"
 
 /* The same address in the child after fork(), with different contents. */
@@ -149,6 +153,47 @@ TEST_F(task, events_written_for_another_process)
 	emit(10, message);
 	uks_trace_set_task(NULL);
 	ASSERT_NE(NULL, strstr(rd(tr, "trace"), "s=(fault) n=0xa\n"));
+}
+
+/*
+ * A record written for an event that happened elsewhere (a context switch
+ * perf reported): it goes to the CPU it happened on, stamped with its time
+ * in the buffer's clock.
+ */
+TEST_F(task, events_written_for_another_cpu_and_time)
+{
+	struct uks_trace *tr = self->tr;
+	struct timespec now;
+	cpu_set_t set;
+	uint64_t then;
+	double ts;
+	char *p;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU");
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_EQ(0, wr(tr, "trace_clock", "mono"));
+	ASSERT_EQ(0, wr(tr, "events/uks_runtime/demo/enable", "1"));
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	then = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec - 5000000000u;
+	__uks_trace_set_origin(1, then);
+	emit(9, message);
+	__uks_trace_clear_origin();
+	emit(10, message);
+	rd(tr, "per_cpu/cpu1/trace");
+	p = strstr(out, "[001] ");
+	ASSERT_NE(NULL, p);
+	ASSERT_NE(NULL, strstr(p, ": demo: nr=9 "));
+	ASSERT_EQ(NULL, strstr(out, "nr=10 "));
+	ts = strtod(p + 6 + 6, NULL);	/* after "[001] ....." and a blank */
+	/* then, give or take the two clock readings (not the 5 s of "now") */
+	ASSERT_LT(llabs((long long)(then / 1000) - (long long)(ts * 1e6 + 0.5)), 1000);
+	rd(tr, "per_cpu/cpu0/trace");
+	ASSERT_NE(NULL, strstr(out, ": demo: nr=10 "));
+	CPU_SET(1, &set);
+	sched_setaffinity(0, sizeof(set), &set);
 }
 
 TEST_HARNESS_MAIN

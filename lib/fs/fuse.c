@@ -267,19 +267,10 @@ static int do_chown(fuse_req_t req, struct fuse_fs *fs, const char *path, uid_t 
 	return -__uks_fs_owner_chown(&fs->owners, fs->vfs, path, &c, uid, gid);
 }
 
-/* A write to a *_events file may have removed events: their owners go. */
-static void after_events_write(struct fuse_fs *fs, fuse_ino_t ino)
-{
-	struct fs_node *n = __uks_fs_node_by_ino(&fs->nodes, ino);
-	size_t len = n ? strlen(n->path) : 0;
-
-	if (len >= 7 && !strcmp(n->path + len - 7, "_events"))
-		__uks_fs_owner_prune(&fs->owners, fs->vfs);
-}
-
 /*
- * Files whose owner comes from @changed's show the new one at once, not
- * after the attribute timeout: the kernel forgets what it cached of them.
+ * Files whose owner comes from @changed's (or which lost theirs with an
+ * event) show the new one at once, not after the attribute timeout: the
+ * kernel forgets what it cached of them.
  * After the reply, so the chown(2) itself does not wait on it.
  */
 static void reinherit(struct fuse_fs *fs, fuse_ino_t changed)
@@ -530,10 +521,11 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		     struct fuse_file_info *fi)
 {
 	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
+	struct fuse_fs *fs = fs_of(req);
+	struct fs_node *node = __uks_fs_node_by_ino(&fs->nodes, ino);
 	struct uks_peer peer;
 	ssize_t n;
 
-	uks_trace_set_thread_cmdline(false);
 	req_peer(req, &peer);
 	n = __uks_vfs_pwrite_as(f, buf, size, off, &peer);
 	if (n < 0) {
@@ -541,7 +533,8 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		return;
 	}
 	fuse_reply_write(req, (size_t)n);
-	after_events_write(fs_of(req), ino);
+	if (node && __uks_fs_owner_written(&fs->owners, fs->vfs, node->path))
+		reinherit(fs, 0);
 }
 
 /*

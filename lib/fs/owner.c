@@ -309,10 +309,22 @@ static bool is_gone(const struct fs_owner *e, void *arg)
 	return uks_vfs_stat(arg, e->path, &st) == -ENOENT;
 }
 
-void __uks_fs_owner_prune(struct fs_owners *o, struct uks_vfs *vfs)
+bool __uks_fs_owner_prune(struct fs_owners *o, struct uks_vfs *vfs)
 {
+	size_t nr;
+
 	pthread_mutex_lock(&o->lock);
-	if (o->nr)
+	nr = o->nr;
+	if (nr)
 		drop_if(o, is_gone, vfs);
+	nr -= o->nr;
 	pthread_mutex_unlock(&o->lock);
+	return nr;
+}
+
+bool __uks_fs_owner_written(struct fs_owners *o, struct uks_vfs *vfs, const char *path)
+{
+	size_t len = strlen(path);
+
+	return len >= 7 && !strcmp(path + len - 7, "_events") && __uks_fs_owner_prune(o, vfs);
 }

@@ -72,7 +72,9 @@ int __uks_fs_owner_set(struct fs_owners *o, struct uks_vfs *vfs, const char *pat
 bool __uks_fs_owner_inherited(struct uks_vfs *vfs, const char *path);
 /* @path and what was below it are gone (rmdir). */
 void __uks_fs_owner_forget(struct fs_owners *o, struct uks_vfs *vfs, const char *path);
-/* Drop the owners of paths that no longer exist (events removed). */
-void __uks_fs_owner_prune(struct fs_owners *o, struct uks_vfs *vfs);
+/* Drop the owners of paths that no longer exist; did any go? */
+bool __uks_fs_owner_prune(struct fs_owners *o, struct uks_vfs *vfs);
+/* @path was written: a *_events file may have removed events (prune). */
+bool __uks_fs_owner_written(struct fs_owners *o, struct uks_vfs *vfs, const char *path);
 
 #endif

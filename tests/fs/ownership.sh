@@ -65,6 +65,12 @@ ok "rmdir drops an instance's owners: made again, it inherits" -- bash -c "
 	$(declare -f g is); cd '$T' && chgrp 10 instances/o2/trace && rmdir instances/o2 &&
 	mkdir instances/o2 && is gid '8 8 ' \"\$(g instances/o2 instances/o2/trace)\" &&
 	rmdir instances/o2 instances/o1"
+ok "a removed event's owner goes with it: made again, it inherits" -- bash -c "
+	$(declare -f g is); cd '$T' &&
+	echo 'e:ownt/ev1 sched/sched_process_exec' >> dynamic_events && chgrp 11 events/ownt/ev1 &&
+	is gid 11 \$(g events/ownt/ev1) && echo '-:ownt/ev1' >> dynamic_events &&
+	echo 'e:ownt/ev1 sched/sched_process_exec' >> dynamic_events &&
+	is gid 4 \$(g events/ownt/ev1) && echo '-:ownt/ev1' >> dynamic_events"
 
 ok "a caller without CAP_CHOWN: chgrp and chown are EPERM, nothing changes" -- bash -c "
 	$(declare -f g u is); cd '$T' &&

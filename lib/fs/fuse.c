@@ -23,8 +23,8 @@
  * modes, the kernel checks them (default_permissions), and without
  * allow_other no other user gets in at all.  The tracing tree's group is
  * the gid= option's, and chown(2) gives its files owners of their own
- * (owner.c) under the kernel's rules, checked again here.  Opens and writes reach the
- * files with the requesting task (fuse_req_ctx(): its thread id, uid and
+ * (owner.c) under the kernel's rules, checked again there.  Opens and
+ * writes reach the files with the requesting task (fuse_req_ctx(): its thread id, uid and
  * gid), which trace_marker credits and target_ids checks.
  *
  * Worker threads come and go with the load; they stay out of
@@ -39,7 +39,7 @@
  * ENOTCONN, as after a crash.
  *
  * Lock order: the node table's lock and fs->poll_lock are leaves; VFS calls are
- * made without either.
+ * made without either.  The owners' lock (owner.c) comes before the VFS's.
  */
 #include <errno.h>
 #include <fcntl.h>

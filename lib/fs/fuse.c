@@ -24,8 +24,9 @@
  * allow_other no other user gets in at all.  The tracing tree's group is
  * the gid= option's, and chown(2) gives its files owners of their own
  * (owner.c) under the kernel's rules, checked again there.  Opens and
- * writes reach the files with the requesting task (fuse_req_ctx(): its thread id, uid and
- * gid), which trace_marker credits and target_ids checks.
+ * writes reach the files with the requesting task (fuse_req_ctx(): its
+ * thread id, uid and gid), which trace_marker credits and target_ids
+ * checks.
  *
  * Worker threads come and go with the load; they stay out of
  * saved_cmdlines, whose slots belong to the traced programs.
@@ -61,7 +62,6 @@
 #include "config.h"
 #include "core/compiler.h"
 #include "fs/fuse_nodes.h"
-#include "fs/owner.h"
 #include "fs/server.h"
 #include "fs/vfs.h"
 
@@ -70,6 +70,8 @@
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 #include <linux/fuse.h>	/* struct fuse_dirent: the readdir reply layout */
+
+#include "fs/fuse_owner.h"
 
 #define ATTR_TIMEOUT	1.0	/* tracefs trees change: event dirs come and go */
 
@@ -254,38 +256,6 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 }
 
 /*
- * chown(2) of @path to @uid / @gid ((uid_t)-1 / (gid_t)-1: unchanged) by
- * the task behind @req; 0 or an errno.
- */
-static int do_chown(fuse_req_t req, struct fuse_fs *fs, const char *path, uid_t uid, gid_t gid)
-{
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	struct fs_chown_caller c = { ctx->pid, ctx->uid, ctx->gid, 0, {0} };
-	int n = fuse_req_getgroups(req, FS_CHOWN_GROUPS, c.groups);
-
-	c.nr_groups = n < 0 ? 0 : n > FS_CHOWN_GROUPS ? FS_CHOWN_GROUPS : (unsigned int)n;
-	return -__uks_fs_owner_chown(&fs->owners, fs->vfs, path, &c, uid, gid);
-}
-
-/*
- * Files whose owner comes from @changed's (or which lost theirs with an
- * event) show the new one at once, not after the attribute timeout: the
- * kernel forgets what it cached of them.
- * After the reply, so the chown(2) itself does not wait on it.
- */
-static void reinherit(struct fuse_fs *fs, fuse_ino_t changed)
-{
-	for (uint64_t ino = 1;; ino++) {
-		struct fs_node *n = __uks_fs_node_by_ino(&fs->nodes, ino);
-
-		if (!n)
-			break;
-		if (ino != changed && __atomic_load_n(&n->nlookup, __ATOMIC_RELAXED))
-			fuse_lowlevel_notify_inval_inode(fs->se, ino, -1, 0);
-	}
-}
-
-/*
  * truncate(2)/ftruncate to 0 is the kernel's O_TRUNC and chown(2) sets
  * the owner (the tracing tree only); nothing else changes.
  */
@@ -309,7 +279,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		return;
 	}
 	if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
-		ret = do_chown(req, fs, n->path,
+		ret = __uks_fuse_chown(req, &fs->owners, fs->vfs, n->path,
 			       to_set & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1,
 			       to_set & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1);
 		if (ret) {
@@ -335,7 +305,7 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 	}
 	op_getattr(req, ino, fi);
 	if (inherited)
-		reinherit(fs, ino);
+		__uks_fuse_reinherit(fs->se, &fs->nodes, ino);
 }
 
 struct dir_buf {
@@ -534,7 +504,7 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	}
 	fuse_reply_write(req, (size_t)n);
 	if (node && __uks_fs_owner_written(&fs->owners, fs->vfs, node->path))
-		reinherit(fs, 0);
+		__uks_fuse_reinherit(fs->se, &fs->nodes, 0);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <pthread.h>
 #include <limits.h>
 #include <signal.h>
@@ -40,6 +41,8 @@ struct options {
 	char sock[PATH_MAX];
 	const char *pid_file;
 	const char *fsname;
+	bool set_gid;
+	gid_t gid;
 	bool fuse, socket, daemon, use_syslog, allow_other, once;
 };
 
@@ -85,6 +88,8 @@ static void usage(FILE *out)
 	      "      --fsname NAME     the mount's source name (default uksfs; \"tracefs\"\n"
 	      "                        lets tools that look for tracefs by name find it)\n"
 	      "      --allow-other     let other users into the mount\n"
+	      "      --gid GID         the tracing files' group (tracefs's gid= mount\n"
+	      "                        option): a number or a group name\n"
 	      "  -d, --daemon          detach; return once serving (then log to syslog)\n"
 	      "  -p, --pid-file PATH   write the daemon's pid there\n"
 	      "      --syslog          log to syslog instead of stderr\n"
@@ -118,9 +123,33 @@ static int default_paths(struct options *o)
 	return 0;
 }
 
+/* A gid as tracefs's gid= takes it (a number; -1 is none), or a group's name. */
+static int parse_gid(const char *s, gid_t *gid)
+{
+	unsigned long long v;
+	struct group *gr;
+	char *end;
+
+	if (!*s)
+		return -EINVAL;
+	if (*s >= '0' && *s <= '9') {
+		errno = 0;
+		v = strtoull(s, &end, 10);
+		if (errno || *end || v >= (gid_t)-1)
+			return -EINVAL;
+		*gid = (gid_t)v;
+		return 0;
+	}
+	gr = getgrnam(s);
+	if (!gr)
+		return -EINVAL;
+	*gid = gr->gr_gid;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct options *o)
 {
-	enum { NO_FUSE = 256, NO_SOCKET, FSNAME, ALLOW_OTHER, SYSLOG, ONCE };
+	enum { NO_FUSE = 256, NO_SOCKET, FSNAME, ALLOW_OTHER, SYSLOG, ONCE, GID };
 	static const struct option opts[] = {
 		{ "mount", required_argument, NULL, 'm' },
 		{ "socket", required_argument, NULL, 's' },
@@ -128,6 +157,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "no-socket", no_argument, NULL, NO_SOCKET },
 		{ "fsname", required_argument, NULL, FSNAME },
 		{ "allow-other", no_argument, NULL, ALLOW_OTHER },
+		{ "gid", required_argument, NULL, GID },
 		{ "daemon", no_argument, NULL, 'd' },
 		{ "pid-file", required_argument, NULL, 'p' },
 		{ "syslog", no_argument, NULL, SYSLOG },
@@ -154,6 +184,14 @@ static int parse(int argc, char **argv, struct options *o)
 		case NO_SOCKET: o->socket = false; break;
 		case FSNAME: o->fsname = optarg; break;
 		case ALLOW_OTHER: o->allow_other = true; break;
+		case GID:
+			if (parse_gid(optarg, &o->gid)) {
+				fprintf(stderr, "uksd: --gid: not a group number or name: '%s'\n",
+					optarg);
+				return 2;
+			}
+			o->set_gid = true;
+			break;
 		case 'd': o->daemon = true; break;
 		case 'p': o->pid_file = optarg; break;
 		case SYSLOG: o->use_syslog = true; break;
@@ -263,7 +301,8 @@ static int start(const struct options *o, struct daemon_state *d)
 		}
 	}
 	if (o->fuse) {
-		struct uks_fuse_opts fo = { o->fsname, o->allow_other, 0, on_unmounted, NULL };
+		struct uks_fuse_opts fo = { o->fsname, o->allow_other, 0, on_unmounted, NULL,
+					    o->set_gid, o->gid };
 
 		if (mkdir(o->mount, 0700) && errno != EEXIST) {
 			ret = -errno;

@@ -128,6 +128,9 @@ struct uks_server;
  * @on_unmounted: called (from a server thread) when the mount goes away
  *		without uks_server_stop(), e.g. after "fusermount3 -u"
  * @arg:	passed to @on_unmounted
+ * @set_gid:	give the tracing tree's files the group @gid (tracefs's gid=
+ *		mount option) instead of the serving user's
+ * @gid:	that group
  */
 struct uks_fuse_opts {
 	const char *fsname;
@@ -135,6 +138,8 @@ struct uks_fuse_opts {
 	unsigned int threads;
 	void (*on_unmounted)(void *arg);
 	void *arg;
+	bool set_gid;
+	gid_t gid;
 };
 
 /**

@@ -21,9 +21,12 @@
  *
  * Permissions: the files belong to the serving user with the kernel's
  * modes, the kernel checks them (default_permissions), and without
- * allow_other no other user gets in at all.  Opens and writes reach the
- * files with the requesting task (fuse_req_ctx(): its thread id, uid and
- * gid), which trace_marker credits and target_ids checks.
+ * allow_other no other user gets in at all.  The tracing tree's group is
+ * the gid= option's, and chown(2) gives its files owners of their own
+ * (owner.c) under the kernel's rules, checked again there.  Opens and
+ * writes reach the files with the requesting task (fuse_req_ctx(): its
+ * thread id, uid and gid), which trace_marker credits and target_ids
+ * checks.
  *
  * Worker threads come and go with the load; they stay out of
  * saved_cmdlines, whose slots belong to the traced programs.
@@ -37,7 +40,7 @@
  * ENOTCONN, as after a crash.
  *
  * Lock order: the node table's lock and fs->poll_lock are leaves; VFS calls are
- * made without either.
+ * made without either.  The owners' lock (owner.c) comes before the VFS's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +71,8 @@
 #include <fuse_lowlevel.h>
 #include <linux/fuse.h>	/* struct fuse_dirent: the readdir reply layout */
 
+#include "fs/fuse_owner.h"
+
 #define ATTR_TIMEOUT	1.0	/* tracefs trees change: event dirs come and go */
 
 struct fs_poll {
@@ -88,8 +93,7 @@ struct fuse_fs {
 	void (*on_unmounted)(void *arg);
 	void *arg;
 	int stop_fd;			/* eventfd: readable once stopping; -1 without */
-	uid_t uid;
-	gid_t gid;
+	struct fs_owners owners;
 	struct timespec start;
 
 	struct fs_nodes nodes;
@@ -114,15 +118,14 @@ static void req_peer(fuse_req_t req, struct uks_peer *peer)
 	peer->gid = ctx->gid;
 }
 
-static void fill_stat(struct fuse_fs *fs, fuse_ino_t ino, const struct uks_vfs_stat *vs,
-		      struct stat *st)
+static void fill_stat(struct fuse_fs *fs, fuse_ino_t ino, const char *path,
+		      const struct uks_vfs_stat *vs, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	st->st_mode = (vs->type == UKS_VFS_DIR ? S_IFDIR : S_IFREG) | (vs->mode & 07777);
 	st->st_nlink = vs->type == UKS_VFS_DIR ? 2 : 1;
-	st->st_uid = fs->uid;
-	st->st_gid = fs->gid;
+	__uks_fs_owner_of(&fs->owners, fs->vfs, path, &st->st_uid, &st->st_gid);
 	st->st_blksize = 4096;
 	st->st_atim = st->st_mtim = st->st_ctim = fs->start;
 }
@@ -170,7 +173,7 @@ static void reply_entry(fuse_req_t req, struct fuse_fs *fs, const char *path)
 	memset(&e, 0, sizeof(e));
 	e.ino = n->ino;
 	e.attr_timeout = e.entry_timeout = ATTR_TIMEOUT;
-	fill_stat(fs, n->ino, &vs, &e.attr);
+	fill_stat(fs, n->ino, path, &vs, &e.attr);
 	fuse_reply_entry(req, &e);
 }
 
@@ -216,6 +219,8 @@ static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 		req_peer(req, &peer);
 		ret = -__uks_vfs_rmdir(fs->vfs, path, &peer);
 	}
+	if (!ret)
+		__uks_fs_owner_forget(&fs->owners, fs->vfs, path);
 	fuse_reply_err(req, ret);
 }
 
@@ -246,17 +251,21 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_err(req, -ret);
 		return;
 	}
-	fill_stat(fs, ino, &vs, &st);
+	fill_stat(fs, ino, n->path, &vs, &st);
 	fuse_reply_attr(req, &st, ATTR_TIMEOUT);
 }
 
-/* truncate(2)/ftruncate to 0 is the kernel's O_TRUNC; nothing else changes. */
+/*
+ * truncate(2)/ftruncate to 0 is the kernel's O_TRUNC and chown(2) sets
+ * the owner (the tracing tree only); nothing else changes.
+ */
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
 	struct fuse_fs *fs = fs_of(req);
 	struct fs_node *n = __uks_fs_node_by_ino(&fs->nodes, ino);
 	struct uks_vfs_file *f;
+	bool inherited = false;
 	int ret;
 
 	if (!n) {
@@ -264,9 +273,20 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		return;
 	}
 	if (to_set & ~(FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME |
-		       FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME)) {
+		       FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME |
+		       FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
 		fuse_reply_err(req, EPERM);
 		return;
+	}
+	if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
+		ret = __uks_fuse_chown(req, &fs->owners, fs->vfs, n->path,
+			       to_set & FUSE_SET_ATTR_UID ? attr->st_uid : (uid_t)-1,
+			       to_set & FUSE_SET_ATTR_GID ? attr->st_gid : (gid_t)-1);
+		if (ret) {
+			fuse_reply_err(req, ret);
+			return;
+		}
+		inherited = __uks_fs_owner_inherited(fs->vfs, n->path);
 	}
 	if (to_set & FUSE_SET_ATTR_SIZE) {
 		if (attr->st_size != 0) {
@@ -284,6 +304,8 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to
 		uks_vfs_close(f);
 	}
 	op_getattr(req, ino, fi);
+	if (inherited)
+		__uks_fuse_reinherit(fs->se, &fs->nodes, ino);
 }
 
 struct dir_buf {
@@ -469,17 +491,20 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		     struct fuse_file_info *fi)
 {
 	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
+	struct fuse_fs *fs = fs_of(req);
+	struct fs_node *node = __uks_fs_node_by_ino(&fs->nodes, ino);
 	struct uks_peer peer;
 	ssize_t n;
 
-	(void)ino;
-	uks_trace_set_thread_cmdline(false);
 	req_peer(req, &peer);
 	n = __uks_vfs_pwrite_as(f, buf, size, off, &peer);
-	if (n < 0)
+	if (n < 0) {
 		fuse_reply_err(req, (int)-n);
-	else
-		fuse_reply_write(req, (size_t)n);
+		return;
+	}
+	fuse_reply_write(req, (size_t)n);
+	if (node && __uks_fs_owner_written(&fs->owners, fs->vfs, node->path))
+		__uks_fuse_reinherit(fs->se, &fs->nodes, 0);
 }
 
 /*
@@ -666,6 +691,7 @@ static void *loop_main(void *arg)
 static void fs_free(struct fuse_fs *fs)
 {
 	__uks_fs_nodes_free(&fs->nodes);
+	__uks_fs_owners_free(&fs->owners);
 	while (fs->polls) {
 		struct fs_poll *p = fs->polls;
 
@@ -733,8 +759,8 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 	pthread_mutex_init(&fs->poll_lock, NULL);
 	fs->stop_fd = -1;
 	fs->vfs = vfs;
-	fs->uid = getuid();
-	fs->gid = getgid();
+	__uks_fs_owners_init(&fs->owners, getuid(), getgid(),
+			     opts && opts->set_gid ? opts->gid : getgid());
 	fs->threads = opts && opts->threads ? opts->threads : 64;
 	fs->on_unmounted = opts ? opts->on_unmounted : NULL;
 	fs->arg = opts ? opts->arg : NULL;

@@ -27,6 +27,7 @@
 
 #include "core/compiler.h"
 #include "fs/vfs.h"
+#include "trace/tracefs.h"
 
 /**
  * uks_vfs_create - an empty tree
@@ -158,6 +159,22 @@ static const struct vfs_mount *find_mount(struct uks_vfs *vfs, const char *path,
 	if (best)
 		*rest = path[best->len] ? path + best->len + 1 : "";
 	return best;
+}
+
+bool __uks_vfs_tracefs_path(struct uks_vfs *vfs, const char *path, const void **tree,
+			    const char **rest)
+{
+	const struct vfs_mount *m;
+	bool ret = false;
+
+	pthread_rwlock_rdlock(&vfs->lock);
+	m = find_mount(vfs, path, rest);
+	if (m && (m->root.node == &__uks_tracefs_top || m->root.node == &__uks_tracefs_instance)) {
+		*tree = m->root.obj;
+		ret = true;
+	}
+	pthread_rwlock_unlock(&vfs->lock);
+	return ret;
 }
 
 /* Is @path a strict ancestor of some mount point (a synthetic directory)? */

@@ -62,4 +62,11 @@ ssize_t __uks_vfs_read_nb(struct uks_vfs_file *f, void *buf, size_t len, off_t o
 ssize_t __uks_vfs_pwrite_as(struct uks_vfs_file *f, const void *buf, size_t len, off_t off,
 			    const struct uks_peer *peer);
 
+/*
+ * Is @path inside a tracefs tree?  Then @tree is set to the tree (its
+ * instance) and @rest to the path inside it.
+ */
+bool __uks_vfs_tracefs_path(struct uks_vfs *vfs, const char *path, const void **tree,
+			    const char **rest);
+
 #endif

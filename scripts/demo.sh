@@ -97,6 +97,42 @@ else
 fi
 rm -rf "$demo"
 echo
+echo "== the kernel's own tools on uksfs: an instance with a snapshot trigger, then trace-cmd"
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null && [ -w /dev/fuse ]; then
+	# scripts/tracing-ns.sh: a mount namespace whose /sys/kernel/tracing is
+	# a fresh uksd's, where the session's processes are traced (docs/CONFORMANCE.md)
+	cat > "$O/demo-tools.sh" <<'S'
+cd /sys/kernel/tracing
+echo '$ mkdir instances/demo'; mkdir instances/demo
+echo "\$ echo 'e:esys/eopen syscalls/sys_enter_openat file=+0(\$filename):ustring' >> dynamic_events"
+echo 'e:esys/eopen syscalls/sys_enter_openat file=+0($filename):ustring' >> dynamic_events
+echo '$ echo 1 > instances/demo/events/esys/eopen/enable'
+echo 1 > instances/demo/events/esys/eopen/enable
+echo "\$ echo 'snapshot if file ~ \"*hostname\"' > instances/demo/events/esys/eopen/trigger"
+echo 'snapshot if file ~ "*hostname"' > instances/demo/events/esys/eopen/trigger
+echo '$ cat /etc/hostname; ls / >/dev/null'; cat /etc/hostname; ls / > /dev/null
+echo '$ tail -2 instances/demo/snapshot     # taken when cat opened /etc/hostname'
+tail -2 instances/demo/snapshot
+echo '$ cat instances/demo/events/esys/eopen/trigger'; cat instances/demo/events/esys/eopen/trigger
+echo 0 > instances/demo/events/esys/eopen/enable
+echo '!snapshot if file ~ "*hostname"' > instances/demo/events/esys/eopen/trigger
+rmdir instances/demo
+if command -v trace-cmd > /dev/null; then
+	cd /tmp
+	echo '$ trace-cmd record -e syscalls:sys_enter_execve -e esys/eopen ls /  (Debian trace-cmd, unchanged)'
+	trace-cmd record -q -o /tmp/uks-demo.dat -e syscalls:sys_enter_execve -e esys/eopen ls / > /dev/null
+	echo '$ trace-cmd report | grep -m4 eopen:'
+	trace-cmd report -i /tmp/uks-demo.dat 2>/dev/null | grep -m4 'eopen:'
+	rm -f /tmp/uks-demo.dat
+fi
+S
+	O=$O bash scripts/tracing-ns.sh --tracefs -- bash "$O/demo-tools.sh" 2>/dev/null ||
+		O=$O bash scripts/tracing-ns.sh -- bash "$O/demo-tools.sh" 2>/dev/null
+	rm -f "$O/demo-tools.sh"
+else
+	echo "(needs root, FUSE and mount namespaces: see docs/CONFORMANCE.md)"
+fi
+echo
 echo "== DAMON: uks damon record -- uks-masim configs/masim/zigzag.cfg (10 s, two 64 MiB"
 echo "   regions, the hot one alternating every 1.5 s), then damo's reports of the record"
 rec=$(mktemp -d)

@@ -22,8 +22,8 @@
  * the new event is dropped instead and counted as commit overrun, which is
  * exactly when the kernel counts one.  With overwrite off, a full ring
  * refuses new events and counts them as dropped.  A thread that already
- * holds the lock (a signal handler interrupting a page move or a read on
- * the same thread) gives up the event rather than deadlock.
+ * holds or is taking the lock (a signal handler interrupting a page move
+ * or a read on the same thread) gives up the event rather than deadlock.
  *
  * Each page counts its committed bytes and events in one 64-bit word, so a
  * commit is one atomic add; the per-CPU totals are derived from the pages

@@ -82,10 +82,22 @@ static void reader_key_init(void)
 	gp_mode = membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 ? 1 : 2;
 }
 
+/* Set while this thread registers: see reader_register(). */
+static __thread int reader_registering __attribute__((tls_model("initial-exec")));
+
+/*
+ * A thread's first hit registers it, which may allocate.  A signal handler
+ * whose hit lands in its own thread's registration would register again
+ * and, inside malloc's locks, deadlock on them: that hit is dropped.
+ */
 static __attribute__((noinline)) struct tp_reader *reader_register(void)
 {
 	struct tp_reader *r;
 
+	if (reader_registering)
+		return NULL;
+	reader_registering = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pthread_once(&reader_once, reader_key_init);
 	/* Reuse the record of a thread that exited, else make one. */
 	for (r = __atomic_load_n(&reader_list, __ATOMIC_ACQUIRE); r; r = r->next) {
@@ -96,8 +108,10 @@ static __attribute__((noinline)) struct tp_reader *reader_register(void)
 			break;
 	}
 	if (!r) {
-		if (posix_memalign((void **)&r, UKS_CACHELINE, sizeof(*r)))
+		if (posix_memalign((void **)&r, UKS_CACHELINE, sizeof(*r))) {
+			reader_registering = 0;
 			return NULL;
+		}
 		memset(r, 0, sizeof(*r));
 		r->in_use = 1;
 		r->next = __atomic_load_n(&reader_list, __ATOMIC_RELAXED);
@@ -107,6 +121,8 @@ static __attribute__((noinline)) struct tp_reader *reader_register(void)
 	}
 	pthread_setspecific(reader_key, r);
 	this_reader = r;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	reader_registering = 0;
 	return r;
 }
 

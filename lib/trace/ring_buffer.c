@@ -22,8 +22,8 @@
  * the new event is dropped instead and counted as commit overrun, which is
  * exactly when the kernel counts one.  With overwrite off, a full ring
  * refuses new events and counts them as dropped.  A thread that already
- * holds the lock (a signal handler interrupting a page move or a read on
- * the same thread) gives up the event rather than deadlock.
+ * holds or is taking the lock (a signal handler interrupting a page move
+ * or a read on the same thread) gives up the event rather than deadlock.
  *
  * Each page counts its committed bytes and events in one 64-bit word, so a
  * commit is one atomic add; the per-CPU totals are derived from the pages
@@ -77,20 +77,41 @@ static void rb_spin(struct rb_cpu *c)
 	}
 }
 
+/*
+ * rb_lock_depth covers the whole time from the first attempt to take a lock
+ * to the release of the last one: a signal handler landing between a
+ * successful exchange and the mark (or between the mark's clearing and the
+ * release) would otherwise spin forever on its own thread's lock.  While
+ * this thread only waits for a lock, a nested handler gives up its event
+ * too, as it would inside the lock.  The signal fences keep the compiler
+ * from moving the mark across the lock word's accesses.
+ */
+static void rb_depth_enter(void)
+{
+	rb_lock_depth = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static void rb_depth_leave(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rb_lock_depth = 0;
+}
+
 /* Returns false when this thread already holds a buffer lock (nesting). */
 bool __uks_trace_rb_lock(struct rb_cpu *c)
 {
 	if (rb_lock_depth)
 		return false;
+	rb_depth_enter();
 	rb_spin(c);
-	rb_lock_depth = 1;
 	return true;
 }
 
 void __uks_trace_rb_unlock(struct rb_cpu *c)
 {
-	rb_lock_depth = 0;
 	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+	rb_depth_leave();
 }
 
 /*
@@ -107,6 +128,7 @@ bool __uks_trace_rb_lock_pairs(struct uks_rb *a, struct uks_rb *b, unsigned int 
 
 	if (rb_lock_depth)
 		return false;
+	rb_depth_enter();
 	for (i = 0; i < n; i++) {
 		struct uks_rb *rb = i < n / 2 ? a : b;
 		struct rb_cpu *c = &rb->cpus[first + i % (n / 2)];
@@ -120,20 +142,20 @@ bool __uks_trace_rb_lock_pairs(struct uks_rb *a, struct uks_rb *b, unsigned int 
 		while (i--)
 			__atomic_store_n(&(i < n / 2 ? a : b)->cpus[first + i % (n / 2)].lock, 0,
 					 __ATOMIC_RELEASE);
+		rb_depth_leave();
 		return false;
 	}
-	rb_lock_depth = 1;
 	return true;
 }
 
 void __uks_trace_rb_unlock_pairs(struct uks_rb *a, struct uks_rb *b, unsigned int first,
 				 unsigned int end)
 {
-	rb_lock_depth = 0;
 	for (unsigned int i = first; i < end; i++) {
 		__atomic_store_n(&a->cpus[i].lock, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&b->cpus[i].lock, 0, __ATOMIC_RELEASE);
 	}
+	rb_depth_leave();
 }
 
 #define rb_lock		__uks_trace_rb_lock

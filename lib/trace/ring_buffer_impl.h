@@ -87,8 +87,8 @@ struct uks_rb {
 
 /*
  * The CPU locks.  rb_lock() returns false when this thread already holds
- * one (a signal handler nested in a page move or a read): the caller gives
- * up rather than deadlock.
+ * or is taking one (a signal handler nested in a page move or a read): the
+ * caller gives up rather than deadlock.
  */
 bool __uks_trace_rb_lock(struct rb_cpu *c);
 void __uks_trace_rb_unlock(struct rb_cpu *c);

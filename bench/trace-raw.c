@@ -23,17 +23,7 @@
 #include "bench_cpu.h"
 #include "trace/ring_buffer_raw.h"
 
-UKS_TRACE_EVENT(bench, raw64,
-	UKS_TP_PROTO(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e,
-		     uint64_t f, uint64_t g),
-	UKS_TP_ARGS(a, b, c, d, e, f, g),
-	UKS_TP_FIELDS(
-		(field, uint64_t, a, a), (field, uint64_t, b, b), (field, uint64_t, c, c),
-		(field, uint64_t, d, d), (field, uint64_t, e, e), (field, uint64_t, f, f),
-		(field, uint64_t, g, g)),
-	UKS_TP_PRINTK("a=%lu b=%lu c=%lu d=%lu e=%lu f=%lu g=%lu", (unsigned long)REC->a,
-		      (unsigned long)REC->b, (unsigned long)REC->c, (unsigned long)REC->d,
-		      (unsigned long)REC->e, (unsigned long)REC->f, (unsigned long)REC->g))
+#include "bench_event64.h"
 
 #define EVENTS	20000
 #define ROUNDS	9
@@ -60,7 +50,7 @@ static void fill(void)
 {
 	must(uks_tracefs_write_str(tr, "trace", "", UKS_TRACEFS_TRUNC), "clear");
 	for (long i = 0; i < EVENTS; i++)
-		uks_trace_bench_raw64((uint64_t)i, 2, 3, 4, 5, 6, 7);
+		uks_trace_bench_event64((uint64_t)i, 2, 3, 4, 5, 6, 7);
 }
 
 static double text_rate(long *seen)
@@ -131,7 +121,7 @@ int main(void)
 	}
 	must(uks_trace_create(NULL, &tr), "create");
 	must(uks_tracefs_write_str(tr, "buffer_size_kb", "4096", 0), "buffer_size_kb");
-	must(uks_tracefs_write_str(tr, "events/bench/raw64/enable", "1", 0), "enable");
+	must(uks_tracefs_write_str(tr, "events/bench/event64/enable", "1", 0), "enable");
 	for (int r = 0; r < rounds; r++) {
 		text[r] = text_rate(&nt);
 		raw[r] = raw_rate(cpu, &nr);

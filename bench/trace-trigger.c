@@ -28,18 +28,10 @@
 
 #include "bench_cpu.h"
 
-UKS_TRACE_EVENT(bench_trig, event64,
-	UKS_TP_PROTO(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e,
-		     uint64_t f, uint64_t g),
-	UKS_TP_ARGS(a, b, c, d, e, f, g),
-	UKS_TP_FIELDS(
-		(field, uint64_t, a, a), (field, uint64_t, b, b), (field, uint64_t, c, c),
-		(field, uint64_t, d, d), (field, uint64_t, e, e), (field, uint64_t, f, f),
-		(field, uint64_t, g, g)),
-	UKS_TP_PRINTK("a=%lu", (unsigned long)REC->a))
+#include "bench_event64.h"
 
 #define ROUNDS		9
-#define EVENT		"events/bench_trig/event64/"
+#define EVENT		"events/bench/event64/"
 
 enum { V_EMPTY, V_PLAIN, V_TRACEON, V_TRACEON_IF, V_SOFT, NR_V };
 static const char *const names[NR_V] = {
@@ -86,7 +78,7 @@ static __attribute__((noinline)) double run(int v)
 	t0 = now_ns();
 	for (long i = 2; i < iters + 2; i++) {
 		if (v != V_EMPTY)
-			uks_trace_bench_trig_event64((uint64_t)i, 2, 3, 4, 5, 6, 7);
+			uks_trace_bench_event64((uint64_t)i, 2, 3, 4, 5, 6, 7);
 		__asm__ __volatile__("" : : "r"(i) : "memory");
 	}
 	return (now_ns() - t0) / iters;

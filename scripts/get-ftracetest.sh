@@ -4,7 +4,7 @@
 # into DEST, without installing anything: apt-get download, then only that
 # directory out of the source tarball.  Does nothing when DEST has them.
 set -eu
-dest=$1 pkg=${UKS_FTRACETEST_PKG:-linux-source-6.12}
+dest=$(realpath -m "$1") pkg=${UKS_FTRACETEST_PKG:-linux-source-6.12}
 [ -x "$dest/ftracetest" ] && exit 0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -245,5 +245,5 @@ install: all
 clean:
 	rm -rf $(O)
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+-include $(shell find $(O) -path $(O)/ftracetest -prune -o -name '*.d' -type f -print 2>/dev/null)
 .SECONDARY:

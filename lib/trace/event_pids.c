@@ -221,6 +221,16 @@ void __uks_trace_event_fork_changed(bool on)
 	__atomic_add_fetch(&fork_followers, on ? 1 : -1, __ATOMIC_RELAXED);
 }
 
+/**
+ * __uks_trace_forks_followed - some instance has options/event-fork on
+ *
+ * Lets the code that sees forks skip work that only event-fork needs.
+ */
+bool __uks_trace_forks_followed(void)
+{
+	return __atomic_load_n(&fork_followers, __ATOMIC_RELAXED) > 0;
+}
+
 /*
  * Add @pid to (@add) or remove it from the list, as a new list.  Caller
  * holds event_mutex; -ENOMEM leaves the list as it was.

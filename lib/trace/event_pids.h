@@ -24,6 +24,7 @@ void __uks_trace_free_event_pids(struct uks_trace *tr);
 void __uks_trace_event_fork_changed(bool on);
 
 /* What the code that sees forks and exits (lib/tracee) reports. */
+bool __uks_trace_forks_followed(void);
 void __uks_trace_task_fork(pid_t parent, pid_t child);
 void __uks_trace_task_exit(pid_t pid);
 

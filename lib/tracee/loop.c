@@ -419,6 +419,19 @@ static void exited(struct uks_tracee_session *s, pid_t tid, int status)
 	}
 }
 
+/*
+ * A new child's first stop can come before its parent's fork event (the
+ * two are separate waitpid() results, in either order).  Under event-fork
+ * it joins its parent's pid lists now, before it first runs, as the kernel
+ * adds it inside fork; the fork event adds it again, which changes nothing.
+ * The parent is the process's parent, or for a thread its leader.
+ */
+static void early_child(pid_t tid, pid_t tgid)
+{
+	if (__uks_trace_forks_followed())
+		__uks_trace_task_fork(tid == tgid ? __uks_tracee_read_ppid(tid) : tgid, tid);
+}
+
 /**
  * __uks_tracee_handle - handle one waitpid() result of a tracee
  * @tid:	the thread waitpid() returned
@@ -450,6 +463,7 @@ int __uks_tracee_handle(struct uks_tracee_session *s, pid_t tid, int status)
 			__uks_tracee_ptrace(s, PTRACE_CONT, tid, 0, 0);
 			return -ENOMEM;
 		}
+		early_child(tid, tgid);
 	}
 	if (sig == (SIGTRAP | 0x80)) {
 		syscall_stop(s, t, false);

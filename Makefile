@@ -123,7 +123,8 @@ $(LIBSO): $(LIB_PIC_OBJS) lib/libuks.map
 # uksfs over FUSE: libfuse3 when pkg-config finds it (config.h says so).
 ifeq ($(HAVE_FUSE3),1)
 FUSE_CFLAGS := $(shell pkg-config --cflags fuse3)
-$(O)/lib/fs/fuse.o $(O)/pic/lib/fs/fuse.o $(O)/lib/fs/fuse_owner.o $(O)/pic/lib/fs/fuse_owner.o: \
+$(O)/lib/fs/fuse.o $(O)/pic/lib/fs/fuse.o $(O)/lib/fs/fuse_owner.o $(O)/pic/lib/fs/fuse_owner.o \
+$(O)/lib/fs/fuse_notify.o $(O)/pic/lib/fs/fuse_notify.o: \
 	private ALL_CFLAGS += $(FUSE_CFLAGS)
 LIBS += $(shell pkg-config --libs fuse3)
 endif

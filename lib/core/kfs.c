@@ -482,6 +482,18 @@ long __uks_kfs_ioctl(struct kfs_open_file *of, unsigned int cmd, void *arg)
 	return of->ref.node->ops->ioctl ? of->ref.node->ops->ioctl(of, cmd, arg) : -ENOTTY;
 }
 
+ssize_t __uks_kfs_read_pages(struct kfs_open_file *of, void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (!kfs_has_pages(of))
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&of->lock);
+	n = of->ref.node->ops->read_pages(of, buf, len);
+	pthread_mutex_unlock(&of->lock);
+	return n;
+}
+
 /*
  * FUSE sends FLUSH at each close(2) and before it returns, RELEASE at the
  * last one and later: a flushed file stops making its objects busy (an

@@ -133,6 +133,12 @@ struct kfs_caller {
  * @poll:	non-zero when a read would not block (default: always)
  * @interrupt:	make a blocked ->read return -EINTR (from another thread)
  * @ioctl:	an ioctl(2) on the file; without it -ENOTTY
+ * @read_pages: a consuming file that hands out whole pages
+ *		(trace_pipe_raw): the next complete page into @buf, without
+ *		waiting; returns its size, 0 when no page is complete yet,
+ *		-EMSGSIZE when a page does not fit in @len, or -errno.  What
+ *		it takes is no longer read by ->read.  Servers use it to place
+ *		pages where splice(2) finds them (FUSE's page cache).
  * @release:	the last close
  */
 struct kfs_ops {
@@ -144,6 +150,7 @@ struct kfs_ops {
 	int (*poll)(struct kfs_open_file *of);
 	void (*interrupt)(struct kfs_open_file *of);
 	long (*ioctl)(struct kfs_open_file *of, unsigned int cmd, void *arg);
+	ssize_t (*read_pages)(struct kfs_open_file *of, void *buf, size_t len);
 	void (*release)(struct kfs_open_file *of);
 };
 
@@ -269,6 +276,12 @@ void __uks_kfs_set_nonblock(struct kfs_open_file *of, bool nonblock);
 int __uks_kfs_poll(struct kfs_open_file *of);
 void __uks_kfs_interrupt(struct kfs_open_file *of);
 long __uks_kfs_ioctl(struct kfs_open_file *of, unsigned int cmd, void *arg);
+/* ->read_pages, between reads; -EOPNOTSUPP for other files.  Not a use (->in_use). */
+ssize_t __uks_kfs_read_pages(struct kfs_open_file *of, void *buf, size_t len);
+static inline bool kfs_has_pages(const struct kfs_open_file *of)
+{
+	return of->ref.node->ops->read_pages != NULL;
+}
 /* A descriptor of @of was closed (FUSE's FLUSH); see struct kfs_root ->in_use. */
 void __uks_kfs_flush(struct kfs_open_file *of);
 void __uks_kfs_close(struct kfs_open_file *of);

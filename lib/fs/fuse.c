@@ -15,9 +15,10 @@
  * (fuse_nodes.c), so the same path always has the same number.  Lookup counts are tracked for FORGET but nodes are never freed
  * before unmount, which keeps the lookup lock-free of use-after-free.
  *
- * Poll.  A blocked poll(2) on trace_pipe registers its poll handle; a
- * notifier thread checks pending handles every 20 ms and wakes those whose
- * file became readable.
+ * Poll and splice.  A notifier thread wakes, every 20 ms, the poll(2)s
+ * whose file became readable, and puts trace_pipe_raw's complete pages in
+ * the page cache, where splice(2) takes them (fuse_notify.c): that file's
+ * size is what was put there.
  *
  * Permissions: the files belong to the serving user with the kernel's
  * modes, the kernel checks them (default_permissions), and without
@@ -39,7 +40,7 @@
  * then aborts the connection, so what is left of the mount answers
  * ENOTCONN, as after a crash.
  *
- * Lock order: the node table's lock and fs->poll_lock are leaves; VFS calls are
+ * Lock order: the node table's lock and fs->notify's are leaves; VFS calls are
  * made without either.  The owners' lock (owner.c) comes before the VFS's.
  */
 #include <errno.h>
@@ -71,15 +72,10 @@
 #include <fuse_lowlevel.h>
 #include <linux/fuse.h>	/* struct fuse_dirent: the readdir reply layout */
 
+#include "fs/fuse_notify.h"
 #include "fs/fuse_owner.h"
 
 #define ATTR_TIMEOUT	1.0	/* tracefs trees change: event dirs come and go */
-
-struct fs_poll {
-	struct fuse_pollhandle *ph;
-	struct uks_vfs_file *file;
-	struct fs_poll *next;
-};
 
 struct fuse_fs {
 	struct uks_server srv;
@@ -97,9 +93,7 @@ struct fuse_fs {
 	struct timespec start;
 
 	struct fs_nodes nodes;
-
-	pthread_mutex_t poll_lock;
-	struct fs_poll *polls;
+	struct fs_notify notify;
 };
 
 static struct fuse_fs *fs_of(fuse_req_t req)
@@ -127,6 +121,7 @@ static void fill_stat(struct fuse_fs *fs, fuse_ino_t ino, const char *path,
 	st->st_nlink = vs->type == UKS_VFS_DIR ? 2 : 1;
 	__uks_fs_owner_of(&fs->owners, fs->vfs, path, &st->st_uid, &st->st_gid);
 	st->st_blksize = 4096;
+	st->st_size = __uks_fuse_feed_size(&fs->notify, ino, 0);
 	st->st_atim = st->st_mtim = st->st_ctim = fs->start;
 }
 
@@ -137,6 +132,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 	/* Our files have no size the page cache could trust. */
 	conn->want &= ~(unsigned int)FUSE_CAP_AUTO_INVAL_DATA;
+	/* Fed pages (fuse_notify.c) leave the page cache when we say so only. */
+	if (conn->capable & FUSE_CAP_EXPLICIT_INVAL_DATA)
+		conn->want |= FUSE_CAP_EXPLICIT_INVAL_DATA;
 }
 
 /* @name in the directory numbered @parent, as a path into @path; 0 or an errno. */
@@ -450,6 +448,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
 	fi->nonseekable = uks_vfs_file_stat(f)->stream;
+	__uks_fuse_feed_open(&fs_of(req)->notify, ino, f);
 	fuse_reply_open(req, fi);
 }
 
@@ -464,12 +463,18 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 {
 	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
 	char *buf = uks_kmalloc(size ? size : 1);
+	size_t fed;
 	ssize_t n;
 
-	(void)ino;
-	uks_trace_set_thread_cmdline(false);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	/* read(2) comes with a lock owner; the page cache filling itself without */
+	if (__uks_fuse_feed_read(&fs_of(req)->notify, ino, f, off, size, fi->lock_owner != 0,
+				 buf, &fed)) {
+		fuse_reply_buf(req, buf, fed);
+		uks_kfree(buf);
 		return;
 	}
 	if (uks_vfs_file_stat(f)->stream)
@@ -522,22 +527,10 @@ static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct fuse_fs *fs = fs_of(req);
 	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
-	struct fs_poll **pp, *p;
 
 	(void)ino;
-	pthread_mutex_lock(&fs->poll_lock);
-	for (pp = &fs->polls; (p = *pp);) {
-		if (p->file == f) {
-			*pp = p->next;
-			fuse_pollhandle_destroy(p->ph);
-			uks_kfree(p);
-		} else {
-			pp = &p->next;
-		}
-	}
-	pthread_mutex_unlock(&fs->poll_lock);
+	__uks_fuse_notify_release(&fs_of(req)->notify, f);
 	uks_vfs_close(f);
 	fuse_reply_err(req, 0);
 }
@@ -545,30 +538,14 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void op_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
 		    struct fuse_pollhandle *ph)
 {
-	struct fuse_fs *fs = fs_of(req);
 	struct uks_vfs_file *f = (struct uks_vfs_file *)(uintptr_t)fi->fh;
 	unsigned int revents = 0;
 
 	(void)ino;
 	if ((fi->flags & O_ACCMODE) != O_RDONLY)
 		revents |= POLLOUT;
-	if (uks_vfs_poll(f))
+	if (__uks_fuse_poll(&fs_of(req)->notify, f, ph))
 		revents |= POLLIN;
-	if (ph && !(revents & POLLIN)) {
-		struct fs_poll *p = uks_kzalloc(sizeof(*p));
-
-		if (p) {
-			p->ph = ph;
-			p->file = f;
-			pthread_mutex_lock(&fs->poll_lock);
-			p->next = fs->polls;
-			fs->polls = p;
-			pthread_mutex_unlock(&fs->poll_lock);
-			ph = NULL;
-		}
-	}
-	if (ph)
-		fuse_pollhandle_destroy(ph);
 	fuse_reply_poll(req, revents);
 }
 
@@ -578,21 +555,8 @@ static void *poll_notifier(void *arg)
 	const struct timespec tick = { 0, 20 * 1000 * 1000 };
 
 	while (!__atomic_load_n(&fs->stopping, __ATOMIC_ACQUIRE)) {
-		struct fs_poll **pp, *p;
-
 		nanosleep(&tick, NULL);
-		pthread_mutex_lock(&fs->poll_lock);
-		for (pp = &fs->polls; (p = *pp);) {
-			if (uks_vfs_poll(p->file)) {
-				*pp = p->next;
-				fuse_lowlevel_notify_poll(p->ph);
-				fuse_pollhandle_destroy(p->ph);
-				uks_kfree(p);
-			} else {
-				pp = &p->next;
-			}
-		}
-		pthread_mutex_unlock(&fs->poll_lock);
+		__uks_fuse_notify_tick(&fs->notify);
 	}
 	return NULL;
 }
@@ -692,14 +656,7 @@ static void fs_free(struct fuse_fs *fs)
 {
 	__uks_fs_nodes_free(&fs->nodes);
 	__uks_fs_owners_free(&fs->owners);
-	while (fs->polls) {
-		struct fs_poll *p = fs->polls;
-
-		fs->polls = p->next;
-		fuse_pollhandle_destroy(p->ph);
-		uks_kfree(p);
-	}
-	pthread_mutex_destroy(&fs->poll_lock);
+	__uks_fuse_notify_destroy(&fs->notify);
 	if (fs->stop_fd >= 0)
 		close(fs->stop_fd);
 	free(fs->mountpoint);
@@ -756,7 +713,7 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 	fs = uks_kzalloc(sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;
-	pthread_mutex_init(&fs->poll_lock, NULL);
+	__uks_fuse_notify_init(&fs->notify);
 	fs->stop_fd = -1;
 	fs->vfs = vfs;
 	__uks_fs_owners_init(&fs->owners, getuid(), getgid(),
@@ -787,6 +744,7 @@ UKS_EXPORT int uks_fuse_serve(struct uks_vfs *vfs, const char *mountpoint,
 		fs_free(fs);
 		return -EINVAL;
 	}
+	fs->notify.se = fs->se;
 	if (fuse_session_mount(fs->se, fs->mountpoint)) {
 		fuse_session_destroy(fs->se);
 		fs_free(fs);

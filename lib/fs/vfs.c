@@ -351,6 +351,16 @@ ssize_t __uks_vfs_read_nb(struct uks_vfs_file *f, void *buf, size_t len, off_t o
 	return __uks_kfs_read(f->of, buf, len, off);
 }
 
+ssize_t __uks_vfs_read_pages(struct uks_vfs_file *f, void *buf, size_t len)
+{
+	return __uks_kfs_read_pages(f->of, buf, len);
+}
+
+bool __uks_vfs_has_pages(const struct uks_vfs_file *f)
+{
+	return kfs_has_pages(f->of);
+}
+
 /** uks_vfs_pwrite - see <uks/fs.h> */
 UKS_EXPORT ssize_t uks_vfs_pwrite(struct uks_vfs_file *f, const void *buf, size_t len, off_t off)
 {

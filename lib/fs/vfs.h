@@ -59,6 +59,9 @@ int __uks_vfs_open_as(struct uks_vfs *vfs, const char *path, int flags,
 /* @nonblock: the O_NONBLOCK of this read request (fcntl may change it). */
 ssize_t __uks_vfs_read_nb(struct uks_vfs_file *f, void *buf, size_t len, off_t off,
 			  bool nonblock);
+/* Whole pages of a page-feeding file (kfs ->read_pages); see kfs.h. */
+ssize_t __uks_vfs_read_pages(struct uks_vfs_file *f, void *buf, size_t len);
+bool __uks_vfs_has_pages(const struct uks_vfs_file *f);
 ssize_t __uks_vfs_pwrite_as(struct uks_vfs_file *f, const void *buf, size_t len, off_t off,
 			    const struct uks_peer *peer);
 

@@ -12,6 +12,11 @@
  * page flagged in the commit word.  A read shorter than the page takes
  * only the events that fit in it, and the rest of the page comes with the
  * next reads, as in the kernel.
+ *
+ * Pages for splice(2) (->read_pages): only complete pages, as the kernel's
+ * splice hands out, so the page being filled stays with the open file
+ * between calls and takes the CPU's events as they come.  A read after
+ * that starts with it, however full it is (trace-cmd's last read at stop).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +45,12 @@ struct raw_reader {
 	uint32_t pos;		/* bytes of it already read; == size: none */
 	int interrupted;
 	struct uks_rb_page_writer w;
+	/* the page ->read_pages fills */
+	unsigned char *feed;
+	struct uks_rb_page_writer fw;
+	uint64_t feed_lost;
+	bool filling;
+	bool feed_full;
 };
 
 static bool take_event(void *arg, uint64_t ts, const void *data, unsigned int len)
@@ -82,6 +93,7 @@ static void raw_release(struct kfs_open_file *of)
 
 	if (r) {
 		uks_kfree(r->page);
+		uks_kfree(r->feed);
 		uks_kfree(r);
 	}
 }
@@ -106,6 +118,16 @@ static ssize_t raw_read(struct kfs_open_file *of, void *buf, size_t len)
 	/* Like ring_buffer_read_page(): no room for an event past the header. */
 	if (len <= RB_PAGE_HDR)
 		return 0;
+	if (r->filling && r->fw.events && r->fw.size == size) {
+		/* the events ->read_pages took come first, in their page */
+		__uks_trace_rb_page_finish(&r->fw, r->feed_lost);
+		memcpy(r->page, r->feed, size);
+		r->filling = false;
+		r->size = size;
+		r->pos = 0;
+		goto copy;
+	}
+	r->filling = false;
 	cap = len < size ? (uint32_t)len : size;
 	for (;;) {
 		uint32_t seq = __uks_trace_rb_wait_seq(r->tr->rb);
@@ -135,12 +157,61 @@ copy:
 	return (ssize_t)len;
 }
 
+static bool feed_event(void *arg, uint64_t ts, const void *data, unsigned int len)
+{
+	struct raw_reader *r = arg;
+
+	if (__uks_trace_rb_page_add(&r->fw, ts, data, len))
+		return true;
+	r->feed_full = true;
+	return false;
+}
+
+static ssize_t raw_read_pages(struct kfs_open_file *of, void *buf, size_t len)
+{
+	struct raw_reader *r = of->priv;
+	uint32_t size = subbuf_size(r->tr);
+	uint64_t lost = 0;
+	int n;
+
+	if (len < size)
+		return -EMSGSIZE;
+	if (r->pos < r->size)
+		return 0;		/* a read is handing a page out: it goes first */
+	if (!r->feed || r->fw.size != size) {
+		uks_kfree(r->feed);
+		r->filling = false;
+		r->fw.size = 0;
+		r->feed = uks_kmalloc(size);
+		if (!r->feed)
+			return -ENOMEM;
+		r->fw.size = size;
+	}
+	if (!r->filling) {
+		__uks_trace_rb_page_start(&r->fw, r->feed, size);
+		r->feed_lost = 0;
+		r->filling = true;
+	}
+	r->feed_full = false;
+	n = __uks_trace_rb_consume_batch(r->tr->rb, r->cpu, feed_event, r, &lost);
+	if (n < 0)
+		return n;
+	r->feed_lost += lost;
+	/* an event that cannot fit even an empty page would stall the CPU: the kernel has none */
+	if (!r->feed_full || !r->fw.events)
+		return 0;
+	__uks_trace_rb_page_finish(&r->fw, r->feed_lost);
+	memcpy(buf, r->feed, size);
+	r->filling = false;
+	return size;
+}
+
 static int raw_poll(struct kfs_open_file *of)
 {
 	struct raw_reader *r = of->priv;
 
 	/* A peek with no room answers -ENOSPC when there is an event. */
-	return r->pos < r->size ||
+	return r->pos < r->size || (r->filling && r->fw.events) ||
 	       __uks_trace_rb_peek(r->tr->rb, r->cpu, NULL, 0, NULL) == -ENOSPC;
 }
 
@@ -157,6 +228,7 @@ const struct kfs_ops __uks_tracefs_pipe_raw_ops = {
 	.read = raw_read,
 	.poll = raw_poll,
 	.interrupt = raw_interrupt,
+	.read_pages = raw_read_pages,
 	.release = raw_release,
 };
 

@@ -107,4 +107,25 @@ REC
 		trace-cmd report '$tmp/r.dat' > '$tmp/r.txt' 2>&1 &&
 		bash '$tmp/fields' '$tmp/r.txt' > '$tmp/c' && [ -s '$tmp/c' ]"
 done
+# Splice is live: a recording keeps far more than the ring buffer holds.
+# 3000 markers (recorded whatever the events) in paced batches into 8 KiB
+# per CPU: a recording that got its data only at stop would hold at most
+# the buffers' bytes over 16 (the smallest event); this one must hold twice
+# that.
+cat > "$tmp/live" <<'REC'
+T=/sys/kernel/tracing
+trace-cmd record -b 8 -e kmem:kmalloc -o "$tmp/l.dat" > "$tmp/l.log" 2>&1 & p=$!
+for i in $(seq 100); do grep -q Ctrl "$tmp/l.log" && break; sleep 0.1; done
+for b in $(seq 30); do
+	for i in $(seq 100); do echo "live-$b-$i" > $T/trace_marker; done
+	sleep 0.05
+done
+kill -INT $p; wait $p
+cat $T/buffer_total_size_kb > "$tmp/l.kb"
+REC
+ok "trace-cmd record (splice): a recording is not capped at the buffer's size" -- bash -c "
+	tmp='$tmp' unshare -m --propagation private '$tmp/ns' '$tmp/live' &&
+	n=\$(trace-cmd report '$tmp/l.dat' 2>/dev/null | grep -c 'live-[0-9]*-[0-9]*') &&
+	cap=\$((\$(cat '$tmp/l.kb') * 1024 / 16)) && echo \"# \$n markers recorded, at most \$cap at stop\" &&
+	[ \$n -ge \$((2 * cap)) ] || { cat '$tmp/l.log'; false; }"
 tap_done

@@ -19,58 +19,21 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <uks/core.h>
 #include <uks/slab.h>
 
 #include "trace/eprobe.h"
 #include "trace/probe_arg.h"
+#include "trace/scratch.h"
 
 #define EPROBE_ARGS_BASE	12
-#define SCRATCH_DEPTH		4	/* nesting: thread, then signal handlers */
 
 struct eprobe_entry {
 	struct uks_trace_entry ent;
 	uint32_t probe_type;
 	unsigned char args[];
 };
-
-/*
- * Per-thread scratch records, one per nesting level.  They are mapped, not
- * kmalloc'ed: the attached event may be kmem:kmalloc itself.  A thread key
- * unmaps them when the thread exits.
- */
-static __thread unsigned char *scratch __attribute__((tls_model("initial-exec")));
-static __thread int scratch_depth __attribute__((tls_model("initial-exec")));
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
-
-static void scratch_free(void *p)
-{
-	munmap(p, SCRATCH_DEPTH * UKS_RB_PAGE_SIZE);
-}
-
-static void scratch_key_init(void)
-{
-	pthread_key_create(&scratch_key, scratch_free);
-}
-
-static unsigned char *scratch_get(void)
-{
-	void *p;
-
-	if (scratch)
-		return scratch;
-	pthread_once(&scratch_once, scratch_key_init);
-	p = mmap(NULL, SCRATCH_DEPTH * UKS_RB_PAGE_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	scratch = p;
-	pthread_setspecific(scratch_key, p);
-	return scratch;
-}
 
 static const struct uks_event_field probe_type_field = {
 	"unsigned int", "__probe_type", 8, 4, false, UKS_FILTER_OTHER
@@ -104,17 +67,14 @@ static void *eprobe_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 	if (__builtin_expect(flags & (UKS_FILE_TRIGGER_MODE | UKS_FILE_SOFT_DISABLED), 0) &&
 	    __uks_trace_file_skip_hit(file, flags))
 		return NULL;
-	if (len > UKS_RB_PAGE_SIZE || scratch_depth >= SCRATCH_DEPTH)
-		return NULL;
 	if (__builtin_expect(writer_running, 0) && __uks_trace_probe_args_read_memory(ep->args))
 		return NULL;
 	if ((file->tr->event_pids || file->tr->notrace_pids) &&
 	    __uks_trace_ignore_pid(file->tr, __uks_trace_current_tid()))
 		return NULL;
-	buf = scratch_get();
+	buf = __uks_trace_scratch_get(len);
 	if (!buf)
 		return NULL;
-	buf += (size_t)scratch_depth++ * UKS_RB_PAGE_SIZE;
 	__uks_trace_fill_entry(file->tr, (struct uks_trace_entry *)buf, ep->attached->id);
 	return buf;
 }
@@ -133,7 +93,7 @@ static void eprobe_commit(void *data, struct uks_tp_iter *hit, void *src, size_t
 		struct uks_filter_ctx ctx = { uks_cpu_current(), __uks_trace_current_comm() };
 
 		if (!__uks_trace_filter_match(ep->filter, src, src_len, &ctx)) {
-			scratch_depth--;
+			__uks_trace_scratch_put();
 			return;
 		}
 	}
@@ -149,7 +109,7 @@ static void eprobe_commit(void *data, struct uks_tp_iter *hit, void *src, size_t
 		__uks_trace_probe_args_store(ep->args, src, src_len, ent->pid, rec, len);
 		__uks_trace_commit_filtered(tr, file, rec, len, cpu);
 	}
-	scratch_depth--;
+	__uks_trace_scratch_put();
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include "trace/origin.h"
 #include "trace/trace.h"
+#include "trace/scratch.h"
 #include "trace/trigger.h"
 
 /* Writes in progress on this thread: a nested one comes from a signal handler. */
@@ -83,7 +84,7 @@ void *__uks_trace_file_reserve(struct uks_trace *tr, struct uks_event_file *file
 	if (__builtin_expect(!(flags & UKS_FILE_SOFT_DISABLED), 1))
 		rec = __uks_trace_rb_reserve_at(tr->rb, len, ts, cpu);
 	if (__builtin_expect(!rec, 0) && (flags & UKS_FILE_TRIGGER_COND))
-		rec = __uks_trace_trigger_scratch_get(len);
+		rec = __uks_trace_scratch_get(len);
 	return rec;
 }
 
@@ -122,7 +123,7 @@ static void *file_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 static void commit_triggered(struct uks_trace *tr, struct uks_event_file *file, void *rec,
 			     size_t len, unsigned int flags)
 {
-	bool scratch = __uks_trace_trigger_scratch_owns(rec);
+	bool scratch = __uks_trace_scratch_owns(rec);
 	int cpu = scratch ? sched_getcpu() : (int)__uks_trace_rb_event_cpu(rec);
 	unsigned int post = 0;
 	struct uks_filter *filter;
@@ -130,7 +131,7 @@ static void commit_triggered(struct uks_trace *tr, struct uks_event_file *file, 
 	if (flags & UKS_FILE_TRIGGER_COND)
 		post = __uks_trace_triggers_call(file, rec, len, cpu < 0 ? 0 : cpu);
 	if (scratch) {
-		__uks_trace_trigger_scratch_put();
+		__uks_trace_scratch_put();
 	} else {
 		struct uks_filter_ctx ctx = { cpu, NULL };
 
@@ -158,7 +159,7 @@ void __uks_trace_commit_filtered(struct uks_trace *tr, struct uks_event_file *fi
 	unsigned int flags = __atomic_load_n(&file->flags, __ATOMIC_RELAXED);
 	struct uks_filter *filter;
 
-	if (__builtin_expect((flags & UKS_FILE_TRIGGER_COND) || __uks_trace_trigger_scratch_nest, 0)) {
+	if (__builtin_expect((flags & UKS_FILE_TRIGGER_COND) || __uks_trace_scratch_nest, 0)) {
 		commit_triggered(tr, file, rec, len, flags);
 		return;
 	}

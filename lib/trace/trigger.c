@@ -27,13 +27,10 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <uks/slab.h>
 
 #include "trace/trigger.h"
-
-#define SCRATCH_DEPTH	4	/* a thread, then signal handlers */
 
 static const struct uks_trigger_cmd *const commands[] = {
 	/* The order of the kernel's "# Available triggers:" line. */
@@ -44,57 +41,6 @@ static const struct uks_trigger_cmd *const commands[] = {
 	&__uks_trigger_enable_event_cmd,
 	&__uks_trigger_disable_event_cmd,
 };
-
-/* ------------------------------------------------------------ scratch */
-
-__thread int __uks_trace_trigger_scratch_nest __attribute__((tls_model("initial-exec")));
-static __thread unsigned char *scratch __attribute__((tls_model("initial-exec")));
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
-
-static void scratch_free(void *p)
-{
-	munmap(p, SCRATCH_DEPTH * UKS_RB_PAGE_SIZE);
-}
-
-static void scratch_key_init(void)
-{
-	pthread_key_create(&scratch_key, scratch_free);
-}
-
-/*
- * Mapped, not kmalloc'ed: the event may be kmem:kmalloc itself.  Records
- * larger than a ring-buffer page never reach the buffer either.
- */
-void *__uks_trace_trigger_scratch_get(size_t len)
-{
-	if (len > UKS_RB_PAGE_SIZE || __uks_trace_trigger_scratch_nest >= SCRATCH_DEPTH)
-		return NULL;
-	if (!scratch) {
-		void *p;
-
-		pthread_once(&scratch_once, scratch_key_init);
-		p = mmap(NULL, SCRATCH_DEPTH * UKS_RB_PAGE_SIZE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			return NULL;
-		scratch = p;
-		pthread_setspecific(scratch_key, p);
-	}
-	return scratch + (size_t)__uks_trace_trigger_scratch_nest++ * UKS_RB_PAGE_SIZE;
-}
-
-bool __uks_trace_trigger_scratch_owns(const void *rec)
-{
-	size_t off = (size_t)((const unsigned char *)rec - scratch);
-
-	return __uks_trace_trigger_scratch_nest && off < SCRATCH_DEPTH * (size_t)UKS_RB_PAGE_SIZE;
-}
-
-void __uks_trace_trigger_scratch_put(void)
-{
-	__uks_trace_trigger_scratch_nest--;
-}
 
 /* ------------------------------------------------------------ hit path */
 

@@ -81,15 +81,6 @@ void __uks_trace_file_triggers_clear(struct uks_event_file *file);
 unsigned int __uks_trace_triggers_call(struct uks_event_file *file, const void *rec, size_t len,
 				       int cpu);
 void __uks_trace_triggers_post_call(struct uks_event_file *file, unsigned int types);
-/*
- * A per-thread record for a hit whose record must not reach the ring
- * buffer (soft-disabled, or the buffer refused it) but which triggers
- * need.  @..._nest is non-zero while this thread has one in flight.
- */
-extern __thread int __uks_trace_trigger_scratch_nest __attribute__((tls_model("initial-exec")));
-void *__uks_trace_trigger_scratch_get(size_t len);
-bool __uks_trace_trigger_scratch_owns(const void *rec);
-void __uks_trace_trigger_scratch_put(void);
 
 /* trigger_cmds.c */
 extern const struct uks_trigger_cmd __uks_trigger_traceon_cmd, __uks_trigger_traceoff_cmd,

@@ -26,6 +26,7 @@
 #include "trace/eprobe.h"
 #include "trace/probe_arg.h"
 #include "trace/scratch.h"
+#include "trace/writer_sync.h"
 
 #define EPROBE_ARGS_BASE	12
 
@@ -39,24 +40,6 @@ static const struct uks_event_field probe_type_field = {
 	"unsigned int", "__probe_type", 8, 4, false, UKS_FILTER_OTHER
 };
 
-/* Set while this thread writes events for a task that is not stopped. */
-static __thread bool writer_running __attribute__((tls_model("initial-exec")));
-
-/**
- * __uks_trace_eprobe_writer_running - the events this thread writes next
- * are for a task already resumed (a stop let go before it was written)
- * @running:	true until reset with false
- *
- * Its memory is not what it was at the hit: eprobes that read it record
- * nothing.  A writer that resumed the task before writing did so because
- * no such eprobe was enabled when it decided, so the kernel, whose probe
- * runs at the hit, would have recorded nothing either.
- */
-void __uks_trace_eprobe_writer_running(bool running)
-{
-	writer_running = running;
-}
-
 static void *eprobe_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 {
 	struct uks_event_file *file = data;
@@ -67,7 +50,8 @@ static void *eprobe_reserve(void *data, struct uks_tp_iter *hit, size_t len)
 	if (__builtin_expect(flags & (UKS_FILE_TRIGGER_MODE | UKS_FILE_SOFT_DISABLED), 0) &&
 	    __uks_trace_file_skip_hit(file, flags))
 		return NULL;
-	if (__builtin_expect(writer_running, 0) && __uks_trace_probe_args_read_memory(ep->args))
+	if (__builtin_expect(__uks_trace_writer_is_running(), 0) &&
+	    __uks_trace_probe_args_read_memory(ep->args))
 		return NULL;
 	if ((file->tr->event_pids || file->tr->notrace_pids) &&
 	    __uks_trace_ignore_pid(file->tr, __uks_trace_current_tid()))
@@ -112,66 +96,6 @@ static void eprobe_commit(void *data, struct uks_tp_iter *hit, void *src, size_t
 	__uks_trace_scratch_put();
 }
 
-/*
- * The tracepoints with an enabled eprobe that reads the writer's memory,
- * for writers that must keep the writer stopped meanwhile (lib/tracee).
- * An eprobe that stores fields of the record only is not listed.  An
- * entry is added before the probe is attached and dropped after it is
- * detached, so a reader that saw a tracepoint generation also sees every
- * eprobe attached by then.  Leaf lock.
- */
-static pthread_mutex_t on_lock = PTHREAD_MUTEX_INITIALIZER;
-static const struct uks_tracepoint **on_tps;
-static int nr_on, cap_on;
-
-static int on_add(const struct uks_tracepoint *tp)
-{
-	int ret = 0;
-
-	pthread_mutex_lock(&on_lock);
-	if (nr_on == cap_on) {
-		int cap = cap_on ? 2 * cap_on : 8;
-		const struct uks_tracepoint **n = uks_krealloc(on_tps, (size_t)cap * sizeof(*n));
-
-		if (n) {
-			on_tps = n;
-			cap_on = cap;
-		}
-	}
-	if (nr_on < cap_on)
-		on_tps[nr_on++] = tp;
-	else
-		ret = -ENOMEM;
-	pthread_mutex_unlock(&on_lock);
-	return ret;
-}
-
-static void on_del(const struct uks_tracepoint *tp)
-{
-	pthread_mutex_lock(&on_lock);
-	for (int i = 0; i < nr_on; i++) {
-		if (on_tps[i] == tp) {
-			on_tps[i] = on_tps[--nr_on];
-			break;
-		}
-	}
-	pthread_mutex_unlock(&on_lock);
-}
-
-/**
- * __uks_trace_eprobe_for_each_tp - call @fn for each tracepoint with an
- * eprobe enabled that reads the writer's memory
- * @fn:		called under a leaf lock (once per enabled eprobe)
- */
-void __uks_trace_eprobe_for_each_tp(void (*fn)(const struct uks_tracepoint *tp, void *arg),
-				    void *arg)
-{
-	pthread_mutex_lock(&on_lock);
-	for (int i = 0; i < nr_on; i++)
-		fn(on_tps[i], arg);
-	pthread_mutex_unlock(&on_lock);
-}
-
 /* The call's reg(): enable in @file's instance.  Caller holds event_mutex. */
 static int eprobe_reg(struct uks_event_file *file, bool enable)
 {
@@ -184,13 +108,13 @@ static int eprobe_reg(struct uks_event_file *file, bool enable)
 	if (!target || !ep->attached->tp)
 		return -ENODEV;
 	if (enable) {
-		ret = reads ? on_add(ep->attached->tp) : 0;
+		ret = reads ? __uks_trace_sync_tp_add(ep->attached->tp) : 0;
 		if (ret)
 			return ret;
 		ret = uks_tracepoint_attach(ep->attached->tp, &probe);
 		if (ret) {
 			if (reads)
-				on_del(ep->attached->tp);
+				__uks_trace_sync_tp_del(ep->attached->tp);
 			return ret;
 		}
 		__uks_trace_file_enable(target, true, true);
@@ -199,7 +123,7 @@ static int eprobe_reg(struct uks_event_file *file, bool enable)
 		if (ret)
 			return ret;
 		if (reads)
-			on_del(ep->attached->tp);
+			__uks_trace_sync_tp_del(ep->attached->tp);
 		__uks_trace_file_enable(target, false, true);
 	}
 	return 0;

@@ -18,9 +18,5 @@ int __uks_trace_eprobe_create(const char *group, const char *event, struct uks_e
 			      struct uks_probe_error *err);
 void __uks_trace_eprobe_free(struct uks_event_call *call);
 void __uks_trace_eprobe_show(struct uks_seq *s, const struct uks_event_call *call);
-/* Also used by lib/tracee: tracepoints with an eprobe enabled that reads memory. */
-void __uks_trace_eprobe_writer_running(bool running);
-void __uks_trace_eprobe_for_each_tp(void (*fn)(const struct uks_tracepoint *tp, void *arg),
-				    void *arg);
 
 #endif

@@ -25,8 +25,8 @@ int __uks_tracee_sched_events_init(void);
 /* Some probe is attached to an event for @nr's entry or exit. */
 bool __uks_tracee_syscall_enter_on(long nr);
 bool __uks_tracee_syscall_exit_on(long nr);
-/* Set the bit of every number below @nr whose entry/exit event has an eprobe. */
-void __uks_tracee_syscall_eprobed(uint64_t *enter, uint64_t *exit, long nr);
+/* Set the bit of every number below @nr whose entry/exit event reads the tracee. */
+void __uks_tracee_syscall_read(uint64_t *enter, uint64_t *exit, long nr);
 /* Returns the number of records written (tracepoints with a probe). */
 int __uks_tracee_emit_sys_enter(long nr, const unsigned long args[6]);
 int __uks_tracee_emit_sys_exit(long nr, long ret);

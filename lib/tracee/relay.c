@@ -24,7 +24,7 @@
 
 #include <uks/tracee.h>
 
-#include "trace/eprobe.h"
+#include "trace/writer_sync.h"
 #include "tracee/events.h"
 #include "tracee/internal.h"
 
@@ -149,13 +149,13 @@ static void policy_set(uint64_t *map, long nr)
  * Which stops loop.c needs to see stopped, and which exits it wants; see
  * syscall_enter() and syscall_exit() there.  Execve's filename and the
  * prctl(PR_SET_NAME) rename are read from the tracee; eprobes may read its
- * memory.  Everything else is written from the message.
+ * memory and stacktrace triggers its stack.  Everything else is written from the message.
  */
 static void policy_make(struct uks_tracee_session *s, struct relay_policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->step = s->relay_step;
-	__uks_tracee_syscall_eprobed(p->sync_enter, p->sync_exit, RELAY_NR_SYSCALLS);
+	__uks_tracee_syscall_read(p->sync_enter, p->sync_exit, RELAY_NR_SYSCALLS);
 	policy_set(p->sync_enter, SYS_execve);
 	policy_set(p->sync_enter, SYS_execveat);
 	policy_set(p->sync_exit, SYS_prctl);
@@ -368,9 +368,9 @@ next:
 	if (!(m->flags & RELAY_RESUMED))
 		return __uks_tracee_handle(s, m->tid, m->status);
 	s->stats.resumed_early++;
-	__uks_trace_eprobe_writer_running(true);
+	__uks_trace_writer_running(true);
 	ret = __uks_tracee_handle(s, m->tid, m->status);
-	__uks_trace_eprobe_writer_running(false);
+	__uks_trace_writer_running(false);
 	return ret;
 }
 

@@ -31,7 +31,7 @@
 
 #include <uks/slab.h>
 
-#include "trace/eprobe.h"
+#include "trace/writer_sync.h"
 #include "tracee/events.h"
 #include "tracee/syscall_table.h"
 
@@ -304,7 +304,7 @@ bool __uks_tracee_syscall_exit_on(long nr)
 	return tp_on(&raw_exit_tp) || (ev && tp_on(&ev->exit));
 }
 
-struct eprobed {
+struct synced {
 	uint64_t *enter, *exit;
 	long nr;
 };
@@ -315,9 +315,9 @@ static void mark_all(uint64_t *map, long nr)
 		map[i / 64] |= 1ull << (i % 64);
 }
 
-static void mark_eprobed(const struct uks_tracepoint *tp, void *arg)
+static void mark_synced(const struct uks_tracepoint *tp, void *arg)
 {
-	struct eprobed *e = arg;
+	struct synced *e = arg;
 
 	if (tp == &raw_enter_tp)
 		mark_all(e->enter, e->nr);
@@ -334,18 +334,19 @@ static void mark_eprobed(const struct uks_tracepoint *tp, void *arg)
 }
 
 /**
- * __uks_tracee_syscall_eprobed - the system calls an eprobe is enabled on
- * @enter:	bit per number below @nr: an eprobe that reads the
- *		tracee's memory on its entry event (or on raw_syscalls:sys_enter)
+ * __uks_tracee_syscall_read - the system calls whose events read the tracee
+ * @enter:	bit per number below @nr: a probe that reads the tracee (an
+ *		eprobe that dereferences, a stacktrace trigger) on its entry
+ *		event (or on raw_syscalls:sys_enter)
  * @exit:	the same for the exit
  *
  * Bits are only set, never cleared.
  */
-void __uks_tracee_syscall_eprobed(uint64_t *enter, uint64_t *exit, long nr)
+void __uks_tracee_syscall_read(uint64_t *enter, uint64_t *exit, long nr)
 {
-	struct eprobed e = { enter, exit, nr };
+	struct synced e = { enter, exit, nr };
 
-	__uks_trace_eprobe_for_each_tp(mark_eprobed, &e);
+	__uks_trace_for_each_sync_tp(mark_synced, &e);
 }
 
 /**

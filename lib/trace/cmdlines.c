@@ -86,6 +86,14 @@ pid_t __uks_trace_current_tid(void)
 	return cur_tid;
 }
 
+/* The thread group of the task written for: a tracee's, or this process. */
+pid_t __uks_trace_current_tgid(void)
+{
+	if (__builtin_expect(cur_task != NULL, 0))
+		return cur_task->tgid;
+	return getpid();
+}
+
 const char *__uks_trace_current_comm(void)
 {
 	if (__builtin_expect(cur_task != NULL, 0))

@@ -12,14 +12,14 @@
  *    the pid lists following forks (event_pids.c).
  *  - test_nop_accept / test_nop_refuse: the nop tracer's, accepted and
  *    refused (-EINVAL) as the kernel's nop tracer does.
+ *  - sym-userobj, sym-addr: how user stacks print (trigger_stack.c).
  *  - kept and shown, acting on nothing uks has: print-parent, sym-offset,
- *    sym-addr (function tracer output), trace_printk, printk-msg-only
- *    (trace_printk), disable_on_free (free_buffer), annotate (per-CPU
- *    buffer start notes), block (poll of trace_pipe), fields,
- *    userstacktrace, sym-userobj, stacktrace (stack dumps after events),
- *    hash-ptr (%p prints the address as it is) and pause-on-trace (a
- *    reader of trace reads what was in the buffer at its open, so it
- *    needs no pause).  Tools set and restore them; they must exist.
+ *    trace_printk, printk-msg-only (trace_printk), disable_on_free
+ *    (free_buffer), annotate (per-CPU buffer start notes), block (poll of
+ *    trace_pipe), fields, userstacktrace, stacktrace (stack dumps after
+ *    events), hash-ptr (%p prints the address as it is) and
+ *    pause-on-trace (a reader of trace reads what was in the buffer at
+ *    its open, so it needs no pause).  Tools set and restore them; they must exist.
  * trace_printk, printk-msg-only and record-cmd are the top instance's
  * only: an instance's options/ has no file for them, as in the kernel.
  */

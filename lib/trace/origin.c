@@ -8,7 +8,11 @@
  * TSC-based clocks, "boot" and "mono_raw" need no offsets of their own.
  * The clocks that do not count nanoseconds (counter, uptime, x86-tsc) take
  * the reading now.
+ *
+ * The stack source: a stacktrace trigger hit while this thread writes
+ * events for a stopped tracee records the tracee's stack, not ours.
  */
+#include <errno.h>
 #include <time.h>
 
 #include "trace/origin.h"
@@ -16,6 +20,8 @@
 
 __thread unsigned int __uks_trace_origin_cpu1 __attribute__((tls_model("initial-exec")));
 static __thread uint64_t origin_mono __attribute__((tls_model("initial-exec")));
+static __thread uks_trace_stack_fn stack_fn __attribute__((tls_model("initial-exec")));
+static __thread void *stack_arg __attribute__((tls_model("initial-exec")));
 
 /**
  * __uks_trace_set_origin - write this thread's next records as of @cpu at @mono_ns
@@ -48,3 +54,17 @@ uint64_t __uks_trace_origin_ts(struct uks_rb *rb)
 	age = mono > origin_mono ? mono - origin_mono : 0;
 	return now > age ? now - age : 0;
 }
+
+/** __uks_trace_set_origin_stack - where this thread's records' stack comes from (NULL: here) */
+void __uks_trace_set_origin_stack(uks_trace_stack_fn fn, void *arg)
+{
+	stack_fn = fn;
+	stack_arg = arg;
+}
+
+/** __uks_trace_origin_stack - the origin task's stack, or -ENOENT: it is this thread's */
+int __uks_trace_origin_stack(unsigned long *ips, int max)
+{
+	return stack_fn ? stack_fn(stack_arg, ips, max) : -ENOENT;
+}
+

@@ -244,6 +244,9 @@ static void print_context(struct uks_trace *tr, struct uks_seq *s,
 	}
 }
 
+/* The instance whose records are being printed (printers that follow its options). */
+__thread const struct uks_trace *__uks_trace_printing __attribute__((tls_model("initial-exec")));
+
 /**
  * __uks_trace_print_event - one line of trace/trace_pipe
  * @it:		the reader's print state; its entry index advances
@@ -276,6 +279,8 @@ void __uks_trace_print_event(struct uks_trace *tr, struct uks_seq *s, struct uks
 	}
 	if (!(call->flags & (UKS_CALL_IGNORE_ENABLE | UKS_CALL_EPROBE | UKS_CALL_OWN_LINE)))
 		seq_printf(s, "%s: ", call->name);
+	__uks_trace_printing = tr;
 	call->print(s, call, ev->data, ev->len);
+	__uks_trace_printing = NULL;
 	seq_putc(s, '\n');
 }

@@ -296,6 +296,9 @@ void __uks_trace_call_files_free(struct uks_event_call *call);
 void __uks_trace_fill_entry(struct uks_trace *tr, struct uks_trace_entry *ent, int type);
 uint64_t __uks_trace_hit_ts(struct uks_tp_iter *hit, struct uks_rb *rb);
 pid_t __uks_trace_current_tid(void);
+pid_t __uks_trace_current_tgid(void);
+/* Set while a record of this instance is printed (output.c). */
+extern __thread const struct uks_trace *__uks_trace_printing __attribute__((tls_model("initial-exec")));
 /* A hit on @file: its triggers, then @tr's buffer (or scratch for triggers). */
 bool __uks_trace_file_skip_hit(struct uks_event_file *file, unsigned int flags);
 void *__uks_trace_file_reserve(struct uks_trace *tr, struct uks_event_file *file, size_t len,

@@ -111,6 +111,8 @@ static void trigger_free(struct uks_trigger *t)
 {
 	if (!t)
 		return;
+	if (t->initialized && t->cmd->release)
+		t->cmd->release(t);
 	if (t->target)
 		__uks_trace_file_enable(t->target, false, true);
 	__uks_trace_filter_free(t->filter);
@@ -345,8 +347,10 @@ static int parse_command(struct uks_event_file *file, const struct uks_trigger_c
 	}
 	if (!ret && find_same(file, t))
 		ret = -EEXIST;
-	if (!ret && cmd->init)
+	if (!ret && cmd->init) {
 		ret = cmd->init(t);
+		t->initialized = !ret;
+	}
 	if (!ret)
 		ret = set_replace(file, t, NULL);
 	if (ret)

@@ -45,6 +45,7 @@ struct uks_trigger_cmd {
 	bool post;
 	bool target;
 	int (*init)(struct uks_trigger *t);
+	void (*release)(struct uks_trigger *t);	/* undoes a successful init */
 	void (*fire)(struct uks_trigger *t);
 	bool (*needed)(const struct uks_trigger *t);
 };
@@ -57,6 +58,7 @@ struct uks_trigger {
 	unsigned long count;		/* UKS_TRIGGER_UNLIMITED or what is left */
 	struct uks_filter *filter;	/* on the event's record */
 	char *filter_str;
+	bool initialized;		/* cmd->init succeeded */
 };
 
 /* A file's triggers, newest first (as the kernel lists and runs them). */

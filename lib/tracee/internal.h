@@ -40,6 +40,7 @@
  * @flags:	TT_*
  * @nr:		system call in progress (TT_IN_SYSCALL)
  * @args:	its arguments
+ * @ip, @sp:	instruction and stack pointer at its last system-call stop
  * @exec_file:	execve's filename read at entry (sched_process_exec), or NULL
  * @prio:	last known kernel prio (sched_process_exit after a SIGKILL)
  * @next:	hash chain
@@ -49,10 +50,20 @@ struct tracee_thread {
 	unsigned int flags;
 	long nr;
 	unsigned long args[6];
+	unsigned long ip, sp;		/* at its last system-call stop */
 	char *exec_file;
 	int prio;
 	struct tracee_thread *next;
 };
+
+/* A stopped tracee whose stack a stacktrace trigger may ask for (ustack.c). */
+struct uks_tracee_ustack_req {
+	struct uks_tracee_session *s;
+	pid_t tid, tgid;
+	unsigned long ip, sp;
+};
+
+struct uks_tracee_ustack;
 
 /**
  * struct uks_tracee_session - a set of traced processes
@@ -80,6 +91,8 @@ struct tracee_thread {
  * @acked:	the keeper acknowledged a policy made at @acked_gen
  * @acked_gen:	(both under relay.c's sync lock)
  * @sync_next:	the list of sessions with a keeper (relay.c)
+ * @ustack:	processes' modules kept for unwinding (ustack.c), or NULL
+ * @ustack_req:	the stop whose events are being written, for their stack
  */
 struct uks_tracee_session {
 	unsigned int flags;
@@ -104,6 +117,8 @@ struct uks_tracee_session {
 	bool acked;
 	unsigned long acked_gen;
 	struct uks_tracee_session *sync_next;
+	struct uks_tracee_ustack *ustack;
+	struct uks_tracee_ustack_req ustack_req;
 };
 
 struct tracee_thread *__uks_tracee_find(struct uks_tracee_session *s, pid_t tid);
@@ -121,6 +136,11 @@ long __uks_tracee_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void 
 /* loop.c */
 int __uks_tracee_handle(struct uks_tracee_session *s, pid_t tid, int status);
 void __uks_tracee_resume(struct uks_tracee_session *s, struct tracee_thread *t, int sig);
+
+/* ustack.c: the stack source (lib/trace/origin.h) of a stopped tracee */
+int __uks_tracee_ustack(void *arg, unsigned long *ips, int max);
+void __uks_tracee_ustack_forget(struct uks_tracee_session *s, pid_t tgid);
+void __uks_tracee_ustack_free(struct uks_tracee_session *s);
 
 /* seccomp.c */
 struct sock_fprog;

@@ -310,6 +310,17 @@ static void flush(struct uks_tracee_keeper *k)
 	k->nr_pend = 0;
 }
 
+static void fill_regs(struct relay_stop *m, pid_t tid)
+{
+	struct user_regs_struct regs;
+
+	memset(&regs, 0, sizeof(regs));
+	m->regs_ret = ptrace(PTRACE_GETREGS, tid, 0, &regs) ? -errno : 0;
+	m->orig_rax = regs.orig_rax;
+	m->rdi = regs.rdi;
+	m->rbp = regs.rbp;
+}
+
 /* What the session will want from this stop, read while it lasts. */
 static void fill_stop(struct relay_stop *m, pid_t tid, int status)
 {
@@ -335,14 +346,8 @@ static void fill_stop(struct relay_stop *m, pid_t tid, int status)
 		m->eventmsg = msg;
 	}
 	if (sig == SIGTRAP && (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK ||
-			       ev == PTRACE_EVENT_CLONE)) {
-		struct user_regs_struct regs;
-
-		memset(&regs, 0, sizeof(regs));
-		m->regs_ret = ptrace(PTRACE_GETREGS, tid, 0, &regs) ? -errno : 0;
-		m->orig_rax = regs.orig_rax;
-		m->rdi = regs.rdi;
-	}
+			       ev == PTRACE_EVENT_CLONE))
+		fill_regs(m, tid);
 }
 
 /* One waitpid() result: up to the session, or handled here. */
@@ -378,6 +383,9 @@ static void on_wait(struct uks_tracee_keeper *k, pid_t tid, int status)
 			return;
 		}
 		flush(k);
+		/* a system-call stop that waits: its events may unwind its stack */
+		if (m.info_ret > 0 && m.regs_ret)
+			fill_regs(&m, tid);
 		if (k->consumer >= 0 && send_all(k->consumer, &m, sizeof(m)))
 			lose(k);
 		/* Exactly one resume per stop; a half-sent one is not made. */

@@ -45,6 +45,7 @@
 #include <uks/slab.h>
 
 #include "trace/event_pids.h"
+#include "trace/origin.h"
 #include "tracee/events.h"
 #include "tracee/internal.h"
 
@@ -60,6 +61,15 @@ static void as_task(struct tracee_thread *t)
 static void as_self(void)
 {
 	uks_trace_set_task(NULL);
+	__uks_trace_set_origin_stack(NULL, NULL);
+}
+
+/* As @t, stopped at a system call: a stacktrace trigger unwinds its stack. */
+static void as_stopped_task(struct uks_tracee_session *s, struct tracee_thread *t)
+{
+	s->ustack_req = (struct uks_tracee_ustack_req){ s, t->task.pid, t->task.tgid, t->ip, t->sp };
+	as_task(t);
+	__uks_trace_set_origin_stack(__uks_tracee_ustack, &s->ustack_req);
 }
 
 /**
@@ -187,7 +197,7 @@ static void syscall_enter(struct uks_tracee_session *s, struct tracee_thread *t,
 	for (int i = 0; i < 6; i++)
 		t->args[i] = (unsigned long)args[i];
 	if (__uks_tracee_syscall_enter_on(t->nr)) {
-		as_task(t);
+		as_stopped_task(s, t);
 		s->stats.events += (unsigned long)__uks_tracee_emit_sys_enter(t->nr, t->args);
 		as_self();
 	}
@@ -208,7 +218,7 @@ static void syscall_exit(struct uks_tracee_session *s, struct tracee_thread *t, 
 	if (nr < 0)
 		return;
 	if (__uks_tracee_syscall_exit_on(nr)) {
-		as_task(t);
+		as_stopped_task(s, t);
 		s->stats.events += (unsigned long)__uks_tracee_emit_sys_exit(nr, rval);
 		as_self();
 	}
@@ -236,6 +246,8 @@ static void syscall_stop(struct uks_tracee_session *s, struct tracee_thread *t, 
 	if (__uks_tracee_ptrace(s, PTRACE_GET_SYSCALL_INFO, t->task.pid, (void *)sizeof(info),
 				&info) <= 0)
 		return;
+	t->ip = (unsigned long)info.instruction_pointer;
+	t->sp = (unsigned long)info.stack_pointer;
 	switch (info.op) {
 	case PTRACE_SYSCALL_INFO_SECCOMP:
 		s->stats.seccomp_stops++;
@@ -356,6 +368,7 @@ static struct tracee_thread *exec_event(struct uks_tracee_session *s, struct tra
 	else
 		old = (pid_t)msg;
 	t = exec_takeover(s, t, old);
+	__uks_tracee_ustack_forget(s, t->task.tgid);	/* a new program's modules */
 	__uks_tracee_read_comm(t->task.pid, newcomm);
 	if (__uks_tracee_sched_on(UKS_TRACEE_TASK_RENAME)) {
 		as_task(t);
@@ -411,6 +424,8 @@ static void exited(struct uks_tracee_session *s, pid_t tid, int status)
 		/* killed without an exit stop (SIGKILL): the kernel still wrote the event */
 		if (!(t->flags & TT_EXITED))
 			exit_event(s, t);
+		if (t->task.pid == t->task.tgid)
+			__uks_tracee_ustack_forget(s, t->task.tgid);
 		__uks_tracee_remove(s, t);
 	}
 	if (tid == s->spawned) {

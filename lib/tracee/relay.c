@@ -394,7 +394,7 @@ static long relay_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void 
 		*(unsigned long *)data = (unsigned long)m->eventmsg;
 		return 0;
 	case PTRACE_GETREGS: {
-		/* only what the clone flags are read from */
+		/* only what the clone flags and an unwinder read */
 		struct user_regs_struct *regs = data;
 
 		if (tid != m->tid || m->regs_ret)
@@ -402,6 +402,7 @@ static long relay_ptrace(struct uks_tracee_session *s, int req, pid_t tid, void 
 		memset(regs, 0, sizeof(*regs));
 		regs->orig_rax = m->orig_rax;
 		regs->rdi = m->rdi;
+		regs->rbp = m->rbp;
 		return 0;
 	}
 	case PTRACE_CONT:

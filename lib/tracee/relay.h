@@ -61,12 +61,14 @@
  *		(bytes of @info), else -errno
  * @eventmsg_ret: 0 when @eventmsg is PTRACE_GETEVENTMSG's (fork, vfork,
  *		clone and exec events), else -errno
- * @regs_ret:	0 when @orig_rax and @rdi are the thread's (fork events:
- *		the clone flags are read from them), else -errno
+ * @regs_ret:	0 when @orig_rax, @rdi and @rbp are the thread's (fork
+ *		events: the clone flags are read from them; system-call stops
+ *		that wait for the session: a stack may be unwound), else -errno
  * @info:	the system call
  * @eventmsg:	the event's message
  * @orig_rax:	the system call number register
  * @rdi:	its first argument
+ * @rbp:	the frame pointer
  */
 struct relay_stop {
 	uint32_t type;
@@ -80,6 +82,7 @@ struct relay_stop {
 	uint64_t eventmsg;
 	uint64_t orig_rax;
 	uint64_t rdi;
+	uint64_t rbp;
 };
 
 /**

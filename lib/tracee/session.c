@@ -203,6 +203,7 @@ UKS_EXPORT void uks_tracee_session_destroy(struct uks_tracee_session *s)
 	/* A keeper still passing a command's stops through is not waited for. */
 	if (s->keeper > 0)
 		waitpid(s->keeper, NULL, WNOHANG);
+	__uks_tracee_ustack_free(s);
 	uks_kfree(s);
 }
 

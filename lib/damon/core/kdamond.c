@@ -232,6 +232,7 @@ static void *kdamond_fn(void *arg)
 	while (!kdamond_need_stop(ctx)) {
 		unsigned int max_nr_accesses = 0;
 
+		__uks_damon_apply_commit(ctx);	/* a sysfs "commit" (commit.c) */
 		if (prim->prepare_access_checks)
 			prim->prepare_access_checks(ctx);
 		if (ctx->callback.after_sampling && ctx->callback.after_sampling(ctx))

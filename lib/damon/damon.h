@@ -244,6 +244,7 @@ struct vaddr_target {
 void __uks_damon_join(struct uks_damon_ctx *ctx, pthread_t th);
 void __uks_damon_wait_primitive_ready(struct uks_damon_ctx *ctx);
 int __uks_damon_va_init(struct uks_damon_ctx *ctx);
+int __uks_damon_fva_init(struct uks_damon_ctx *ctx);
 void __uks_damon_va_hide_fds(struct uks_damon_ctx *ctx, bool only_move);
 void __uks_damon_va_update(struct uks_damon_ctx *ctx);
 bool __uks_damon_va_target_valid(struct uks_damon_ctx *ctx, struct damon_target *t);
@@ -262,6 +263,8 @@ int __uks_damon_parse_smaps(FILE *f, struct refs_map **out, unsigned int *nr);
 extern const struct damon_primitive __uks_damon_synthetic;
 extern const struct damon_primitive __uks_damon_vaddr_sd;
 extern const struct damon_primitive __uks_damon_vaddr_refs;
+extern const struct damon_primitive __uks_damon_fvaddr_sd;	/* fixed ranges */
+extern const struct damon_primitive __uks_damon_fvaddr_refs;
 extern const struct damon_primitive __uks_damon_self;
 void __uks_damon_self_pause(void);
 void __uks_damon_self_resume(void);

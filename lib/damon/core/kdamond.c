@@ -51,6 +51,8 @@ __thread struct uks_damon_ctx *__uks_damon_current;
 static const struct damon_primitive *const primitives[] = {
 	&__uks_damon_vaddr_sd,
 	&__uks_damon_vaddr_refs,
+	&__uks_damon_fvaddr_sd,
+	&__uks_damon_fvaddr_refs,
 	&__uks_damon_synthetic,
 	&__uks_damon_self,
 };

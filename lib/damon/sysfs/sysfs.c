@@ -37,8 +37,10 @@
  *    of 0 bytes is 0 (sysfs never calls the store); one write is one
  *    value, wherever it lands, up to a page.
  * avail_operations lists "vaddr", served by the primitive the tree was
- * made with (uks_damon_default_primitive(): vaddr-sd, else vaddr-refs);
- * uks has no fixed-range (fvaddr) or physical (paddr) monitoring.
+ * made with (uks_damon_default_primitive(): vaddr-sd, else vaddr-refs),
+ * and "fvaddr", its fixed-range twin (fvaddr-sd, fvaddr-refs: the regions
+ * written, never fitted to the mappings); not "paddr": user space has no
+ * physical accessed bits to sample.
  *
  * The nodes.  ref->obj is the tree (struct damon_sysfs), ref->sub the
  * object of the nearest numbered directory above (struct sfs_kdamond,
@@ -345,7 +347,12 @@ static int sfs_show(struct kfs_open_file *of, struct uks_seq *s)
 		seq_printf(s, "%d\n", kd->nr_contexts);
 		break;
 	case F_AVAIL_OPS:
-		seq_printf(s, "%s\n", __uks_damon_sysfs_ops_names[SFS_OPS_VADDR]);
+		for (int i = 0; i < SFS_NR_OPS; i++) {
+			char prim[32];
+
+			if (__uks_damon_sysfs_primitive(sfs, (enum sfs_ops)i, prim, sizeof(prim)))
+				seq_printf(s, "%s\n", __uks_damon_sysfs_ops_names[i]);
+		}
 		break;
 	case F_OPS:
 		seq_printf(s, "%s\n", __uks_damon_sysfs_ops_names[c->ops]);

@@ -72,6 +72,8 @@ extern const char *const __uks_damon_sysfs_ops_names[SFS_NR_OPS];
 int __uks_damon_sysfs_state(struct damon_sysfs *sfs, struct sfs_kdamond *kd,
 			    const char *cmd, const struct uks_peer *writer);
 bool __uks_damon_sysfs_running(const struct sfs_kdamond *kd);
+const char *__uks_damon_sysfs_primitive(const struct damon_sysfs *sfs, enum sfs_ops ops,
+					char *buf, size_t len);
 /* sysfs_cmd.c: the kernel's sysfs_streq() */
 bool __uks_damon_sysfs_streq(const char *s1, const char *s2);
 

@@ -18,7 +18,9 @@
  *  - off: -EINVAL if it never ran, -EPERM if it is not running
  *    (damon_stop());
  *  - commit: -EINVAL unless running; the same checks as "on", nothing
- *    changes when one fails; then the monitor thread applies the new
+ *    changes when one fails; other operations than the running ones are
+ *    -EINVAL (uks does not swap a running monitor's primitive; the kernel
+ *    does); then the monitor thread applies the new
  *    attributes, intervals goal and targets between two samples
  *    (core/commit.c) and monitoring goes on;
  *  - update_tuned_intervals (6.15): -EINVAL unless running; the running
@@ -35,6 +37,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <uks/damon.h>
@@ -61,6 +64,38 @@ bool __uks_damon_sysfs_running(const struct sfs_kdamond *kd)
 	return kd->damon && uks_damon_is_running(kd->damon);
 }
 
+/**
+ * __uks_damon_sysfs_primitive - the uks primitive behind operations @ops
+ * @sfs:	the tree ("vaddr" runs on its primitive, or the default)
+ * @ops:	vaddr, fvaddr or paddr
+ * @buf:	room for the name
+ * @len:	its size
+ *
+ * fvaddr is the fixed-range twin of the vaddr primitive ("vaddr-sd" ->
+ * "fvaddr-sd"); paddr has none (user space sees no physical accessed bits).
+ * Return: @buf, or NULL when @ops is not available here (also vaddr, on a
+ * kernel with neither soft-dirty bits nor smaps' Referenced:).
+ */
+const char *__uks_damon_sysfs_primitive(const struct damon_sysfs *sfs, enum sfs_ops ops,
+					char *buf, size_t len)
+{
+	const char *vaddr = sfs->primitive[0] ? sfs->primitive : uks_damon_default_primitive();
+
+	switch (ops) {
+	case SFS_OPS_VADDR:
+		snprintf(buf, len, "%s", vaddr);
+		break;
+	case SFS_OPS_FVADDR:
+		if (strncmp(vaddr, "vaddr-", 6))
+			return NULL;
+		snprintf(buf, len, "f%s", vaddr);
+		break;
+	default:
+		return NULL;
+	}
+	return uks_damon_primitive_available(buf, NULL, 0) ? NULL : buf;
+}
+
 /* find_get_pid(): a task with that id (threads too) */
 static bool pid_exists(int pid)
 {
@@ -72,14 +107,14 @@ static bool pid_exists(int pid)
  * kernel's damon_sysfs_build_ctx() checks them.  @c->targets and their
  * ranges are allocated here; free with inputs_free().
  */
-static int inputs_of(const struct sfs_context *sc, const struct uks_peer *writer,
-		     struct damon_commit *c)
+static int inputs_of(const struct damon_sysfs *sfs, const struct sfs_context *sc,
+		     const struct uks_peer *writer, struct damon_commit *c, char prim[32])
 {
 	struct damon_commit_target *ts;
 
 	memset(c, 0, sizeof(*c));
-	if (sc->ops != SFS_OPS_VADDR)		/* damon_select_ops(): not registered */
-		return -EINVAL;
+	if (!__uks_damon_sysfs_primitive(sfs, sc->ops, prim, 32))
+		return -EINVAL;		/* damon_select_ops(): not registered */
 	c->attrs = (struct uks_damon_attrs){
 		.sample_us = sc->sample_us, .aggr_us = sc->aggr_us, .update_us = sc->update_us,
 		.min_nr_regions = sc->min_nr_regions, .max_nr_regions = sc->max_nr_regions,
@@ -142,7 +177,7 @@ static int before_terminate(struct uks_damon_ctx *ctx)
 	return 0;
 }
 
-static int build_ctx(struct damon_sysfs *sfs, const struct damon_commit *c,
+static int build_ctx(const char *prim, const struct damon_commit *c,
 		     struct uks_damon_ctx **out)
 {
 	static const struct uks_damon_callback cb = { .before_terminate = before_terminate };
@@ -153,7 +188,7 @@ static int build_ctx(struct damon_sysfs *sfs, const struct damon_commit *c,
 	if (ret)
 		return ret;
 	uks_damon_set_callback(ctx, &cb);
-	ret = uks_damon_set_primitive(ctx, sfs->primitive[0] ? sfs->primitive : NULL);
+	ret = uks_damon_set_primitive(ctx, prim);
 	if (!ret)
 		ret = uks_damon_set_attrs(ctx, a->sample_us, a->aggr_us, a->update_us,
 					  a->min_nr_regions, a->max_nr_regions);
@@ -180,15 +215,16 @@ static int turn_on(struct damon_sysfs *sfs, struct sfs_kdamond *kd,
 {
 	struct damon_commit c;
 	struct uks_damon_ctx *ctx;
+	char prim[32];
 	int ret;
 
 	if (__uks_damon_sysfs_running(kd))
 		return -EBUSY;
-	ret = inputs_of(kd->ctx, writer, &c);
+	ret = inputs_of(sfs, kd->ctx, writer, &c, prim);
 	if (!ret) {
 		uks_damon_ctx_destroy(kd->damon);	/* the last run's */
 		kd->damon = NULL;
-		ret = build_ctx(sfs, &c, &ctx);
+		ret = build_ctx(prim, &c, &ctx);
 	}
 	inputs_free(&c);
 	if (ret)
@@ -202,14 +238,19 @@ static int turn_on(struct damon_sysfs *sfs, struct sfs_kdamond *kd,
 	return 0;
 }
 
-static int commit(struct sfs_kdamond *kd, const struct uks_peer *writer)
+static int commit(struct damon_sysfs *sfs, struct sfs_kdamond *kd,
+		  const struct uks_peer *writer)
 {
 	struct damon_commit c;
+	char prim[32];
 	int ret;
 
 	if (!__uks_damon_sysfs_running(kd))
 		return -EINVAL;
-	ret = inputs_of(kd->ctx, writer, &c);
+	ret = inputs_of(sfs, kd->ctx, writer, &c, prim);
+	/* the monitor keeps its primitive: other operations need off and on */
+	if (!ret && strcmp(prim, uks_damon_primitive_name(kd->damon)))
+		ret = -EINVAL;
 	if (!ret)
 		ret = __uks_damon_commit(kd->damon, &c);
 	inputs_free(&c);
@@ -246,7 +287,7 @@ int __uks_damon_sysfs_state(struct damon_sysfs *sfs, struct sfs_kdamond *kd,
 	if (__uks_damon_sysfs_streq(cmd, "on"))
 		return kd->nr_contexts != 1 ? -EINVAL : turn_on(sfs, kd, writer);
 	if (__uks_damon_sysfs_streq(cmd, "commit"))
-		return kd->nr_contexts != 1 ? -EINVAL : commit(kd, writer);
+		return kd->nr_contexts != 1 ? -EINVAL : commit(sfs, kd, writer);
 	if (__uks_damon_sysfs_streq(cmd, "update_tuned_intervals"))
 		return kd->nr_contexts != 1 ? -EINVAL : update_tuned_intervals(kd);
 	for (size_t i = 0; i < sizeof(scheme_cmds) / sizeof(scheme_cmds[0]); i++)

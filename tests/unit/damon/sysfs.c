@@ -150,6 +150,13 @@ TEST_F(sysfs, tree_and_modes)
 	ASSERT_STREQ("nr_kdamonds ", names(self->vfs, A "kdamonds", &n));
 }
 
+/* vaddr and fvaddr where the default primitive works here, else none */
+static const char *avail_ops(void)
+{
+	return uks_damon_primitive_available(uks_damon_default_primitive(), NULL, 0)
+		       ? "" : "vaddr\nfvaddr\n";
+}
+
 TEST_F(sysfs, defaults)
 {
 	ASSERT_STREQ("0\n", get(self->vfs, A "kdamonds/nr_kdamonds", self->buf, 4096));
@@ -158,7 +165,7 @@ TEST_F(sysfs, defaults)
 	ASSERT_STREQ("off\n", get(self->vfs, K "state", self->buf, 4096));
 	ASSERT_STREQ("-1\n", get(self->vfs, K "pid", self->buf, 4096));
 	ASSERT_STREQ("1\n", get(self->vfs, K "contexts/nr_contexts", self->buf, 4096));
-	ASSERT_STREQ("vaddr\n", get(self->vfs, C "avail_operations", self->buf, 4096));
+	ASSERT_STREQ(avail_ops(), get(self->vfs, C "avail_operations", self->buf, 4096));
 	ASSERT_STREQ("vaddr\n", get(self->vfs, C "operations", self->buf, 4096));
 	ASSERT_STREQ("5000\n", get(self->vfs, I "sample_us", self->buf, 4096));
 	ASSERT_STREQ("100000\n", get(self->vfs, I "aggr_us", self->buf, 4096));
@@ -209,6 +216,8 @@ TEST_F(sysfs, values_read_back)
 	ASSERT_STREQ("paddr\n", get(self->vfs, C "operations", self->buf, 4096));
 	ASSERT_EQ(0, put(self->vfs, C "operations", "fvaddr"));
 	ASSERT_STREQ("fvaddr\n", get(self->vfs, C "operations", self->buf, 4096));
+	ASSERT_EQ(0, put(self->vfs, C "operations", "paddr"));
+	ASSERT_EQ(0, put(self->vfs, T "pid_target", "1"));
 	ASSERT_EQ(-EINVAL, put(self->vfs, K "state", "on"));		/* not available */
 	ASSERT_EQ(0, put(self->vfs, C "operations", "vaddr"));
 	ASSERT_EQ(0, put(self->vfs, C "schemes/nr_schemes", "0"));
@@ -477,6 +486,64 @@ TEST(sysfs_core_set_regions)
 	ASSERT_EQ(60UL, info[1].start);
 	ASSERT_EQ(80UL, info[1].end);
 	uks_damon_ctx_destroy(ctx);
+}
+
+struct fixed_check {
+	unsigned long lo, hi;
+	int aggregations, bad;
+};
+
+static int check_fixed(struct uks_damon_ctx *ctx)
+{
+	struct fixed_check *fc = uks_damon_callback_private(ctx);
+	struct damon_target *t;
+	struct damon_region *r;
+
+	damon_for_each_target(t, ctx) {
+		unsigned long next = fc->lo;
+
+		damon_for_each_region(r, t) {	/* contiguous, from lo to hi */
+			if (r->ar.start != next || r->ar.end <= r->ar.start)
+				fc->bad++;
+			next = r->ar.end;
+		}
+		if (next != fc->hi)
+			fc->bad++;
+	}
+	return ++fc->aggregations >= 5;
+}
+
+/* fvaddr: the given range is what is monitored, never fitted to the maps */
+TEST(sysfs_core_fvaddr_keeps_the_given_ranges)
+{
+	struct fixed_check fc = { .lo = 0x10000000UL, .hi = 0x10400000UL };
+	struct uks_damon_callback cb = { .priv = &fc, .after_aggregation = check_fixed };
+	struct damon_addr_range ar = { fc.lo, fc.hi };
+	struct uks_damon_ctx *ctx;
+	struct uks_damon_target *t;
+	pid_t child = spawn_sleeper();
+	char prim[32];
+
+	ASSERT_GT(child, 0);
+	snprintf(prim, sizeof(prim), "f%s", uks_damon_default_primitive());
+	if (uks_damon_primitive_available(prim, NULL, 0)) {
+		reap(child);
+		SKIP(return, "%s is not available here", prim);
+	}
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_primitive(ctx, prim));
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 1000, 10000, 1000, 10, 1000));	/* update often */
+	ASSERT_EQ(0, uks_damon_add_target(ctx, (unsigned long)child, NULL, &t));
+	ASSERT_EQ(0, __uks_damon_set_regions(ctx, &t->t, &ar, 1));
+	uks_damon_set_callback(ctx, &cb);
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	for (int i = 0; i < 1000 && uks_damon_is_running(ctx); i++)
+		usleep(10000);
+	uks_damon_stop(&ctx, 1);
+	EXPECT_EQ(5, fc.aggregations);
+	EXPECT_EQ(0, fc.bad);
+	uks_damon_ctx_destroy(ctx);
+	reap(child);
 }
 
 TEST_HARNESS_MAIN

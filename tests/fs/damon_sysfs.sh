@@ -5,7 +5,8 @@
 # operations, nr_targets, pid_target, state on; pid is a monitor thread of
 # uksd; damon:damon_aggregated lines for that pid appear in the trace;
 # commit of new intervals while it runs (read back with
-# update_tuned_intervals, 6.15) and the events keep coming; off.  Then
+# update_tuned_intervals, 6.15) and the events keep coming; off; fvaddr
+# monitors exactly the region written.  Then
 # garbage into every writable file: each write fails with the kernel's
 # errno (EINVAL, ERANGE), the value stays, and uksd lives on.
 set -u
@@ -33,7 +34,7 @@ ok "nr_kdamonds 1, nr_contexts 1, operations vaddr, nr_targets 1, pid_target" --
 	echo vaddr > kdamonds/0/contexts/0/operations &&
 	echo 1 > kdamonds/0/contexts/0/targets/nr_targets &&
 	echo $work > kdamonds/0/contexts/0/targets/0/pid_target &&
-	[ \"\$(cat kdamonds/0/contexts/0/avail_operations)\" = vaddr ] &&
+	[ \"\$(cat kdamonds/0/contexts/0/avail_operations | tr '\n' ' ')\" = 'vaddr fvaddr ' ] &&
 	[ \"\$(cat kdamonds/0/contexts/0/targets/0/pid_target)\" = $work ] &&
 	[ \"\$(cat kdamonds/0/state)\" = off ] && [ \"\$(cat kdamonds/0/pid)\" = -1 ] &&
 	[ \"\$(stat -c %a kdamonds/0/pid kdamonds/0/state | tr '\n' ' ')\" = '400 600 ' ]"
@@ -73,6 +74,17 @@ ok "echo off > state; pid -1; off again is EPERM, commit EINVAL" -- bash -c "
 	cd '$K' && echo off > state && [ \"\$(cat state)\" = off ] && [ \"\$(cat pid)\" = -1 ] &&
 	e=\$( { echo off > state; } 2>&1) ; [[ \$e == *'Operation not permitted'* ]] &&
 	e=\$( { echo commit > state; } 2>&1) ; [[ \$e == *'Invalid argument'* ]]"
+ok "fvaddr: the regions written are what is monitored (every event inside them)" -- bash -c "
+	cd '$C' && echo fvaddr > operations && echo 1 > targets/0/regions/nr_regions &&
+	echo 0x10000000 > targets/0/regions/0/start && echo 0x10400000 > targets/0/regions/0/end &&
+	echo 1000 > monitoring_attrs/intervals/sample_us && echo 10000 > monitoring_attrs/intervals/aggr_us &&
+	echo 10000 > monitoring_attrs/intervals/update_us &&
+	echo > '$T/trace' && echo on > '$K/state' && sleep 1 && echo off > '$K/state' &&
+	grep ' damon_aggregated: target_id=$work ' '$T/trace' > '$tmp/fv' &&
+	[ \"\$(wc -l < '$tmp/fv')\" -ge 10 ] &&
+	! sed -E 's/.* ([0-9]+)-([0-9]+): [0-9]+\$/\\1 \\2/' '$tmp/fv' |
+		awk '\$1 < 268435456 || \$2 > 272629760 || \$1 >= \$2 { bad = 1 } END { exit !bad }' &&
+	echo vaddr > operations && echo 0 > targets/0/regions/nr_regions"
 echo 0 > "$T/events/damon/damon_aggregated/enable" 2>/dev/null
 
 # Garbage into every writable file: the kernel's errno, the value kept.

@@ -67,7 +67,8 @@ const struct damon_primitive *__uks_damon_find_primitive(const char *name)
 
 /**
  * uks_damon_primitive_available - can @name work on this machine?
- * @name:	"vaddr-sd", "vaddr-refs", "synthetic" or "self"
+ * @name:	"vaddr-sd", "vaddr-refs", "fvaddr-sd", "fvaddr-refs", "synthetic"
+ *		or "self"
  * @why:	the reason when it cannot (may be NULL)
  * @len:	room in @why
  *

@@ -8,7 +8,9 @@
  * the monitor thread while a context runs (damon.h), so a commit is posted
  * to the context and applied by that thread at the top of its loop, between
  * two samples, where nothing holds a region: what the kernel does with
- * damon_call().  The poster waits for the result; if the monitor ends
+ * damon_call().  Posting one ends the sampling sleep in progress (that
+ * sample is checked early), so a commit never waits out a long sampling
+ * interval.  The poster waits for the result; if the monitor ends
  * first the commit is dropped and the poster gets -EINVAL (the kernel's
  * answer for a kdamond that is not running).  Monitoring never stops for a
  * commit.
@@ -219,8 +221,8 @@ void __uks_damon_apply_commit(struct uks_damon_ctx *ctx)
  *		uks_damon_set_attrs() and the kernel's damon_set_attrs() want
  *		them, targets' ranges sorted and apart)
  *
- * Waits until the monitor thread applied it (at most one sampling interval
- * and the monitor's work).  Must not be called from the monitor thread.
+ * Waits until the monitor thread applied it (the sampling sleep in progress
+ * is cut short: the monitor's work of one sample at most).  Must not be called from the monitor thread.
  * Return: 0; -EINVAL when @ctx does not run (or stopped before applying
  * it); -EBUSY when another commit is pending; -EOPNOTSUPP when targets
  * change under a primitive that cannot take new ones; -ENOMEM.
@@ -240,6 +242,7 @@ int __uks_damon_commit(struct uks_damon_ctx *ctx, struct damon_commit *c)
 	}
 	c->ret = 0;
 	ctx->pending_commit = c;
+	pthread_cond_broadcast(&ctx->wake);	/* cut the sampling sleep short */
 	while (ctx->pending_commit == c && ctx->running)
 		pthread_cond_wait(&ctx->wake, &ctx->lock);
 	if (ctx->pending_commit == c) {		/* the monitor ended first */

@@ -198,7 +198,8 @@ static void kdamond_usleep(struct uks_damon_ctx *ctx, unsigned long us)
 		until.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&ctx->lock);
-	while (!ctx->stop &&
+	/* a posted commit ends the sleep too: it waits for no long interval */
+	while (!ctx->stop && !ctx->pending_commit &&
 	       pthread_cond_timedwait(&ctx->wake, &ctx->lock, &until) != ETIMEDOUT)
 		;
 	pthread_mutex_unlock(&ctx->lock);

@@ -433,6 +433,16 @@ TEST_F(sysfs, on_commit_update_tuned_intervals_off)
 	ASSERT_STREQ("on\n", get(self->vfs, K "state", self->buf, 64));
 	ASSERT_EQ(kpid, atoi(get(self->vfs, K "pid", self->buf, 64)));	/* never stopped */
 
+	/* a commit does not wait out a long sampling interval */
+	ASSERT_EQ(0, put(self->vfs, I "sample_us", "3600000000"));
+	ASSERT_EQ(0, put(self->vfs, I "aggr_us", "3600000000"));
+	ASSERT_EQ(0, put(self->vfs, K "state", "commit"));
+	ASSERT_EQ(0, put(self->vfs, I "sample_us", "7000"));
+	ASSERT_EQ(0, put(self->vfs, I "aggr_us", "140000"));
+	ASSERT_EQ(0, put(self->vfs, K "state", "commit"));	/* in the hour-long sleep */
+	ASSERT_EQ(0, put(self->vfs, K "state", "update_tuned_intervals"));
+	ASSERT_STREQ("7000\n", get(self->vfs, I "sample_us", self->buf, 64));
+
 	ASSERT_EQ(0, put(self->vfs, K "state", "off\n"));
 	ASSERT_STREQ("off\n", get(self->vfs, K "state", self->buf, 64));
 	ASSERT_STREQ("-1\n", get(self->vfs, K "pid", self->buf, 64));

@@ -5,7 +5,8 @@
 # operations, nr_targets, pid_target, state on; pid is a monitor thread of
 # uksd; damon:damon_aggregated lines for that pid appear in the trace;
 # commit of new intervals while it runs (read back with
-# update_tuned_intervals, 6.15) and the events keep coming; off; fvaddr
+# update_tuned_intervals, 6.15) and the events keep coming; commit of
+# another pid; off; fvaddr
 # monitors exactly the region written.  Then
 # garbage into every writable file: each write fails with the kernel's
 # errno (EINVAL, ERANGE), the value stays, and uksd lives on.
@@ -65,6 +66,15 @@ ok "commit of new intervals while it runs: update_tuned_intervals reads them bac
 ok "after the commit damon_aggregated keeps coming for that pid" -- bash -c "
 	echo > '$T/trace' && sleep 1 &&
 	[ \"\$(grep -c ' damon_aggregated: target_id=$work ' '$T/trace')\" -ge 1 ]"
+# A second workload: commit moves the target to it while monitoring goes on.
+dd if=/dev/zero of=/dev/null bs=1M count=100000000 2>/dev/null &
+work2=$! extra_pids="$work $!"
+ok "commit of another pid_target: from then on the events name the new pid only" -- bash -c "
+	k=\$(cat '$K/pid') && echo $work2 > '$C/targets/0/pid_target' && echo commit > '$K/state' &&
+	echo > '$T/trace' && sleep 1 && [ \"\$(cat '$K/pid')\" = \"\$k\" ] &&
+	[ \"\$(grep -c ' damon_aggregated: target_id=$work2 ' '$T/trace')\" -ge 1 ] &&
+	[ \"\$(grep -c ' damon_aggregated: target_id=$work ' '$T/trace')\" = 0 ] &&
+	echo $work > '$C/targets/0/pid_target' && echo commit > '$K/state'"
 ok "a bad commit is EINVAL and changes nothing" -- bash -c "
 	I='$C/monitoring_attrs/intervals' &&
 	echo 300000 > \$I/sample_us && e=\$( { echo commit > '$K/state'; } 2>&1) ;
@@ -107,8 +117,8 @@ ok "garbage into every writable file: EINVAL or ERANGE, the value stays, uksd li
 ok "uksd still serves: cat nr_kdamonds, state" -- bash -c "
 	[ \"\$(cat '$A/kdamonds/nr_kdamonds')\" = 1 ] && [ \"\$(cat '$K/state')\" = off ]"
 
-kill "$work" 2>/dev/null
-wait "$work" 2>/dev/null
-work=
+kill "$work" "$work2" 2>/dev/null
+wait "$work" "$work2" 2>/dev/null
+work= work2=
 
 tap_done

@@ -278,6 +278,8 @@ static int start(const struct options *o, struct daemon_state *d)
 	if (!ret)
 		ret = uks_vfs_add_damon(d->vfs, "sys/kernel/debug/damon", NULL);
 	if (!ret)
+		ret = uks_vfs_add_damon_sysfs(d->vfs, "sys/kernel/mm/damon/admin", NULL);
+	if (!ret)
 		ret = uks_vfs_add_a32(d->vfs, "sys/devices/system/cpu", NULL, NULL);
 	if (ret) {
 		say(LOG_ERR, "cannot set up the file tree: %s", strerror(-ret));

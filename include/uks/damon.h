@@ -25,7 +25,9 @@
  * a real process: writes, per page), "vaddr-refs" (clear_refs + smaps
  * Referenced: reads and writes, per mapping), "self" (the calling process
  * itself, reads and writes per page with userfaultfd: target id getpid(),
- * used by the in-process agent libuks-damon-agent.so), "synthetic" (a simulated
+ * used by the in-process agent libuks-damon-agent.so), "fvaddr-sd" and
+ * "fvaddr-refs" (the same checks on the regions the caller gives each
+ * target, never fitted to its mappings), "synthetic" (a simulated
  * address space with a scripted access pattern and known ground truth).
  * By default a context uses uks_damon_default_primitive().  See
  * docs/DAMON.md for what each one sees and where uks differs from 5.15.

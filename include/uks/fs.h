@@ -61,6 +61,10 @@ int uks_vfs_add_slab(struct uks_vfs *vfs, const char *path);
 /* Serve 5.15's DAMON debugfs files at @path ("sys/kernel/debug/damon");
  * @primitive NULL picks the best available (see <uks/damon.h>). */
 int uks_vfs_add_damon(struct uks_vfs *vfs, const char *path, const char *primitive);
+/* Serve 6.12's DAMON sysfs files at @path ("sys/kernel/mm/damon/admin"):
+ * kdamonds/N/contexts/...; "vaddr" runs on @primitive (NULL: the best
+ * available).  Returns 0, -ENOENT / -EOPNOTSUPP (@primitive), -ENOMEM. */
+int uks_vfs_add_damon_sysfs(struct uks_vfs *vfs, const char *path, const char *primitive);
 /* Serve sys/devices/system/cpu/aarch32_el0 at @path ("sys/devices/system/cpu"):
  * the 32-bit-capable CPUs, read on each open as uks_a32_capable_read() does
  * with @list and @config (both may be NULL). */

@@ -83,6 +83,33 @@ struct damon_primitive {
 	void (*cleanup)(struct uks_damon_ctx *ctx);
 	/* after the monitor thread was joined, on the thread that joined it */
 	void (*joined)(struct uks_damon_ctx *ctx);
+	/* init may run again while monitoring, for targets a commit added or
+	   gave another id (it skips the targets it has set up) */
+	bool init_again;
+};
+
+/* 6.15's struct damon_intervals_goal: what the interval tuner aims at */
+struct damon_intervals_goal {
+	unsigned long access_bp;	/* accesses seen, in bp of the possible */
+	unsigned long aggrs;		/* over this many aggregations; 0: no tuning */
+	unsigned long min_sample_us;
+	unsigned long max_sample_us;
+};
+
+/* One target of a commit: its id and, if @nr_ranges, its new regions. */
+struct damon_commit_target {
+	unsigned long id;
+	const struct damon_addr_range *ranges;
+	unsigned int nr_ranges;
+};
+
+/* What a commit applies to a running context (core/commit.c). */
+struct damon_commit {
+	struct uks_damon_attrs attrs;
+	struct damon_intervals_goal goal;
+	const struct damon_commit_target *targets;
+	unsigned int nr_targets;
+	int ret;			/* the monitor thread's answer */
 };
 
 struct uks_damon_ctx {
@@ -113,6 +140,10 @@ struct uks_damon_ctx {
 
 	uint64_t rnd;				/* xorshift64* state */
 	unsigned int last_nr_regions;		/* per context (5.15: static) */
+
+	/* core/commit.c, under ->lock */
+	struct damon_intervals_goal intervals_goal;	/* for the interval tuner */
+	struct damon_commit *pending_commit;	/* posted, not applied yet */
 };
 
 #define damon_for_each_region(r, t) \
@@ -183,6 +214,16 @@ void __uks_damon_apply_three_regions(struct uks_damon_ctx *ctx, struct damon_tar
 				     const struct damon_addr_range bregions[3]);
 int __uks_damon_read_maps(pid_t pid, struct damon_addr_range **out, unsigned int *nr);
 
+/* commit.c */
+void __uks_damon_set_intervals_goal(struct uks_damon_ctx *ctx,
+				    const struct damon_intervals_goal *goal);
+bool __uks_damon_valid_intervals_goal(const struct damon_intervals_goal *goal,
+				      unsigned long sample_us);
+int __uks_damon_set_regions(struct uks_damon_ctx *ctx, struct damon_target *t,
+			    const struct damon_addr_range *ranges, unsigned int nr);
+int __uks_damon_commit(struct uks_damon_ctx *ctx, struct damon_commit *c);
+void __uks_damon_apply_commit(struct uks_damon_ctx *ctx);
+
 /* kdamond.c */
 extern __thread struct uks_damon_ctx *__uks_damon_current;	/* in a monitor thread */
 bool __uks_damon_check_reset_time_interval(struct timespec *baseline, unsigned long us);
@@ -203,6 +244,7 @@ struct vaddr_target {
 void __uks_damon_join(struct uks_damon_ctx *ctx, pthread_t th);
 void __uks_damon_wait_primitive_ready(struct uks_damon_ctx *ctx);
 int __uks_damon_va_init(struct uks_damon_ctx *ctx);
+int __uks_damon_fva_init(struct uks_damon_ctx *ctx);
 void __uks_damon_va_hide_fds(struct uks_damon_ctx *ctx, bool only_move);
 void __uks_damon_va_update(struct uks_damon_ctx *ctx);
 bool __uks_damon_va_target_valid(struct uks_damon_ctx *ctx, struct damon_target *t);
@@ -221,6 +263,8 @@ int __uks_damon_parse_smaps(FILE *f, struct refs_map **out, unsigned int *nr);
 extern const struct damon_primitive __uks_damon_synthetic;
 extern const struct damon_primitive __uks_damon_vaddr_sd;
 extern const struct damon_primitive __uks_damon_vaddr_refs;
+extern const struct damon_primitive __uks_damon_fvaddr_sd;	/* fixed ranges */
+extern const struct damon_primitive __uks_damon_fvaddr_refs;
 extern const struct damon_primitive __uks_damon_self;
 void __uks_damon_self_pause(void);
 void __uks_damon_self_resume(void);

@@ -8,6 +8,7 @@
 
 #include "core/compiler.h"
 #include "damon/debugfs/dbgfs.h"
+#include "damon/sysfs/sysfs.h"
 #include "fs/vfs.h"
 #include "sched/sysfs.h"
 #include "slab/sysfs.h"
@@ -46,6 +47,16 @@ UKS_EXPORT int uks_vfs_add_damon(struct uks_vfs *vfs, const char *path, const ch
 {
 	struct kfs_root root;
 	int ret = __uks_damon_dbgfs_root(primitive, &root);
+
+	return ret ? ret : __uks_vfs_attach(vfs, path, &root);
+}
+
+/** uks_vfs_add_damon_sysfs - see <uks/fs.h> */
+UKS_EXPORT int uks_vfs_add_damon_sysfs(struct uks_vfs *vfs, const char *path,
+				       const char *primitive)
+{
+	struct kfs_root root;
+	int ret = __uks_damon_sysfs_root(primitive, &root);
 
 	return ret ? ret : __uks_vfs_attach(vfs, path, &root);
 }

@@ -2,8 +2,8 @@
 # The caller behind a request reaches the files: trace_marker lines carry
 # the writing task's pid and comm (FUSE: the writing thread; the socket:
 # its peer), uksd's worker threads stay out of saved_cmdlines, DAMON's
-# target_ids takes only pids the writer could ptrace (tested as nobody on
-# a socket shared with it), and trace_pipe follows O_NONBLOCK as fcntl()
+# target_ids and sysfs pid_target (and "on") take only pids the writer
+# could ptrace (tested as nobody on a socket shared with it), and trace_pipe follows O_NONBLOCK as fcntl()
 # sets it after open.
 set -u
 . "$(dirname "$0")/uksd.bash"
@@ -97,6 +97,26 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	ok "root may name any process" -- bash -c "
 		'$uks' -S '$sock' write $D/target_ids $root_pid &&
 		[ \"\$('$uks' -S '$sock' cat $D/target_ids)\" = $root_pid ]"
+	# the same for the sysfs tree's pid_target, and again at "on"
+	S=sys/kernel/mm/damon/admin/kdamonds
+	"$uks" -S "$sock" write $S/nr_kdamonds 1 && "$uks" -S "$sock" write $S/0/contexts/nr_contexts 1 &&
+		"$uks" -S "$sock" write $S/0/contexts/0/targets/nr_targets 1
+	ok "sysfs: nobody cannot name a root process in pid_target, nor start one root named (EPERM)" -- bash -c "
+		out=\$(setpriv --reuid=65534 --regid=65534 --clear-groups '$uks' -S '$sock' write $S/0/contexts/0/targets/0/pid_target $root_pid 2>&1)
+		rc=\$?; echo \"\$out\"; [ \$rc = 1 ] && echo \"\$out\" | grep -q 'Operation not permitted' &&
+		[ \"\$('$uks' -S '$sock' cat $S/0/contexts/0/targets/0/pid_target)\" = 0 ] &&
+		'$uks' -S '$sock' write $S/0/contexts/0/targets/0/pid_target $root_pid &&
+		out=\$(setpriv --reuid=65534 --regid=65534 --clear-groups '$uks' -S '$sock' write $S/0/state on 2>&1)
+		rc=\$?; echo \"\$out\"; [ \$rc = 1 ] && echo \"\$out\" | grep -q 'Operation not permitted' &&
+		[ \"\$('$uks' -S '$sock' cat $S/0/state)\" = off ]"
+	ok "sysfs: nobody can name and start its own process" -- bash -c "
+		setpriv --reuid=65534 --regid=65534 --clear-groups bash -c '
+			sleep 30 & p=\$!
+			\"\$0\" -S \"\$1\" write $S/0/contexts/0/targets/0/pid_target \$p || exit 1
+			\"\$0\" -S \"\$1\" write $S/0/state on || exit 1
+			[ \"\$(\"\$0\" -S \"\$1\" cat $S/0/state)\" = on ] || exit 1
+			\"\$0\" -S \"\$1\" write $S/0/state off || exit 1
+			kill \$p; wait \$p 2>/dev/null; true' '$uks' '$sock'"
 else
 	skip "target_ids checks the writer" "needs root and setpriv"
 fi

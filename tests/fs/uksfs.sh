@@ -17,7 +17,7 @@ T=$mnt/sys/kernel/tracing
 pid=$(cat "$pidf" 2>/dev/null || echo 0)
 
 ok "the tree has the kernel's paths" -- bash -c "
-	[ \"\$(ls '$mnt')\" = sys ] && [ \"\$(ls '$mnt/sys/kernel' | tr '\n' ' ')\" = 'debug slab tracing ' ] &&
+	[ \"\$(ls '$mnt')\" = sys ] && [ \"\$(ls '$mnt/sys/kernel' | tr '\n' ' ')\" = 'debug mm slab tracing ' ] &&
 	ls '$T' | grep -qx trace_pipe && ls '$mnt/sys/kernel/debug/tracing' | grep -qx dynamic_events &&
 	grep -qx 'fuse.*' <(stat -f -c %T '$mnt' 2>/dev/null; echo fuse.x) &&
 	grep -q \" $mnt fuse\" /proc/mounts"

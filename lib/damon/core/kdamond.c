@@ -51,6 +51,8 @@ __thread struct uks_damon_ctx *__uks_damon_current;
 static const struct damon_primitive *const primitives[] = {
 	&__uks_damon_vaddr_sd,
 	&__uks_damon_vaddr_refs,
+	&__uks_damon_fvaddr_sd,
+	&__uks_damon_fvaddr_refs,
 	&__uks_damon_synthetic,
 	&__uks_damon_self,
 };
@@ -65,7 +67,8 @@ const struct damon_primitive *__uks_damon_find_primitive(const char *name)
 
 /**
  * uks_damon_primitive_available - can @name work on this machine?
- * @name:	"vaddr-sd", "vaddr-refs", "synthetic" or "self"
+ * @name:	"vaddr-sd", "vaddr-refs", "fvaddr-sd", "fvaddr-refs", "synthetic"
+ *		or "self"
  * @why:	the reason when it cannot (may be NULL)
  * @len:	room in @why
  *
@@ -195,7 +198,8 @@ static void kdamond_usleep(struct uks_damon_ctx *ctx, unsigned long us)
 		until.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&ctx->lock);
-	while (!ctx->stop &&
+	/* a posted commit ends the sleep too: it waits for no long interval */
+	while (!ctx->stop && !ctx->pending_commit &&
 	       pthread_cond_timedwait(&ctx->wake, &ctx->lock, &until) != ETIMEDOUT)
 		;
 	pthread_mutex_unlock(&ctx->lock);
@@ -232,6 +236,7 @@ static void *kdamond_fn(void *arg)
 	while (!kdamond_need_stop(ctx)) {
 		unsigned int max_nr_accesses = 0;
 
+		__uks_damon_apply_commit(ctx);	/* a sysfs "commit" (commit.c) */
 		if (prim->prepare_access_checks)
 			prim->prepare_access_checks(ctx);
 		if (ctx->callback.after_sampling && ctx->callback.after_sampling(ctx))

@@ -110,7 +110,7 @@ static int va_three_regions(struct uks_damon_ctx *ctx, struct damon_target *t,
 	return ret;
 }
 
-int __uks_damon_va_init(struct uks_damon_ctx *ctx)
+static int va_init(struct uks_damon_ctx *ctx, bool fixed)
 {
 	struct damon_addr_range regions[3];
 	struct damon_target *t;
@@ -120,7 +120,7 @@ int __uks_damon_va_init(struct uks_damon_ctx *ctx)
 			t->pstate = va_open((pid_t)t->id);
 			t->pstate_free = va_close;
 		}
-		if (t->nr_regions)
+		if (t->nr_regions || fixed)
 			continue;
 		if (va_three_regions(ctx, t, regions)) {
 			pr_debug("Failed to get three regions of pid %lu", t->id);
@@ -129,6 +129,21 @@ int __uks_damon_va_init(struct uks_damon_ctx *ctx)
 		__uks_damon_init_regions_of(ctx, t, regions);
 	}
 	return 0;
+}
+
+int __uks_damon_va_init(struct uks_damon_ctx *ctx)
+{
+	return va_init(ctx, false);
+}
+
+/*
+ * The fixed-range primitives (the kernel's fvaddr): the regions are the
+ * ones the caller gave each target, never fitted to its mappings (no
+ * update); a target given none is not monitored.
+ */
+int __uks_damon_fva_init(struct uks_damon_ctx *ctx)
+{
+	return va_init(ctx, true);
 }
 
 /*

@@ -269,4 +269,17 @@ const struct damon_primitive __uks_damon_vaddr_refs = {
 	.check_accesses = refs_check,
 	.target_valid = __uks_damon_va_target_valid,
 	.cleanup = __uks_damon_va_cleanup,
+	.init_again = true,
+};
+
+/* fvaddr: the same checks on fixed ranges (the kernel's fvaddr ops) */
+const struct damon_primitive __uks_damon_fvaddr_refs = {
+	.name = "fvaddr-refs",
+	.available = refs_available,
+	.init = __uks_damon_fva_init,
+	.prepare_access_checks = refs_prepare,
+	.check_accesses = refs_check,
+	.target_valid = __uks_damon_va_target_valid,
+	.cleanup = __uks_damon_va_cleanup,
+	.init_again = true,
 };

@@ -174,4 +174,17 @@ const struct damon_primitive __uks_damon_vaddr_sd = {
 	.check_accesses = sd_check,
 	.target_valid = __uks_damon_va_target_valid,
 	.cleanup = __uks_damon_va_cleanup,
+	.init_again = true,
+};
+
+/* fvaddr: the same checks on fixed ranges (the kernel's fvaddr ops) */
+const struct damon_primitive __uks_damon_fvaddr_sd = {
+	.name = "fvaddr-sd",
+	.available = sd_available,
+	.init = __uks_damon_fva_init,
+	.prepare_access_checks = sd_prepare,
+	.check_accesses = sd_check,
+	.target_valid = __uks_damon_va_target_valid,
+	.cleanup = __uks_damon_va_cleanup,
+	.init_again = true,
 };

@@ -42,6 +42,7 @@
 
 #include <uks/damon.h>
 
+#include "damon/core/events.h"
 #include "damon/damon.h"
 
 #define BP		10000UL
@@ -154,6 +155,8 @@ void __uks_damon_tune(struct uks_damon_ctx *ctx)
 		if (next > ctx->intervals_goal.max_sample_us)
 			next = ctx->intervals_goal.max_sample_us;
 		tn->base_us = next;
+		if (next != sample)
+			uks_trace_damon_damon_monitor_intervals_tune(next);
 	}
 	/* the user's interval or the goal's, raised to what the budget needs */
 	if (d_samples && d_wall)

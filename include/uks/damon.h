@@ -95,6 +95,26 @@ struct uks_damon_region_info {
 	unsigned int nr_accesses;
 };
 
+/**
+ * struct uks_damon_cost - what monitoring a context cost (uks_damon_get_cost())
+ * @aggregations:	aggregations measured
+ * @monitor_cpu_ns:	the monitor thread's CPU time over them
+ * @target_stall_ns:	time the targets' page tables were held by the checks
+ * @wall_ns:		the time they spanned
+ * @retunes:		how often the intervals changed (goal or budget)
+ * @sample_us:		the sampling interval in force now
+ * @aggr_us:		the aggregation interval in force now
+ */
+struct uks_damon_cost {
+	uint64_t aggregations;
+	uint64_t monitor_cpu_ns;
+	uint64_t target_stall_ns;
+	uint64_t wall_ns;
+	uint64_t retunes;
+	unsigned long sample_us;
+	unsigned long aggr_us;
+};
+
 int uks_damon_ctx_create(struct uks_damon_ctx **out);
 void uks_damon_ctx_destroy(struct uks_damon_ctx *ctx);
 int uks_damon_set_attrs(struct uks_damon_ctx *ctx, unsigned long sample_us,
@@ -105,6 +125,12 @@ void uks_damon_set_callback(struct uks_damon_ctx *ctx, const struct uks_damon_ca
 void *uks_damon_callback_private(struct uks_damon_ctx *ctx);
 /* Seed the context's random generator (sampling addresses, splits). */
 void uks_damon_set_seed(struct uks_damon_ctx *ctx, uint64_t seed);
+int uks_damon_set_budget(struct uks_damon_ctx *ctx, unsigned int monitor_permille,
+			 unsigned int target_permille);
+int uks_damon_set_intervals_goal(struct uks_damon_ctx *ctx, unsigned long access_bp,
+				 unsigned long aggrs, unsigned long min_sample_us,
+				 unsigned long max_sample_us);
+void uks_damon_get_cost(struct uks_damon_ctx *ctx, struct uks_damon_cost *cost);
 
 int uks_damon_set_primitive(struct uks_damon_ctx *ctx, const char *name);
 const char *uks_damon_primitive_name(struct uks_damon_ctx *ctx);

@@ -112,6 +112,21 @@ struct damon_commit {
 	int ret;			/* the monitor thread's answer */
 };
 
+/* The interval tuner's state (core/tune.c); the monitor thread's but the budget and cost. */
+struct damon_tune {
+	unsigned int monitor_permille;	/* budgets, 0: none (under ctx->lock) */
+	unsigned int target_permille;
+	struct uks_damon_cost cost;	/* totals (under ctx->lock) */
+	unsigned long base_us;		/* the user's sampling interval, or the goal's */
+	unsigned long applied_us;	/* what the tuner last left in force */
+	unsigned long floor_us;		/* what the budget needs */
+	unsigned long samples_per_aggr;
+	unsigned long goal_aggrs;	/* aggregations since the goal's last step */
+	uint64_t cpu_ns, wall_ns;	/* at the last aggregation */
+	uint64_t stall_ns, stall_seen_ns;
+	uint64_t samples, samples_seen;	/* samples taken (kdamond.c counts) */
+};
+
 struct uks_damon_ctx {
 	unsigned long sample_interval;		/* us */
 	unsigned long aggr_interval;
@@ -144,6 +159,7 @@ struct uks_damon_ctx {
 	/* core/commit.c, under ->lock */
 	struct damon_intervals_goal intervals_goal;	/* for the interval tuner */
 	struct damon_commit *pending_commit;	/* posted, not applied yet */
+	struct damon_tune tune;
 };
 
 #define damon_for_each_region(r, t) \
@@ -215,6 +231,10 @@ void __uks_damon_apply_three_regions(struct uks_damon_ctx *ctx, struct damon_tar
 int __uks_damon_read_maps(pid_t pid, struct damon_addr_range **out, unsigned int *nr);
 
 /* commit.c */
+/* core/tune.c: at the end of each aggregation; primitives report stalls */
+void __uks_damon_tune(struct uks_damon_ctx *ctx);
+void __uks_damon_tune_start(struct uks_damon_ctx *ctx);
+void __uks_damon_cost_stall(struct uks_damon_ctx *ctx, uint64_t ns);
 void __uks_damon_set_intervals_goal(struct uks_damon_ctx *ctx,
 				    const struct damon_intervals_goal *goal);
 bool __uks_damon_valid_intervals_goal(const struct damon_intervals_goal *goal,
@@ -251,6 +271,7 @@ bool __uks_damon_va_target_valid(struct uks_damon_ctx *ctx, struct damon_target 
 void __uks_damon_va_cleanup(struct uks_damon_ctx *ctx);
 void __uks_damon_va_pick_sampling_addrs(struct uks_damon_ctx *ctx, struct damon_target *t);
 int __uks_damon_va_clear_refs(struct vaddr_target *vt, const char *what);
+uint64_t __uks_damon_va_now_ns(void);
 
 /* vaddr-refs: a mapping of /proc/PID/smaps */
 struct refs_map {

@@ -14,6 +14,7 @@
  *		max = check_accesses
  *		if an aggregation interval passed:
  *			merge(max / 10, sz_limit); after_aggregation
+ *			tune the intervals (goal, budget: tune.c)
  *			emit damon_aggregated per region, zero the counts
  *			split into 2 or 3; primitive reset_aggregated
  *		if an update interval passed: update; recompute sz_limit
@@ -231,6 +232,7 @@ static void *kdamond_fn(void *arg)
 	pthread_mutex_unlock(&ctx->lock);
 	if (ctx->callback.before_start && ctx->callback.before_start(ctx))
 		set_kdamond_stop(ctx);
+	__uks_damon_tune_start(ctx);
 	sz_limit = __uks_damon_region_sz_limit(ctx);
 
 	while (!kdamond_need_stop(ctx)) {
@@ -247,12 +249,14 @@ static void *kdamond_fn(void *arg)
 			kdamond_usleep(ctx, ctx->sample_interval);
 		if (prim->check_accesses)
 			max_nr_accesses = prim->check_accesses(ctx);
+		ctx->tune.samples++;
 		if (__uks_damon_check_reset_time_interval(&ctx->last_aggregation,
 							  ctx->aggr_interval)) {
 			__uks_damon_kdamond_merge_regions(ctx, max_nr_accesses / 10, sz_limit);
 			if (ctx->callback.after_aggregation &&
 			    ctx->callback.after_aggregation(ctx))
 				set_kdamond_stop(ctx);
+			__uks_damon_tune(ctx);		/* goal and budget (tune.c) */
 			__uks_damon_kdamond_reset_aggregated(ctx);
 			__uks_damon_kdamond_split_regions(ctx);
 			if (prim->reset_aggregated)

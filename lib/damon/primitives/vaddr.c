@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -207,11 +208,26 @@ void __uks_damon_va_pick_sampling_addrs(struct uks_damon_ctx *ctx, struct damon_
 }
 
 /* Write @what ("1" young bits, "4" soft-dirty) to the target's clear_refs. */
+/* The monotonic clock, for the time a check holds the target's page tables. */
+uint64_t __uks_damon_va_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The walk holds the target's page tables: its time is the target's stall (tune.c). */
 int __uks_damon_va_clear_refs(struct vaddr_target *vt, const char *what)
 {
+	uint64_t t0 = __uks_damon_va_now_ns();
+	int ret = 0;
+
 	if (vt->clear_refs_fd < 0)
 		return -EBADF;
 	if (pwrite(vt->clear_refs_fd, what, strlen(what), 0) < 0)
-		return -errno;
-	return 0;
+		ret = -errno;
+	if (__uks_damon_current)
+		__uks_damon_cost_stall(__uks_damon_current, __uks_damon_va_now_ns() - t0);
+	return ret;
 }

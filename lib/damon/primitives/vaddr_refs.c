@@ -155,12 +155,17 @@ static int read_smaps(pid_t pid, struct refs_map **out, unsigned int *nr)
 
 	*out = NULL;
 	*nr = 0;
+	uint64_t t0 = __uks_damon_va_now_ns();
+
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	ret = __uks_damon_parse_smaps(f, out, nr);
 	fclose(f);
+	/* the walk held the target's mmap lock (tune.c counts it against the budget) */
+	if (__uks_damon_current)
+		__uks_damon_cost_stall(__uks_damon_current, __uks_damon_va_now_ns() - t0);
 	return ret;
 }
 

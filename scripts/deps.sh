@@ -12,6 +12,7 @@ PACKAGES=(
 	libfuse3-dev fuse3		# uksfs (FUSE mounts)
 	liburing-dev			# uksd I/O
 	libpng-dev			# DAMON heatmaps
+	zlib1g-dev			# DAMON json_compressed records
 	python3 git			# real programs run under libuks-malloc.so
 	libjemalloc2 libmimalloc2.0	# allocator peers in make bench
 	libtcmalloc-minimal4

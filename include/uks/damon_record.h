@@ -121,7 +121,7 @@ struct uks_damon_rec_snapshot {
  *		-2: json; -3: json_compressed)
  * @nr_snapshots: number of @snapshots
  * @snapshots:	every snapshot in file order (targets interleaved; a json
- *		record's in order of end time, then of its target's position)
+ *		record's in order of end time, then of target id)
  * @cap:	private
  * @intervals:	the monitoring intervals (json records; else zero)
  */

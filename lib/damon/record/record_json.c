@@ -27,8 +27,9 @@
  * -EINVAL, with the offset of the value (or of the object lacking it) and
  * the reason.
  *
- * Snapshots go into the record in order of end time (targets
- * interleaved, as in a binary record); each keeps its own start time.
+ * Snapshots go into the record in order of end time, then of target id
+ * (targets interleaved, as in a binary record); each keeps its own start
+ * time.
  *
  * Lock order: none.
  */
@@ -368,7 +369,16 @@ static int read_target(struct jr *r, uint32_t t)
 	return 0;
 }
 
-/* Stable merge sort of the snapshots by end time. */
+/*
+ * Stable merge sort of the snapshots by end time, then target id: the
+ * order then does not depend on how the file grouped them, so a record
+ * written and read again comes back in the same order.
+ */
+static bool before(const struct uks_damon_rec_snapshot *a, const struct uks_damon_rec_snapshot *b)
+{
+	return a->end_ns < b->end_ns || (a->end_ns == b->end_ns && a->target_id < b->target_id);
+}
+
 static int sort_by_end(struct uks_damon_record *rec)
 {
 	size_t n = rec->nr_snapshots;
@@ -387,7 +397,7 @@ static int sort_by_end(struct uks_damon_record *rec)
 			size_t i = lo, j = mid, o = lo;
 
 			while (i < mid && j < hi)
-				tmp[o++] = a[j].end_ns < a[i].end_ns ? a[j++] : a[i++];
+				tmp[o++] = before(&a[j], &a[i]) ? a[j++] : a[i++];
 			while (i < mid)
 				tmp[o++] = a[i++];
 			while (j < hi)

@@ -77,7 +77,9 @@ int cli_damon_convert(int argc, char **argv)
 	}
 	err = uks_damon_record_read_file(in, 0, &rec, &diag);
 	if (err) {
-		if (diag.reason)
+		if (err == -EOPNOTSUPP && diag.reason)
+			fprintf(stderr, "uks damon convert: %s: %s\n", in, diag.reason);
+		else if (diag.reason)
 			fprintf(stderr, "uks damon convert: %s: corrupt record at byte %llu: %s\n",
 				in, (unsigned long long)diag.offset, diag.reason);
 		else

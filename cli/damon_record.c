@@ -189,6 +189,11 @@ static int check_record(const struct rec_args *a)
 				       : strerror(-err));
 		return 2;
 	}
+	if (!UKS_HAVE_ZLIB && a->format == UKS_DAMON_RECFMT_JSON_COMPRESSED) {
+		fprintf(stderr, "uks damon record: json_compressed needs zlib, which this uks was "
+			"built without (use -f json)\n");
+		return 1;
+	}
 	for (unsigned int i = 0; i < a->nr_pids; i++) {
 		if (kill((pid_t)a->pids[i], 0) && errno == ESRCH) {
 			fprintf(stderr, "uks damon record: -p %lu: no such process\n", a->pids[i]);
@@ -526,9 +531,7 @@ int cli_damon_record(int argc, char **argv)
 	iv = (struct uks_damon_rec_intervals){ a.attrs[0], a.attrs[1], a.attrs[2] };
 	err = uks_damon_rec_writer_create_format(fd, a.format, &iv, &w);
 	if (err) {
-		fprintf(stderr, "uks damon record: %s: %s\n", a.out,
-			err == -EOPNOTSUPP ? "json_compressed needs zlib, which this uks was "
-			"built without (use -f json)" : strerror(-err));
+		fprintf(stderr, "uks damon record: %s: %s\n", a.out, strerror(-err));
 		close(fd);
 		return 1;
 	}

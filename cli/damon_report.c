@@ -661,7 +661,9 @@ int cli_damon_report(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	ret = uks_damon_record_read_file(a.input, UKS_DAMON_REC_PARTIAL, &rec, &diag);
 	if (ret) {
-		if (diag.reason)
+		if (ret == -EOPNOTSUPP && diag.reason)
+			fprintf(stderr, "uks damon report: %s: %s\n", a.input, diag.reason);
+		else if (diag.reason)
 			fprintf(stderr, "uks damon report: %s: corrupt record at byte %llu (in the "
 				"entry at byte %llu): %s\n", a.input,
 				(unsigned long long)diag.offset, (unsigned long long)diag.entry,

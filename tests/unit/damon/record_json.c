@@ -306,8 +306,8 @@ TEST(garbage_json)
 		"[{\"snapshots\": 5}]", "[{\"snapshots\": [1]}]", "[{\"snapshots\": [{}]}]",
 		"[{\"snapshots\": [{\"start_time\": 1, \"end_time\": 2}]}]",
 		"[{\"snapshots\": [{\"start_time\": 1, \"end_time\": 2, \"regions\": {}}]}]",
-		"[{\"snapshots\": [{\"start_time\": 1, \"end_time\": 9223372036854775808, "
-		"\"regions\": []}]}]",
+		("[{\"snapshots\": [{\"start_time\": 1, \"end_time\": 9223372036854775808, "
+		 "\"regions\": []}]}]"),
 		"[{\"target_id\": \"a\", \"snapshots\": []}]", "[{\"intervals\": 1, \"snapshots\": []}]",
 		"[{\"intervals\": {\"sample_us\": 1}, \"snapshots\": []}]",
 		"[{\"a\" 1}]", "[{1: 2}]", "[\"abc", "  [  ",

@@ -171,8 +171,8 @@ static int text_value(const char *s, size_t len, enum vkind k, long double *out)
 	return 0;
 }
 
-/* The value at @t as a number of kind @k, in [0, @max]; truncated toward 0. */
-static int get_num(struct jr *r, uint32_t t, enum vkind k, uint64_t max, uint64_t *out,
+/* The value at @t as a number of kind @k, in [0, @max]. */
+static int get_val(struct jr *r, uint32_t t, enum vkind k, uint64_t max, long double *out,
 		   const char *what)
 {
 	const struct json_tok *tok = &r->d.toks[t];
@@ -193,8 +193,20 @@ static int get_num(struct jr *r, uint32_t t, enum vkind k, uint64_t max, uint64_
 	}
 	if (!(v >= 0) || v > (long double)max)
 		return bad(r, t, what);
-	*out = (uint64_t)v;
+	*out = v;
 	return 0;
+}
+
+/* The same, truncated toward 0 as damo's int() */
+static int get_num(struct jr *r, uint32_t t, enum vkind k, uint64_t max, uint64_t *out,
+		   const char *what)
+{
+	long double v;
+	int ret = get_val(r, t, k, max, &v, what);
+
+	if (!ret)
+		*out = (uint64_t)v;
+	return ret;
 }
 
 static bool is_null(const struct jr *r, uint32_t t)
@@ -255,12 +267,14 @@ static int read_region(struct jr *r, uint32_t t, const struct uks_damon_rec_inte
 				return bad(r, acc, "nr_accesses without samples or percent");
 			if (!iv->sample_us || !iv->aggr_us)
 				return bad(r, v, "nr_accesses in percent without intervals");
-			ret = get_num(r, v, V_PERCENT, UINT32_MAX, &x, "a bad nr_accesses percent");
-			/* damo: samples = percent * (aggr / sample) / 100 */
-			x = (uint64_t)((long double)x * ((long double)iv->aggr_us / iv->sample_us) /
-				       100);
-			if (x > UINT32_MAX)
+			long double pct, smp;
+
+			ret = get_val(r, v, V_PERCENT, UINT32_MAX, &pct, "a bad nr_accesses percent");
+			/* damo: samples = int(percent * (aggr / sample) / 100) */
+			smp = pct * ((long double)iv->aggr_us / (long double)iv->sample_us) / 100;
+			if (!ret && smp > UINT32_MAX)
 				return bad(r, v, "a bad nr_accesses percent");
+			x = ret ? 0 : (uint64_t)smp;
 		}
 		if (ret)
 			return ret;
@@ -276,10 +290,13 @@ static int read_region(struct jr *r, uint32_t t, const struct uks_damon_rec_inte
 		} else if (!is_null(r, v = __uks_damon_json_get(&r->d, age, "usec"))) {
 			if (!iv->aggr_us)
 				return bad(r, v, "an age in usec without intervals");
-			ret = get_num(r, v, V_US, UINT64_MAX, &x, "a bad age usec");
-			x /= iv->aggr_us;
-			if (!ret && x > UINT32_MAX)
+			long double us;
+
+			ret = get_val(r, v, V_US, UINT64_MAX, &us, "a bad age usec");
+			us /= (long double)iv->aggr_us;		/* damo: int(usec / aggr) */
+			if (!ret && us > UINT32_MAX)
 				return bad(r, v, "a bad age usec");
+			x = ret ? 0 : (uint64_t)us;
 		} else {
 			x = 0;
 		}

@@ -241,14 +241,14 @@ TEST(value_spellings_of_damo_versions)
 
 	/* numbers or strings, commas, units; percent and usec through the intervals */
 	ASSERT_EQ(0, one(IV, "{\"start\": 4096, \"end\": \"8 KiB\", \"nr_accesses\": "
-			 "{\"samples\": null, \"percent\": \"50%\"}, \"age\": {\"usec\": \"1.5 s\", "
+			 "{\"samples\": null, \"percent\": \"52.5%\"}, \"age\": {\"usec\": \"1.5 s\", "
 			 "\"aggr_intervals\": null}}", &rec, &d));
 	ASSERT_EQ(5000ULL, rec->intervals.sample_us);
 	ASSERT_EQ(1000000ULL, rec->intervals.update_us);
 	ASSERT_EQ(10LL, rec->snapshots[0].start_ns);
 	ASSERT_EQ(1000000020LL, rec->snapshots[0].end_ns);
 	ASSERT_EQ(8192ULL, rec->snapshots[0].regions[0].end);
-	ASSERT_EQ(10U, rec->snapshots[0].regions[0].nr_accesses);	/* 50% of 20 */
+	ASSERT_EQ(10U, rec->snapshots[0].regions[0].nr_accesses);	/* 52.5% of 20 */
 	ASSERT_EQ(15U, rec->snapshots[0].regions[0].age);		/* 1.5 s / 100 ms */
 	uks_damon_record_free(rec);
 	/* a region without counts (damo's address-only regions), escaped keys */

@@ -14,11 +14,14 @@
 static void damon_usage(FILE *out)
 {
 	fputs("Usage: uks damon record [OPTIONS] (-p PID... | [--] COMMAND [ARGS...])\n"
-	      "       uks damon report raw|heats|wss [OPTIONS] [FILE]\n"
+	      "       uks damon report raw|heats|wss|nr_regions [OPTIONS] [FILE]\n"
+	      "       uks damon convert -f FORMAT [-i INPUT] -o OUTPUT\n"
 	      "\n"
-	      "DAMON data access monitoring, damo-compatible: 'record' writes damo's binary\n"
-	      "record file from our damon:damon_aggregated events, 'report' prints it as\n"
-	      "damo does.  'uks damon COMMAND --help' describes each.  See docs/DAMON.md.\n",
+	      "DAMON data access monitoring, damo-compatible: 'record' writes a damo record\n"
+	      "file (json_compressed by default, json, or damo v1's binary) from our\n"
+	      "damon:damon_aggregated events, 'report' prints one as damo does, 'convert'\n"
+	      "rewrites one in another format.  'uks damon COMMAND --help' describes each.\n"
+	      "See docs/DAMON.md.\n",
 	      out);
 }
 
@@ -32,6 +35,8 @@ int cli_damon(int argc, char **argv)
 		return cli_damon_record(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cli_damon_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "convert"))
+		return cli_damon_convert(argc - 1, argv + 1);
 	fprintf(stderr, "uks damon: unknown command %s\n", argv[1]);
 	damon_usage(stderr);
 	return 2;

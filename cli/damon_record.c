@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * uks damon record: monitor a command or processes with DAMON and write
- * damo's binary record file.
+ * a damo record file: json_compressed (damo 2.0.3+'s default, and the
+ * only format the damo of today reads), json, or damo v1's binary.
  *
  * The record is made from our own damon:damon_aggregated events: a trace
  * instance in this process has the event enabled, a reader thread drains
@@ -35,6 +36,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <config.h>
+
 #include <uks/damon.h>
 #include <uks/damon_record.h>
 #include <uks/trace.h>
@@ -46,6 +49,7 @@
 
 struct rec_args {
 	const char *out;
+	int format;
 	unsigned long attrs[5];
 	const char *primitive;
 	unsigned long pids[MAX_PIDS];
@@ -62,12 +66,16 @@ static void on_signal(int sig)
 
 static void record_usage(FILE *out)
 {
-	fputs("Usage: uks damon record [-o FILE] [--attrs \"SAMPLE AGGR UPDATE MIN MAX\"]\n"
+	fputs("Usage: uks damon record [-o FILE] [-f FORMAT] [--attrs \"SAMPLE AGGR UPDATE MIN MAX\"]\n"
 	      "                        [--primitive NAME] (-p PID... | [--] COMMAND [ARGS...])\n"
 	      "\n"
 	      "Monitor the data accesses of a command or of processes with DAMON and write\n"
-	      "damo's binary record format (readable by damo and 'uks damon report').\n"
+	      "a damo record file (readable by damo and 'uks damon report').\n"
 	      "  -o FILE           output file (default damon.data)\n"
+	      "  -f, --format F    json_compressed (default, as damo 2.0.3+; json when\n"
+	      "                    built without zlib), json\n"
+	      "                    (both with intervals and region ages), or binary (damo\n"
+	      "                    v1's record, which damo 2.0.3+ no longer reads)\n"
 	      "  --attrs TEXT      intervals in us and region limits, as the debugfs attrs\n"
 	      "                    file (default \"5000 100000 1000000 10 1000\", damo's)\n"
 	      "  --primitive NAME  vaddr-sd, vaddr-refs or self (default: the best available;\n"
@@ -83,6 +91,7 @@ static int parse_record(int argc, char **argv, struct rec_args *a)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "attrs", required_argument, NULL, 'a' },
 		{ "primitive", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -92,16 +101,26 @@ static int parse_record(int argc, char **argv, struct rec_args *a)
 
 	memset(a, 0, sizeof(*a));
 	a->out = "damon.data";
+	/* damo's default; json when built without zlib */
+	a->format = UKS_HAVE_ZLIB ? UKS_DAMON_RECFMT_JSON_COMPRESSED : UKS_DAMON_RECFMT_JSON;
 	a->attrs[0] = 5000;
 	a->attrs[1] = 100000;
 	a->attrs[2] = 1000000;
 	a->attrs[3] = 10;
 	a->attrs[4] = 1000;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:f:p:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			a->out = optarg;
+			break;
+		case 'f':
+			a->format = uks_damon_rec_format_parse(optarg);
+			if (a->format < 0) {
+				fprintf(stderr, "uks damon record: -f %s: the formats are "
+					"json_compressed, json and binary\n", optarg);
+				return 2;
+			}
 			break;
 		case 'a': {
 			char tail;
@@ -169,6 +188,11 @@ static int check_record(const struct rec_args *a)
 			err == -EINVAL ? "min_nr_regions must be at least 3 and at most max_nr_regions"
 				       : strerror(-err));
 		return 2;
+	}
+	if (!UKS_HAVE_ZLIB && a->format == UKS_DAMON_RECFMT_JSON_COMPRESSED) {
+		fprintf(stderr, "uks damon record: json_compressed needs zlib, which this uks was "
+			"built without (use -f json)\n");
+		return 1;
 	}
 	for (unsigned int i = 0; i < a->nr_pids; i++) {
 		if (kill((pid_t)a->pids[i], 0) && errno == ESRCH) {
@@ -477,6 +501,7 @@ out:
 int cli_damon_record(int argc, char **argv)
 {
 	struct uks_damon_rec_writer *w;
+	struct uks_damon_rec_intervals iv;
 	struct uks_damon_rec_stats st;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rec_args a;
@@ -503,7 +528,8 @@ int cli_damon_record(int argc, char **argv)
 		return 1;
 	}
 	regular = !fstat(fd, &fst) && S_ISREG(fst.st_mode);
-	err = uks_damon_rec_writer_create(fd, UKS_DAMON_RECFMT_VERSION, &w);
+	iv = (struct uks_damon_rec_intervals){ a.attrs[0], a.attrs[1], a.attrs[2] };
+	err = uks_damon_rec_writer_create_format(fd, a.format, &iv, &w);
 	if (err) {
 		fprintf(stderr, "uks damon record: %s: %s\n", a.out, strerror(-err));
 		close(fd);

@@ -32,8 +32,13 @@ static void report_usage(FILE *out)
 	      "             [--sz_thres N] [--sortby size|time] [--nr_cols_bar N]\n"
 	      "             [--work_time US] [--exclude_samples N] [--all_wss] [--raw_number]\n"
 	      "             [FILE]\n"
+	      "       uks damon report nr_regions [--range START STOP STEP] [--sortby size|time]\n"
+	      "             [FILE]\n"
 	      "\n"
-	      "damo's reports of a record file (default damon.data; also -i FILE).\n"
+	      "damo's reports of a record file (default damon.data; also -i FILE), in any\n"
+	      "of damo's formats: json_compressed, json, binary, or perf script text.\n"
+	      "nr_regions: the distribution of the snapshots' region counts per target,\n"
+	      "past the first 20 snapshots (default percentiles 0 25 50 75 100).\n"
 	      "heats: default resolution 500x500, 40x80 (rows of time, columns of space)\n"
 	      "for --heatmap stdout, the ASCII heat map; PNG and SVG have axes and a scale.\n"
 	      "A file cut inside an entry is reported up to the cut, with a warning; a\n"
@@ -570,6 +575,64 @@ static int report_wss(const struct uks_damon_record *rec, const struct report_ar
 	return ret;
 }
 
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* damo's nr_regions: skip each target's first 20 snapshots (not adapted yet) */
+#define NR_REGIONS_SKIP	20
+
+static int report_nr_regions(const struct uks_damon_record *rec, const struct report_args *a)
+{
+	struct uks_damon_rec_targets tg;
+	uint32_t *dist;
+	int ret = uks_damon_record_group(rec, &tg);
+
+	if (ret) {
+		fprintf(stderr, "uks damon report: %s\n", strerror(-ret));
+		return 1;
+	}
+	dist = malloc((rec->nr_snapshots ? rec->nr_snapshots : 1) * sizeof(*dist));
+	if (!dist) {
+		uks_damon_record_group_free(&tg);
+		fprintf(stderr, "uks damon report: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	printf("# <percentile> <# regions>\n");
+	for (size_t t = 0; t < tg.nr && !ret; t++) {
+		size_t n = 0;
+		uint64_t sum = 0;
+
+		for (size_t k = tg.first[t] + NR_REGIONS_SKIP; k < tg.first[t + 1]; k++) {
+			dist[n] = rec->snapshots[tg.order[k]].nr_regions;
+			sum += dist[n++];
+		}
+		printf("# target_id\t%llu\n", (unsigned long long)tg.ids[t]);
+		if (!n) {	/* damo divides by zero here */
+			fprintf(stderr, "uks damon report: target %llu has no snapshot past its "
+				"first %d\n", (unsigned long long)tg.ids[t], NR_REGIONS_SKIP);
+			ret = 1;
+			break;
+		}
+		if (a->sort)
+			qsort(dist, n, sizeof(*dist), cmp_u32);
+		printf("# avr:\t%llu\n", (unsigned long long)(sum / n));
+		for (long p = a->range[0]; p < a->range[1]; p += a->range[2]) {
+			size_t idx = (size_t)((double)p / 100.0 * (double)n);
+
+			if (idx >= n)	/* damo: only == n is clamped; past it fails */
+				idx = n - 1;
+			printf("%ld\t%u\n", p, dist[idx]);
+		}
+	}
+	free(dist);
+	uks_damon_record_group_free(&tg);
+	return ret;
+}
+
 int cli_damon_report(int argc, char **argv)
 {
 	struct uks_damon_rec_diag diag;
@@ -587,7 +650,8 @@ int cli_damon_report(int argc, char **argv)
 		return 0;
 	}
 	what = argv[1];
-	if (strcmp(what, "raw") && strcmp(what, "heats") && strcmp(what, "wss")) {
+	if (strcmp(what, "raw") && strcmp(what, "heats") && strcmp(what, "wss") &&
+	    strcmp(what, "nr_regions")) {
 		fprintf(stderr, "uks damon report: unknown report %s\n", what);
 		report_usage(stderr);
 		return 2;
@@ -597,7 +661,9 @@ int cli_damon_report(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	ret = uks_damon_record_read_file(a.input, UKS_DAMON_REC_PARTIAL, &rec, &diag);
 	if (ret) {
-		if (diag.reason)
+		if (ret == -EOPNOTSUPP && diag.reason)
+			fprintf(stderr, "uks damon report: %s: %s\n", a.input, diag.reason);
+		else if (diag.reason)
 			fprintf(stderr, "uks damon report: %s: corrupt record at byte %llu (in the "
 				"entry at byte %llu): %s\n", a.input,
 				(unsigned long long)diag.offset, (unsigned long long)diag.entry,
@@ -617,7 +683,7 @@ int cli_damon_report(int argc, char **argv)
 	 * as damo does (raw prints nothing, wss its header line).  An empty
 	 * file, or text with no event in it, is no record at all.
 	 */
-	if (!rec->nr_snapshots && rec->version <= 0) {
+	if (!rec->nr_snapshots && rec->version <= 0 && rec->version >= UKS_DAMON_REC_VERSION_TEXT) {
 		fprintf(stderr, "uks damon report: %s holds no snapshot (not a DAMON record, or "
 			"monitoring ended before its first aggregation)\n", a.input);
 		uks_damon_record_free(rec);
@@ -630,6 +696,8 @@ int cli_damon_report(int argc, char **argv)
 		ret = report_raw(rec, &a);
 	} else if (!strcmp(what, "heats")) {
 		ret = report_heats(rec, &a);
+	} else if (!strcmp(what, "nr_regions")) {
+		ret = report_nr_regions(rec, &a);
 	} else {
 		ret = report_wss(rec, &a);
 	}

@@ -4,7 +4,7 @@
 # "#define UKS_HAVE_<FEATURE> 0" plus a message; code and tests check the
 # macro and build the feature out (tests then report SKIP with the reason).
 # scripts/deps.sh installs every one of them, so CI builds everything.
-OPTIONAL_DEPS := FUSE3:fuse3 LIBURING:liburing LIBPNG:libpng LIBDW:libdw
+OPTIONAL_DEPS := FUSE3:fuse3 LIBURING:liburing LIBPNG:libpng LIBDW:libdw ZLIB:zlib
 
 CONFIG_H := $(O)/config.h
 

@@ -13,6 +13,7 @@ PACKAGES=(
 	liburing-dev			# uksd I/O
 	libpng-dev			# DAMON heatmaps
 	libdw-dev			# traced programs' stacks (stacktrace triggers)
+	zlib1g-dev			# DAMON json_compressed records
 	python3 git			# real programs run under libuks-malloc.so
 	libjemalloc2 libmimalloc2.0	# allocator peers in make bench
 	libtcmalloc-minimal4

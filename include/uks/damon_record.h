@@ -33,6 +33,17 @@
  *
  *	struct uks_damon_rec_diag d;			-- a damaged file: where and why
  *	uks_damon_record_read_file("damon.data", UKS_DAMON_REC_PARTIAL, &rec, &d);
+ *
+ * damo 2.0.3 and later write (and read) "json" and "json_compressed"
+ * records instead: a JSON list of per-target records, each with the
+ * monitoring intervals and its snapshots with start and end times, and
+ * per region the access count and the age; json_compressed is that text
+ * as one zlib stream.  The reader tells the four apart by content; the
+ * writer takes a format (UKS_DAMON_RECFMT_*):
+ *
+ *	uks_damon_rec_writer_create_format(fd, UKS_DAMON_RECFMT_JSON_COMPRESSED,
+ *					   &intervals, &w);
+ *	uks_damon_record_write(rec, fd, UKS_DAMON_RECFMT_JSON);	-- convert
  */
 #ifndef UKS_DAMON_RECORD_H
 #define UKS_DAMON_RECORD_H
@@ -49,11 +60,43 @@ extern "C" {
 #define UKS_DAMON_RECFMT_MAGIC_LEN	16
 #define UKS_DAMON_RECFMT_VERSION	2
 
-/** struct uks_damon_rec_region - one region of a snapshot */
+/* the formats a writer makes (uks_damon_rec_writer_create_format()) */
+#define UKS_DAMON_RECFMT_BINARY			0	/* damo v1's, version 2 */
+#define UKS_DAMON_RECFMT_JSON			1	/* damo 2.0.3+ "json" */
+#define UKS_DAMON_RECFMT_JSON_COMPRESSED	2	/* "json_compressed" (zlib) */
+
+/* struct uks_damon_record's @version for the formats without one */
+#define UKS_DAMON_REC_VERSION_TEXT		(-1)
+#define UKS_DAMON_REC_VERSION_JSON		(-2)
+#define UKS_DAMON_REC_VERSION_JSON_COMPRESSED	(-3)
+
+/**
+ * struct uks_damon_rec_region - one region of a snapshot
+ * @start:	its start address
+ * @end:	its end address
+ * @nr_accesses: the aggregation's access count (samples that saw an access)
+ * @age:	aggregation intervals the region kept its access level for
+ *		(0 where the source has no ages: binary records, 5.15's trace)
+ */
 struct uks_damon_rec_region {
 	uint64_t start;
 	uint64_t end;
 	uint32_t nr_accesses;
+	uint32_t age;
+};
+
+/**
+ * struct uks_damon_rec_intervals - the intervals a record was made with
+ * @sample_us:	sampling interval
+ * @aggr_us:	aggregation interval
+ * @update_us:	operations update interval
+ *
+ * All zero: not known (binary records and trace text carry none).
+ */
+struct uks_damon_rec_intervals {
+	uint64_t sample_us;
+	uint64_t aggr_us;
+	uint64_t update_us;
 };
 
 /**
@@ -74,16 +117,20 @@ struct uks_damon_rec_snapshot {
 
 /**
  * struct uks_damon_record - a whole record file
- * @version:	the format version (0: no header; 1; 2; -1: text input)
+ * @version:	the format version (0: no header; 1; 2; -1: text input;
+ *		-2: json; -3: json_compressed)
  * @nr_snapshots: number of @snapshots
- * @snapshots:	every snapshot in file order (targets interleaved)
+ * @snapshots:	every snapshot in file order (targets interleaved; a json
+ *		record's in order of end time, then of target id)
  * @cap:	private
+ * @intervals:	the monitoring intervals (json records; else zero)
  */
 struct uks_damon_record {
 	int version;
 	size_t nr_snapshots;
 	struct uks_damon_rec_snapshot *snapshots;
 	size_t cap;
+	struct uks_damon_rec_intervals intervals;
 };
 
 /**
@@ -94,6 +141,8 @@ struct uks_damon_record {
  * @start:	region start
  * @end:	region end
  * @nr_accesses: the count
+ * @age:	the age, where the line has one (6.12's event; 5.15's has
+ *		none: 0)
  */
 struct uks_damon_agg_event {
 	int64_t ts_ns;
@@ -102,6 +151,7 @@ struct uks_damon_agg_event {
 	uint64_t start;
 	uint64_t end;
 	uint32_t nr_accesses;
+	uint32_t age;
 };
 
 int uks_damon_parse_aggregated(const char *line, size_t len, struct uks_damon_agg_event *ev);
@@ -124,6 +174,12 @@ struct uks_damon_rec_stats {
 struct uks_damon_rec_writer;
 
 int uks_damon_rec_writer_create(int fd, int version, struct uks_damon_rec_writer **out);
+int uks_damon_rec_writer_create_format(int fd, int format,
+				       const struct uks_damon_rec_intervals *intervals,
+				       struct uks_damon_rec_writer **out);
+int uks_damon_rec_format_parse(const char *name);
+const char *uks_damon_rec_format_name(int format);
+int uks_damon_record_write(const struct uks_damon_record *rec, int fd, int format);
 int uks_damon_rec_writer_feed(struct uks_damon_rec_writer *w, const char *text, size_t len);
 int uks_damon_rec_writer_feed_packets(struct uks_damon_rec_writer *w, const void *buf,
 				      size_t len);

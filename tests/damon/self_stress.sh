@@ -104,7 +104,7 @@ ok "the agent writes its aggregations to UKS_DAMON_AGENT_FD as binary packets" -
 echo "int uks_test_noop;" | ${CC:-cc} -shared -fPIC -o "$tmp/noop.so" -x c -
 echo 'cat "$1" >&"$UKS_DAMON_AGENT_FD"' >"$tmp/replay.sh"
 ok "record turns the agent's packets into the same record, byte for byte" -- bash -c '
-	UKS_DAMON_AGENT="$1/noop.so" "$2" damon record --primitive self -o "$1/replay.data" -- \
+	UKS_DAMON_AGENT="$1/noop.so" "$2" damon record -f binary --primitive self -o "$1/replay.data" -- \
 		bash "$1/replay.sh" "$1/agent.stream" 2>"$1/replay.out"
 	rc=$?; cat "$1/replay.out"; [ $rc = 0 ] || exit 1
 	grep -qF "uks damon record: $(cat "$1/expected.out") in $1/replay.data" "$1/replay.out" &&

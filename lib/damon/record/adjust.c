@@ -51,7 +51,7 @@ static int vec_push(struct region_vec *v, uint64_t start, uint64_t end, uint32_t
 		v->r = p;
 		v->cap = ncap;
 	}
-	v->r[v->n++] = (struct uks_damon_rec_region){ start, end, nr };
+	v->r[v->n++] = (struct uks_damon_rec_region){ .start = start, .end = end, .nr_accesses = nr };
 	return 0;
 }
 

@@ -26,6 +26,8 @@
 
 #include <uks/slab.h>
 
+#include <config.h>
+
 #include "core/compiler.h"
 #include "damon/record/record.h"
 
@@ -106,7 +108,8 @@ static int parse_ts(const char *line, const char *tail, int64_t *ns)
  * @ev:	the event
  *
  * Takes trace/trace_pipe lines and perf script lines (see the top of
- * this file); text after the count (perf's "age" column) is ignored.
+ * this file); a number after the count is the region's age (6.12's
+ * event, perf's column), other text after it is ignored.
  * Return: 0, -ENOENT if the line is no damon_aggregated event (headers,
  * other events), -EINVAL if it is one but malformed (a region ending below
  * its start included).
@@ -138,6 +141,15 @@ UKS_EXPORT int uks_damon_parse_aggregated(const char *line, size_t len,
 	ev->nr_accesses = (uint32_t)v;
 	if (p < end && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
 		return -EINVAL;
+	/* 6.12's event (and perf's column) adds the age: " %u" */
+	ev->age = 0;
+	if (p + 1 < end && *p == ' ' && p[1] >= '0' && p[1] <= '9') {
+		const char *q = p + 1;
+
+		if (!parse_u64(&q, end, &v) && v <= UINT32_MAX &&
+		    (q == end || *q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'))
+			ev->age = (uint32_t)v;
+	}
 	if (ev->end < ev->start)	/* DAMON never reports one; sizes would wrap */
 		return -EINVAL;
 	return 0;
@@ -206,6 +218,7 @@ int __uks_damon_rec_asm_event(struct rec_asm *a, const struct uks_damon_agg_even
 	t->regions[t->n].start = ev->start;
 	t->regions[t->n].end = ev->end;
 	t->regions[t->n].nr_accesses = ev->nr_accesses;
+	t->regions[t->n].age = ev->age;
 	if (++t->n < t->expected)
 		return 0;
 	s.target_id = t->tid;
@@ -271,6 +284,8 @@ void __uks_damon_rec_asm_finish(struct rec_asm *a)
 struct uks_damon_rec_writer {
 	int fd;
 	int version;
+	int format;		/* UKS_DAMON_RECFMT_* */
+	struct uks_damon_record *rec;	/* json: every snapshot, written at the end */
 	int err;		/* sticky */
 	struct rec_asm as;
 	size_t wlen;
@@ -323,6 +338,13 @@ UKS_EXPORT int uks_damon_rec_write_snapshot(struct uks_damon_rec_writer *w,
 	int64_t sec = s->end_ns / 1000000000LL, nsec = s->end_ns % 1000000000LL;
 	uint32_t one = 1;
 
+	if (w->err)
+		return w->err;
+	if (w->rec) {
+		w->err = __uks_damon_rec_append(w->rec, s);
+		return w->err;
+	}
+
 	wput(w, &sec, 8);
 	wput(w, &nsec, 8);
 	wput(w, &one, 4);
@@ -348,7 +370,54 @@ static int emit_snapshot(void *arg, const struct uks_damon_rec_snapshot *s)
 }
 
 /**
- * uks_damon_rec_writer_create - a record writer on @fd
+ * uks_damon_rec_writer_create_format - a record writer on @fd, in a format
+ * @fd:		where to write (not closed by the writer)
+ * @format:	UKS_DAMON_RECFMT_BINARY (version 2, written as it comes),
+ *		_JSON or _JSON_COMPRESSED (damo's; held in memory and written
+ *		by uks_damon_rec_writer_finish(), as damo does: the file
+ *		groups snapshots by target)
+ * @intervals:	the monitoring intervals, written in a json record (NULL:
+ *		not known)
+ * @out:	the writer
+ *
+ * Return: 0, -EINVAL (format), -EOPNOTSUPP (json_compressed, built
+ * without zlib), -ENOMEM, or the write's -errno.
+ */
+UKS_EXPORT int uks_damon_rec_writer_create_format(int fd, int format,
+						  const struct uks_damon_rec_intervals *intervals,
+						  struct uks_damon_rec_writer **out)
+{
+	struct uks_damon_rec_writer *w;
+	int ret;
+
+	*out = NULL;
+	if (format == UKS_DAMON_RECFMT_BINARY)
+		return uks_damon_rec_writer_create(fd, UKS_DAMON_RECFMT_VERSION, out);
+	if (format != UKS_DAMON_RECFMT_JSON && format != UKS_DAMON_RECFMT_JSON_COMPRESSED)
+		return -EINVAL;
+#if !UKS_HAVE_ZLIB
+	if (format == UKS_DAMON_RECFMT_JSON_COMPRESSED)
+		return -EOPNOTSUPP;
+#endif
+	ret = uks_damon_rec_writer_create(fd, 0, &w);
+	if (ret)
+		return ret;
+	w->format = format;
+	w->rec = uks_kzalloc(sizeof(*w->rec));
+	if (!w->rec) {
+		uks_damon_rec_writer_finish(w, NULL);
+		return -ENOMEM;
+	}
+	w->rec->version = format == UKS_DAMON_RECFMT_JSON ? UKS_DAMON_REC_VERSION_JSON
+							  : UKS_DAMON_REC_VERSION_JSON_COMPRESSED;
+	if (intervals)
+		w->rec->intervals = *intervals;
+	*out = w;
+	return 0;
+}
+
+/**
+ * uks_damon_rec_writer_create - a binary record writer on @fd
  * @fd:		where to write (not closed by the writer)
  * @version:	0 (no header), 1 (32-bit target ids) or 2 (damo's default)
  * @out:	the writer
@@ -511,6 +580,16 @@ UKS_EXPORT int uks_damon_rec_writer_finish(struct uks_damon_rec_writer *w,
 	__uks_damon_rec_packets_finish(&w->as, &w->pkt);
 	__uks_damon_rec_asm_finish(&w->as);
 	err = wflush(w);
+	if (w->rec) {
+		if (!err && !w->err)
+			err = __uks_damon_rec_start_times(w->rec);
+		if (!err && !w->err)
+			err = __uks_damon_rec_write_json(w->rec, w->fd,
+							 w->format == UKS_DAMON_RECFMT_JSON_COMPRESSED);
+		if (!err)
+			err = w->err;
+		uks_damon_record_free(w->rec);
+	}
 	if (st)
 		*st = w->as.stats;
 	uks_kfree(w);

@@ -55,6 +55,15 @@ int __uks_damon_rec_asm_event(struct rec_asm *a, const struct uks_damon_agg_even
 int __uks_damon_rec_asm_text(struct rec_asm *a, const char *text, size_t len, size_t *used);
 void __uks_damon_rec_asm_finish(struct rec_asm *a);
 int __uks_damon_rec_append(void *rec, const struct uks_damon_rec_snapshot *s);
+int __uks_damon_rec_start_times(struct uks_damon_record *rec);
+
+/* damo's json records (record_json.c, record_json_write.c) */
+int __uks_damon_rec_read_json(struct uks_damon_record *rec, const char *text, size_t len,
+			      struct uks_damon_rec_diag *diag);
+int __uks_damon_rec_write_json(const struct uks_damon_record *rec, int fd, bool compress);
+bool __uks_damon_rec_is_zlib(const unsigned char *p, size_t len);
+int __uks_damon_rec_inflate(const void *in, size_t len, char **out, size_t *out_len,
+			    const char **why);
 
 /* The self agent's binary stream (record_packets.c): PIPE_BUF's worth of whole regions */
 #define REC_PKT_MAX	(28 + 203 * 20)

@@ -126,7 +126,7 @@ static size_t packet_len(const unsigned char *p)
 /* Hand the regions of the whole packet at @p to the assembler. */
 static int packet_events(struct rec_asm *as, const unsigned char *p)
 {
-	struct uks_damon_agg_event ev;
+	struct uks_damon_agg_event ev = { 0 };	/* the agent sends no ages */
 	uint32_t nr;
 
 	memcpy(&nr, p + 4, 4);

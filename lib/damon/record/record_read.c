@@ -6,9 +6,14 @@
  * uks_damon_record.
  *
  * As damo: a file starting with the "damon_recfmt_ver" magic has a version
- * (1: 32-bit target ids, else 64-bit); any other file is text when its
- * first 4 KiB hold no NUL byte and a damon_aggregated line, else a
- * version-0 binary file.  A file ending inside a time stamp ends there
+ * (1: 32-bit target ids, else 64-bit); one starting (after white space)
+ * with '[' or '{' is damo's json (record_json.c), one starting with a zlib
+ * header json_compressed; either, if it does not read as such but as a
+ * whole version-0 binary file (whose time stamp happens to start like
+ * that), is the binary file; any other file
+ * is text when its first 4 KiB hold no NUL byte and a damon_aggregated
+ * line, else a version-0 binary file.  For json_compressed, the offsets
+ * of a diagnostic are in the inflated text.  A file ending inside a time stamp ends there
  * (damo stops); one ending inside the rest of an entry is -EINVAL (damo
  * fails), or, with UKS_DAMON_REC_PARTIAL, keeps the snapshots before the
  * cut.  A region whose end is below its start is -EINVAL: DAMON never
@@ -192,8 +197,80 @@ static bool looks_like_text(const unsigned char *buf, size_t len)
 	return false;
 }
 
+static bool looks_like_json(const unsigned char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	return i < len && (buf[i] == '[' || buf[i] == '{');
+}
+
+/*
+ * A file taken for json or json_compressed that does not read as one: if
+ * it reads, strictly and whole, as a version-0 binary record (whose first
+ * time stamp happens to start like JSON or a zlib header), that is what it
+ * is; else the JSON or zlib error stands.
+ */
+static int binary_instead(struct bin_parse *b, int err, int version)
+{
+	struct uks_damon_record *rec = b->rec;
+	struct uks_damon_rec_diag d = { 0 };
+	struct bin_parse alt = *b;
+
+	if (err != -EINVAL)
+		return err;
+	alt.diag = &d;
+	alt.flags = 0;
+	rec->version = 0;
+	if (!parse_binary(&alt) && rec->nr_snapshots && !d.reason) {
+		if (b->diag)
+			*b->diag = d;
+		return 0;
+	}
+	for (size_t i = 0; i < rec->nr_snapshots; i++)
+		uks_kfree(rec->snapshots[i].regions);
+	rec->nr_snapshots = 0;
+	rec->version = version;
+	return err;
+}
+
+static int read_json(struct bin_parse *b)
+{
+	struct uks_damon_rec_diag d = { 0 };
+	int ret;
+
+	b->rec->version = UKS_DAMON_REC_VERSION_JSON;
+	ret = __uks_damon_rec_read_json(b->rec, (const char *)b->c.p, b->c.left, &d);
+	if (ret)
+		ret = binary_instead(b, ret, UKS_DAMON_REC_VERSION_JSON);
+	if (ret && b->diag)
+		*b->diag = d;
+	return ret;
+}
+
+static int read_compressed(struct bin_parse *b)
+{
+	struct uks_damon_record *rec = b->rec;
+	const char *why;
+	size_t tlen = 0;
+	char *text;
+	int ret = __uks_damon_rec_inflate(b->c.p, b->c.left, &text, &tlen, &why);
+
+	rec->version = UKS_DAMON_REC_VERSION_JSON_COMPRESSED;
+	if (!ret) {
+		ret = __uks_damon_rec_read_json(rec, text, tlen, b->diag);
+		uks_kfree(text);
+		return ret;
+	}
+	ret = binary_instead(b, ret, UKS_DAMON_REC_VERSION_JSON_COMPRESSED);
+	if (ret && why && b->diag)
+		*b->diag = (struct uks_damon_rec_diag){ 0, 0, why };
+	return ret;
+}
+
 /* damo's set_first_snapshot_start_time() and chained start times */
-static int set_start_times(struct uks_damon_record *rec)
+int __uks_damon_rec_start_times(struct uks_damon_record *rec)
 {
 	struct uks_damon_rec_targets g;
 	int ret = uks_damon_record_group(rec, &g);
@@ -236,7 +313,9 @@ static int set_start_times(struct uks_damon_record *rec)
  *
  * Return: 0, -EINVAL (a malformed entry, a region ending below its start,
  * a cut entry without UKS_DAMON_REC_PARTIAL, an unknown version in the
- * header), -ENOMEM.
+ * header; JSON that is no damo record, a bad zlib stream), -ENOMEM (also
+ * json past the reader's 1 GiB), -EOPNOTSUPP (json_compressed, built
+ * without zlib).
  */
 UKS_EXPORT int uks_damon_record_read(const void *buf, size_t len, unsigned int flags,
 				     struct uks_damon_record **out,
@@ -266,6 +345,10 @@ UKS_EXPORT int uks_damon_record_read(const void *buf, size_t len, unsigned int f
 		}
 		rec->version = v;
 		ret = parse_binary(&b);
+	} else if (looks_like_json(buf, len)) {
+		ret = read_json(&b);
+	} else if (__uks_damon_rec_is_zlib(buf, len)) {
+		ret = read_compressed(&b);
 	} else if (looks_like_text(buf, len)) {
 		struct rec_asm as = { .emit = __uks_damon_rec_append, .arg = rec };
 		size_t used = 0;
@@ -283,8 +366,8 @@ UKS_EXPORT int uks_damon_record_read(const void *buf, size_t len, unsigned int f
 		rec->version = 0;
 		ret = parse_binary(&b);
 	}
-	if (!ret)
-		ret = set_start_times(rec);
+	if (!ret && rec->version >= UKS_DAMON_REC_VERSION_TEXT)	/* json has its own */
+		ret = __uks_damon_rec_start_times(rec);
 	if (ret) {
 		uks_damon_record_free(rec);
 		return ret;

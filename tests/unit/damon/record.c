@@ -346,7 +346,7 @@ TEST(read_partial_keeps_the_snapshots_before_a_cut)
 TEST(records_of_many_targets)
 {
 	enum { NT = 5000 };
-	struct uks_damon_rec_region r = { 4096, 8192, 1 };
+	struct uks_damon_rec_region r = { 4096, 8192, 1, 0 };
 	struct uks_damon_rec_snapshot *snaps = calloc(2 * NT, sizeof(*snaps));
 	struct uks_damon_record rec = { .version = 2, .nr_snapshots = 2 * NT, .snapshots = snaps };
 	struct uks_damon_rec_targets g;
@@ -399,9 +399,9 @@ static struct uks_damon_record *hand_made(const unsigned int acc[4][2], uint64_t
 	static struct uks_damon_record rec;
 
 	for (int i = 0; i < 4; i++) {
-		regs[i][0] = (struct uks_damon_rec_region){ B, B + 100, acc[i][0] };
+		regs[i][0] = (struct uks_damon_rec_region){ B, B + 100, acc[i][0], 0 };
 		regs[i][1] = (struct uks_damon_rec_region){ B + 100 + gap, B + 200 + gap,
-							    acc[i][1] };
+							    acc[i][1], 0 };
 		snaps[i] = (struct uks_damon_rec_snapshot){
 			.target_id = 7, .start_ns = i * 1000, .end_ns = (i + 1) * 1000,
 			.nr_regions = 2, .regions = regs[i],
@@ -513,7 +513,7 @@ static struct uks_damon_record *from_rows(const uint64_t (*rows)[3], size_t nr_r
 	for (size_t i = 0; i < nr_rows; i++) {
 		if (rows[i][0] || rows[i][1]) {
 			r[n++] = (struct uks_damon_rec_region){ rows[i][0], rows[i][1],
-								(uint32_t)rows[i][2] };
+								(uint32_t)rows[i][2], 0 };
 			continue;
 		}
 		snaps[rec.nr_snapshots] = (struct uks_damon_rec_snapshot){

@@ -52,6 +52,8 @@ struct rec_args {
 	int format;
 	unsigned long attrs[5];
 	const char *primitive;
+	unsigned int budget[2];		/* monitor, target: permille of time; 0: none */
+	unsigned long goal[4];		/* access_bp, aggrs (0: no goal), min, max us */
 	unsigned long pids[MAX_PIDS];
 	unsigned int nr_pids;
 	char **cmd;
@@ -67,7 +69,9 @@ static void on_signal(int sig)
 static void record_usage(FILE *out)
 {
 	fputs("Usage: uks damon record [-o FILE] [-f FORMAT] [--attrs \"SAMPLE AGGR UPDATE MIN MAX\"]\n"
-	      "                        [--primitive NAME] (-p PID... | [--] COMMAND [ARGS...])\n"
+	      "                        [--primitive NAME] [--budget MONITOR,TARGET]\n"
+	      "                        [--intervals-goal \"ACCESS_BP AGGRS MIN_US MAX_US\"]\n"
+	      "                        (-p PID... | [--] COMMAND [ARGS...])\n"
 	      "\n"
 	      "Monitor the data accesses of a command or of processes with DAMON and write\n"
 	      "a damo record file (readable by damo and 'uks damon report').\n"
@@ -81,8 +85,17 @@ static void record_usage(FILE *out)
 	      "  --primitive NAME  vaddr-sd, vaddr-refs or self (default: the best available;\n"
 	      "                    self: the command monitors itself, reads and writes per\n"
 	      "                    page with userfaultfd, via libuks-damon-agent.so)\n"
+	      "  --budget M,T      what monitoring may cost, in percent: the monitor's CPU\n"
+	      "                    (of one CPU) and the time the checks hold the targets'\n"
+	      "                    page tables; the sampling interval grows to fit\n"
+	      "                    (default 3,2; 0 for none: the intervals as given)\n"
+	      "  --intervals-goal G  tune the intervals toward ACCESS_BP ten-thousandths of\n"
+	      "                    the possible accesses every AGGRS aggregations, the\n"
+	      "                    sampling interval within MIN_US..MAX_US (6.15's goal;\n"
+	      "                    the kernel's docs suggest \"400 3 ...\")\n"
 	      "  -p PID            monitor a running process (repeat for more)\n"
-	      "Ends when the command (or every process) exits, or at ^C.\n"
+	      "Ends when the command (or every process) exits, or at ^C.  Prints the\n"
+	      "intervals in force and what monitoring cost every 10 s and at the end.\n"
 	      "Exit status: 0, 1 (error), 2 (usage), 126 (COMMAND cannot be executed),\n"
 	      "127 (COMMAND not found).\n", out);
 }
@@ -94,6 +107,8 @@ static int parse_record(int argc, char **argv, struct rec_args *a)
 		{ "format", required_argument, NULL, 'f' },
 		{ "attrs", required_argument, NULL, 'a' },
 		{ "primitive", required_argument, NULL, 'P' },
+		{ "budget", required_argument, NULL, 'b' },
+		{ "intervals-goal", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -108,6 +123,8 @@ static int parse_record(int argc, char **argv, struct rec_args *a)
 	a->attrs[2] = 1000000;
 	a->attrs[3] = 10;
 	a->attrs[4] = 1000;
+	a->budget[0] = 30;
+	a->budget[1] = 20;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:f:p:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -136,6 +153,31 @@ static int parse_record(int argc, char **argv, struct rec_args *a)
 		case 'P':
 			a->primitive = optarg;
 			break;
+		case 'b': {
+			double m, t = 0;
+			char tail;
+			int n = sscanf(optarg, "%lf,%lf%c", &m, &t, &tail);
+
+			if ((n != 2 && !(n == 1 && m == 0)) || m < 0 || t < 0 || m > 100 || t > 100) {
+				fprintf(stderr, "uks damon record: --budget wants MONITOR,TARGET "
+					"in percent (or 0): %s\n", optarg);
+				return 2;
+			}
+			a->budget[0] = (unsigned int)(m * 10 + 0.5);
+			a->budget[1] = (unsigned int)(t * 10 + 0.5);
+			break;
+		}
+		case 'g': {
+			char tail;
+
+			if (sscanf(optarg, "%lu %lu %lu %lu %c", &a->goal[0], &a->goal[1], &a->goal[2],
+				   &a->goal[3], &tail) != 4) {
+				fprintf(stderr, "uks damon record: --intervals-goal wants 4 numbers: "
+					"%s\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'p': {
 			char *end;
 			unsigned long pid = strtoul(optarg, &end, 10);
@@ -165,6 +207,21 @@ static int parse_record(int argc, char **argv, struct rec_args *a)
 		return 2;
 	}
 	return 0;
+}
+
+/* The intervals in force and the measured cost of monitoring. */
+static void print_cost(struct uks_damon_ctx *ctx, const char *when)
+{
+	struct uks_damon_cost c;
+	double wall;
+
+	uks_damon_get_cost(ctx, &c);
+	wall = c.wall_ns ? (double)c.wall_ns : 1;
+	fprintf(stderr, "uks damon record: sampling %lu us, aggregating %lu us (retuned %llu "
+		"times); monitor %.1f%% of a CPU, targets' page tables held %.1f%% of the "
+		"time, %s\n", c.sample_us, c.aggr_us, (unsigned long long)c.retunes,
+		100.0 * (double)c.monitor_cpu_ns / wall, 100.0 * (double)c.target_stall_ns / wall,
+		when);
 }
 
 /*
@@ -437,6 +494,12 @@ static int record_damon(struct rec_args *a, struct uks_damon_rec_writer *w, cons
 		fprintf(stderr, "uks damon record: primitive %s: %s\n", prim, strerror(-err));
 		goto out;
 	}
+	uks_damon_set_budget(ctx, a->budget[0], a->budget[1]);	/* checked by parse_record() */
+	if (a->goal[1] && uks_damon_set_intervals_goal(ctx, a->goal[0], a->goal[1], a->goal[2],
+						       a->goal[3])) {
+		fprintf(stderr, "uks damon record: --intervals-goal: MIN_US <= SAMPLE <= MAX_US\n");
+		goto out;
+	}
 	if (a->cmd) {
 		child = spawn_held(a->cmd, &go, &ex);
 		if (child < 0) {
@@ -467,14 +530,17 @@ static int record_damon(struct rec_args *a, struct uks_damon_rec_writer *w, cons
 		fprintf(stderr, "uks damon record: start: %s\n", strerror(-err));
 		goto out;
 	}
-	while (!rec_stop && uks_damon_is_running(ctx)) {
+	for (unsigned int ticks = 1; !rec_stop && uks_damon_is_running(ctx); ticks++) {
 		if (child > 0 && wait_child(child, false)) {
 			child = -1;
 			break;
 		}
 		usleep(50000);
+		if (ticks % 200 == 0)
+			print_cost(ctx, "so far");
 	}
 	uks_damon_stop(&ctx, 1);
+	print_cost(ctx, "in all");
 	ret = 0;
 out:
 	if (child > 0) {

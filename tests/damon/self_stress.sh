@@ -51,10 +51,16 @@ stress() {	# stress NAME MODE ARGS...
 	grep -q "self_stress: .* 0 errors" "$tmp/$name.out" || return 1
 	grep -q " 0 lost," "$tmp/$name.out" || { echo "the agent lost pages"; return 1; }
 	# uks-damon-agent: MODE mode, N samples, N sampled pages, N taken, N faults, ...
-	local taken faults
+	# The run must have exercised taking pages: bounds on what it sampled,
+	# which a loaded machine lowers (fewer samples in the same seconds).
+	local samples taken faults
+	samples=$(sed -n 's/.* \([0-9]*\) samples,.*/\1/p' "$tmp/$name.out")
 	taken=$(sed -n 's/.* \([0-9]*\) taken.*/\1/p' "$tmp/$name.out")
 	faults=$(sed -n 's/.* \([0-9]*\) faults.*/\1/p' "$tmp/$name.out")
-	[ "${taken:-0}" -gt 100 ] && [ "${faults:-0}" -gt 20 ] || { echo "too few pages taken"; return 1; }
+	[ "${samples:-0}" -ge 20 ] || { echo "only ${samples:-0} samples: too few to judge"; return 1; }
+	[ $((${taken:-0} * 4)) -ge "$samples" ] && [ $((${faults:-0} * 8)) -ge "${taken:-0}" ] &&
+		[ "${faults:-0}" -gt 0 ] ||
+		{ echo "too few pages taken (${taken:-0} in $samples samples) or faults (${faults:-0})"; return 1; }
 	if [ -n "${WANT_HUGE:-}" ]; then
 		local huge
 		huge=$(sed -n 's/.* \([0-9]*\) huge$/\1/p' "$tmp/$name.out")

@@ -86,11 +86,19 @@ struct uks_damon_attrs {
 	unsigned long max_nr_regions;
 };
 
-/** struct uks_damon_region_info - one region, as read by the caller */
+/**
+ * struct uks_damon_region_info - one region, as read by the caller
+ * @start:	first address
+ * @end:	one past the last
+ * @nr_accesses: the accesses seen in the current aggregation interval
+ * @age:	aggregation intervals its count stayed within the merge
+ *		threshold of the one before (6.12's region age)
+ */
 struct uks_damon_region_info {
 	unsigned long start;
 	unsigned long end;
 	unsigned int nr_accesses;
+	unsigned int age;
 };
 
 int uks_damon_ctx_create(struct uks_damon_ctx **out);

@@ -37,6 +37,8 @@ struct damon_region {
 	struct damon_addr_range ar;
 	unsigned long sampling_addr;
 	unsigned int nr_accesses;
+	unsigned int age;		/* aggregations with a steady count (6.12) */
+	unsigned int last_nr_accesses;	/* the count of the last aggregation */
 	struct list_head list;
 };
 

@@ -171,6 +171,7 @@ UKS_EXPORT int uks_damon_ctx_create(struct uks_damon_ctx **out)
 	pthread_cond_init(&ctx->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	INIT_LIST_HEAD(&ctx->adaptive_targets);
+	__uks_damos_init_ctx(ctx);
 	uks_damon_set_seed(ctx, (uint64_t)ctx->last_aggregation.tv_nsec ^
 			   (uint64_t)(uintptr_t)ctx);
 	*out = ctx;
@@ -195,6 +196,7 @@ UKS_EXPORT void uks_damon_ctx_destroy(struct uks_damon_ctx *ctx)
 	}
 	damon_for_each_target_safe(t, next, ctx)
 		__uks_damon_destroy_target(t);
+	__uks_damos_free_ctx(ctx);
 	pthread_cond_destroy(&ctx->wake);
 	pthread_mutex_destroy(&ctx->lock);
 	uks_kfree(ctx);

@@ -174,4 +174,5 @@ const struct damon_primitive __uks_damon_vaddr_sd = {
 	.check_accesses = sd_check,
 	.target_valid = __uks_damon_va_target_valid,
 	.cleanup = __uks_damon_va_cleanup,
+	.apply_scheme = __uks_damos_va_apply,
 };

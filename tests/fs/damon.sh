@@ -19,7 +19,7 @@ work=$! extra_pids=$!
 
 ok "debugfs/damon has 5.15's files, mode 0600" -- bash -c "
 	[ \"\$(ls '$mnt/sys/kernel/debug' | tr '\n' ' ')\" = 'damon tracing ' ] &&
-	[ \"\$(ls '$D' | sort | tr '\n' ' ')\" = 'attrs kdamond_pid mk_contexts monitor_on rm_contexts target_ids ' ] &&
+	[ \"\$(ls '$D' | sort | tr '\n' ' ')\" = 'attrs kdamond_pid mk_contexts monitor_on rm_contexts schemes target_ids ' ] &&
 	[ \"\$(stat -c %a '$D/attrs' '$D/monitor_on')\" = \"\$(printf '600\n600')\" ]"
 ok "defaults: attrs, target_ids, kdamond_pid, monitor_on" -- bash -c "
 	cd '$D' && [ \"\$(cat attrs)\" = '5000 100000 60000000 10 1000' ] &&

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * uks damon: the record and report subcommands (git-style dispatch), and
+ * uks damon: the record, report and reclaim subcommands (git-style dispatch), and
  * damo's number formats that the reports print.
  */
 #include <math.h>
@@ -15,10 +15,12 @@ static void damon_usage(FILE *out)
 {
 	fputs("Usage: uks damon record [OPTIONS] (-p PID... | [--] COMMAND [ARGS...])\n"
 	      "       uks damon report raw|heats|wss [OPTIONS] [FILE]\n"
+	      "       uks damon reclaim -p PID... [--duration SEC] [PARAMETERS]\n"
 	      "\n"
 	      "DAMON data access monitoring, damo-compatible: 'record' writes damo's binary\n"
 	      "record file from our damon:damon_aggregated events, 'report' prints it as\n"
-	      "damo does.  'uks damon COMMAND --help' describes each.  See docs/DAMON.md.\n",
+	      "damo does; 'reclaim' pages out the processes' cold memory as DAMON_RECLAIM.\n"
+	      "'uks damon COMMAND --help' describes each.  See docs/DAMON.md.\n",
 	      out);
 }
 
@@ -32,6 +34,8 @@ int cli_damon(int argc, char **argv)
 		return cli_damon_record(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cli_damon_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "reclaim"))
+		return cli_damon_reclaim(argc - 1, argv + 1);
 	fprintf(stderr, "uks damon: unknown command %s\n", argv[1]);
 	damon_usage(stderr);
 	return 2;

@@ -348,6 +348,7 @@ int uks_damos_set_goal_current(struct uks_damon_ctx *ctx, unsigned int idx,
 			       unsigned int goal, unsigned long value);
 int uks_damos_check_scheme(const struct uks_damos_scheme *s, char *why, size_t len);
 const char *uks_damos_action_name(unsigned int action);
+int uks_damon_may_act_on(pid_t pid);
 int uks_damos_action_from_name(const char *name);
 
 /* ------------------------------------------------ the self primitive */

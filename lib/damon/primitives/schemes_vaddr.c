@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "core/compiler.h"
+#include "core/ptrace_access.h"
 #include "damon/damon.h"
 
 #ifndef SYS_process_madvise
@@ -147,4 +148,25 @@ unsigned long __uks_damos_va_apply(struct uks_damon_ctx *ctx, struct damon_targe
 		return 0;
 	ret = syscall(SYS_process_madvise, vt->pidfd, &iov, 1UL, behavior, 0U);
 	return ret == (long)len ? len : 0;
+}
+
+/**
+ * uks_damon_may_act_on - may this process monitor @pid and advise its memory?
+ * @pid:	the process
+ *
+ * The kernel's ptrace access rule (what /proc/PID/pagemap and
+ * process_madvise() ask) with this process's credentials, checked before
+ * monitoring starts so that a refusal is told at once, not as a scheme
+ * that never applies.  process_madvise() also wants CAP_SYS_NICE for
+ * another process; without it the actions fail (the stats show tried
+ * bytes, none applied).
+ * Return: 0, -EPERM, -ESRCH.
+ */
+UKS_EXPORT int uks_damon_may_act_on(pid_t pid)
+{
+	struct uks_peer self = { .pid = getpid(), .uid = geteuid(), .gid = getegid() };
+
+	if (pid <= 0)
+		return -ESRCH;
+	return __uks_ptrace_may_access(&self, pid);
 }

@@ -333,6 +333,8 @@ struct uks_damos_tried_region {
 int uks_damos_add_scheme(struct uks_damon_ctx *ctx, const struct uks_damos_scheme *s);
 int uks_damos_set_schemes(struct uks_damon_ctx *ctx, const struct uks_damos_scheme *s,
 			  unsigned int nr);
+int uks_damos_update_scheme(struct uks_damon_ctx *ctx, unsigned int idx,
+			    const struct uks_damos_scheme *s);
 int uks_damos_remove_scheme(struct uks_damon_ctx *ctx, unsigned int idx);
 int uks_damos_nr_schemes(struct uks_damon_ctx *ctx);
 int uks_damos_get_scheme(struct uks_damon_ctx *ctx, unsigned int idx,

@@ -230,7 +230,7 @@ void __uks_damon_apply_three_regions(struct uks_damon_ctx *ctx, struct damon_tar
 				     const struct damon_addr_range bregions[3]);
 int __uks_damon_read_maps(pid_t pid, struct damon_addr_range **out, unsigned int *nr);
 
-/* schemes.c */
+/* schemes_api.c (the list), schemes.c (the engine) */
 void __uks_damos_init_ctx(struct uks_damon_ctx *ctx);
 void __uks_damos_free_ctx(struct uks_damon_ctx *ctx);
 void __uks_damos_start(struct uks_damon_ctx *ctx);

@@ -188,6 +188,17 @@ TEST(stat_tries_exactly_the_matching_regions)
 	EXPECT_LT(st.sz_tried, run->sum_bytes);
 	EXPECT_GT(st.sz_tried, 0UL);
 	EXPECT_EQ(-ENOENT, uks_damos_get_stats(ctx, 2, &st));
+	/* an update in place keeps the stats */
+	s.pattern.min_age = 3;
+	EXPECT_EQ(0, uks_damos_update_scheme(ctx, 0, &s));
+	ASSERT_EQ(0, uks_damos_get_scheme(ctx, 0, &f));
+	EXPECT_EQ(3U, f.pattern.min_age);
+	ASSERT_EQ(0, uks_damos_get_stats(ctx, 0, &st));
+	EXPECT_EQ(run->sum_bytes, st.sz_tried);
+	s.pattern.min_age = 4;
+	s.pattern.max_age = 2;
+	EXPECT_EQ(-EINVAL, uks_damos_update_scheme(ctx, 0, &s));
+	EXPECT_EQ(-ENOENT, uks_damos_update_scheme(ctx, 5, &f));
 	EXPECT_EQ(0, uks_damos_remove_scheme(ctx, 0));
 	EXPECT_EQ(1, uks_damos_nr_schemes(ctx));
 	uks_damon_ctx_destroy(ctx);

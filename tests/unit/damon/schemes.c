@@ -5,9 +5,13 @@
  * on are the regions its pattern matches at that aggregation (read by the
  * after_aggregation hook, which runs on the same regions just before the
  * schemes), the stats add up to them, an addr filter leaves its range out,
- * a size quota bounds the bytes of each charge window exactly, and the
- * watermarks stop and allow the monitor.  Also what a scheme is refused for.
+ * a size quota bounds the bytes of each charge window exactly, the
+ * watermarks stop and allow the monitor, also when a running scheme is
+ * updated, and the API may be used while the context runs.  Also what a
+ * scheme is refused for.
  */
+#include <pthread.h>
+
 #include "harness.h"
 #include "unit/damon/helper.h"
 
@@ -430,6 +434,108 @@ TEST(goal_tunes_the_effective_quota)
 	TH_LOG("over: %lu, under after %u windows: %lu", esz_over, c.aggregations, esz_under);
 	EXPECT_GT(esz_under, 1UL);
 	uks_damon_ctx_destroy(ctx);
+	uks_damon_synth_destroy(space);
+}
+
+/*
+ * Live changes: a context whose only scheme is inactive (marks 0/0/0)
+ * samples nothing; updating the scheme in place to marks it meets
+ * (1000/1000/0) starts the sampling within a few of its watermark
+ * intervals, and its stats grow.
+ */
+TEST(an_update_activates_a_running_scheme)
+{
+	struct uks_damon_synth *space = make_space();
+	struct uks_damos_scheme s = cold_stat();
+	struct counter c = { .stop_after = 1000000 };
+	struct uks_damos_stats st;
+	struct uks_damon_ctx *ctx;
+	bool active = true;
+
+	ASSERT_NONNULL(space);
+	s.pattern.min_age = 0;
+	s.wmarks = (struct uks_damos_watermarks){ UKS_DAMOS_WMARK_FREE_MEM_RATE, 20000, 0, 0, 0 };
+	ctx = counted_ctx(space, &c);
+	ASSERT_NONNULL(ctx);
+	ASSERT_EQ(0, uks_damos_add_scheme(ctx, &s));
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	usleep(200000);
+	EXPECT_EQ(0U, c.samples);
+	s.wmarks.high = 1000;
+	s.wmarks.mid = 1000;
+	ASSERT_EQ(0, uks_damos_update_scheme(ctx, 0, &s));
+	for (int i = 0; i < 500 && c.aggregations < 3; i++)
+		usleep(10000);
+	ASSERT_EQ(0, uks_damos_get_state(ctx, 0, &active, NULL));
+	EXPECT_TRUE(active);
+	EXPECT_GE(c.aggregations, 3U);
+	uks_damon_stop(&ctx, 1);
+	ASSERT_EQ(0, uks_damos_get_stats(ctx, 0, &st));
+	EXPECT_GT(st.nr_tried, 0UL);
+	uks_damon_ctx_destroy(ctx);
+	uks_damon_synth_destroy(space);
+}
+
+struct churn {
+	struct uks_damon_ctx *ctx;
+	volatile bool stop;
+	unsigned long rounds;
+	int bad;
+};
+
+/* Another thread adds, reads, updates and removes schemes as fast as it can. */
+static void *churn_fn(void *arg)
+{
+	struct churn *ch = arg;
+	struct uks_damos_scheme s = cold_stat(), got;
+	struct uks_damos_tried_region tr[64];
+	struct uks_damos_stats st;
+
+	s.pattern.min_age = 0;
+	while (!ch->stop) {
+		int idx = uks_damos_add_scheme(ch->ctx, &s);
+
+		if (idx < 0 || uks_damos_get_scheme(ch->ctx, (unsigned int)idx, &got) ||
+		    uks_damos_get_stats(ch->ctx, (unsigned int)idx, &st) ||
+		    uks_damos_get_tried_regions(ch->ctx, 0, tr, 64, NULL) < 0 ||
+		    uks_damos_update_scheme(ch->ctx, (unsigned int)idx, &s) ||
+		    (uks_damos_nr_schemes(ch->ctx) > 4 && uks_damos_remove_scheme(ch->ctx, 1)))
+			ch->bad++;
+		ch->rounds++;
+		usleep(50);	/* a mutex is not fair: let the monitor in */
+	}
+	return NULL;
+}
+
+TEST(the_api_is_safe_while_the_context_runs)
+{
+	struct uks_damon_synth *space = make_space();
+	struct uks_damos_scheme s = cold_stat();
+	struct counter c = { .stop_after = 1000000 };
+	struct churn ch = { 0 };
+	struct uks_damos_stats st;
+	pthread_t th;
+
+	ASSERT_NONNULL(space);
+	s.pattern.min_age = 0;
+	ch.ctx = counted_ctx(space, &c);
+	ASSERT_NONNULL(ch.ctx);
+	ASSERT_EQ(0, uks_damos_add_scheme(ch.ctx, &s));
+	ASSERT_EQ(0, uks_damon_start(&ch.ctx, 1));
+	ASSERT_EQ(0, pthread_create(&th, NULL, churn_fn, &ch));
+	for (int i = 0; i < 500 && c.aggregations < 10; i++)
+		usleep(10000);
+	ch.stop = true;
+	pthread_join(th, NULL);
+	uks_damon_stop(&ch.ctx, 1);
+	TH_LOG("%lu rounds of add/read/update/remove over %u aggregations", ch.rounds,
+	       c.aggregations);
+	EXPECT_EQ(0, ch.bad);
+	EXPECT_GE(c.aggregations, 10U);
+	ASSERT_EQ(0, uks_damos_get_stats(ch.ctx, 0, &st));
+	EXPECT_GT(st.nr_tried, 0UL);
+	EXPECT_EQ(0, uks_damos_set_schemes(ch.ctx, NULL, 0));
+	uks_damon_ctx_destroy(ch.ctx);
 	uks_damon_synth_destroy(space);
 }
 

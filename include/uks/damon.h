@@ -29,6 +29,12 @@
  * address space with a scripted access pattern and known ground truth).
  * By default a context uses uks_damon_default_primitive().  See
  * docs/DAMON.md for what each one sees and where uks differs from 5.15.
+ *
+ * Regions also have 6.12's age, and a context may hold DAMOS operation
+ * schemes with 6.12's semantics (uks_damos_*, below): at each aggregation
+ * the regions matching a scheme's access pattern get its action (madvise
+ * hints through process_madvise(2) for real processes), within its quota
+ * and watermarks.
  */
 #ifndef UKS_DAMON_H
 #define UKS_DAMON_H

@@ -112,6 +112,8 @@ static bool interval_passed(const struct timespec *from, unsigned long us)
 	struct timespec now;
 	uint64_t diff;
 
+	if (us > UINT64_MAX / 1000)
+		return false;	/* never: it would wrap */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	diff = (uint64_t)(now.tv_sec - from->tv_sec) * 1000000000u +
 	       (uint64_t)(now.tv_nsec - from->tv_nsec);
@@ -325,9 +327,13 @@ static void adjust_quota(struct uks_damon_ctx *ctx, struct damos *d)
 	struct damon_region *r;
 	unsigned int max_score = 0, score;
 
-	if (!q->ms && !q->sz && !q->nr_goals)
+	if (!q->ms && !q->sz && !q->nr_goals) {
+		d->esz = 0;	/* no quota (also after an update removed it) */
 		return;
-	if (!d->window_started || interval_passed(&d->charged_from, q->reset_interval_ms * 1000)) {
+	}
+	if (!d->window_started || interval_passed(&d->charged_from,
+						      q->reset_interval_ms > ~0UL / 1000 ? ~0UL :
+						      q->reset_interval_ms * 1000)) {
 		if (d->esz && d->charged_sz >= d->esz)
 			d->stat.qt_exceeds++;
 		d->total_charged_sz += d->charged_sz;

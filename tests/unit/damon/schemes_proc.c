@@ -75,7 +75,6 @@ static int make_file(const char *dir, char *path, size_t len)
 static void child_main(int fd, struct shared *sh, unsigned char *hot, unsigned char *cold)
 {
 	sigset_t set;
-	int sig;
 	unsigned long sum = 0;
 
 	sigemptyset(&set);
@@ -91,7 +90,6 @@ static void child_main(int fd, struct shared *sh, unsigned char *hot, unsigned c
 		if (sigtimedwait(&set, NULL, &zero) == SIGUSR1)
 			break;
 	}
-	(void)sig;
 	sh->verdict = 1;
 	for (unsigned long i = 0; i < HOT_SZ; i++)
 		if (hot[i] != pattern_at(i))
@@ -118,8 +116,8 @@ static long mapping_rss(pid_t pid, unsigned long start)
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long s, e, kb;
 
-		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, ' ') &&
-		    !strncmp(strchr(line, ' ') + 1, "r", 1) && strchr(line, '-') < strchr(line, ' ')) {
+		/* a mapping's first line: "start-end perms ..." (field lines start with a name) */
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' ')) {
 			in = s == start;
 			continue;
 		}

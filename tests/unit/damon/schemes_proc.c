@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * DAMOS on a real child, through process_madvise(2).  The child maps a
+ * DAMOS on a real child, through process_madvise(2).  pageout: the child maps a
  * 64 MiB file it wrote (a private, read-only, file-backed mapping, whose
  * clean pages MADV_PAGEOUT can drop without swap: anonymous memory is not
  * reclaimable on a machine without swap), in two mappings: the first 4 MiB
@@ -245,6 +245,129 @@ TEST(pageout_drops_the_cold_pages_and_keeps_the_data)
 	EXPECT_LE(cold_after, cold_before - cold_before / 2);
 	EXPECT_GT(st.sz_applied, 0UL);
 	uks_damon_ctx_destroy(ctx);
+	munmap(sh, 4096);
+}
+
+/* Field @field of the mapping at @start in /proc/PID/smaps, bytes; -1 if none. */
+static long mapping_field(pid_t pid, unsigned long start, const char *field)
+{
+	size_t flen = strlen(field);
+	char path[64], line[512];
+	bool in = false;
+	long val = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e, kb;
+
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = s == start;
+			continue;
+		}
+		if (in && !strncmp(line, field, flen) && line[flen] == ':' &&
+		    sscanf(line + flen + 1, "%lu kB", &kb) == 1) {
+			val = (long)(kb * 1024);
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+/*
+ * hugepage is MADV_COLLAPSE through process_madvise(): a child writes an
+ * 8 MiB anonymous buffer (2 MiB-aligned, faulted in 4 KiB pages: THP is
+ * not "always" for it) again and again; a hugepage scheme for its hot
+ * regions of 2 MiB or more must make huge pages of it (AnonHugePages
+ * grows), and the buffer keeps its data.
+ */
+TEST(hugepage_collapses_a_hot_buffer)
+{
+	const unsigned long sz = 8 * MB;
+	struct shared *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+				 -1, 0);
+	struct uks_damos_scheme s = {
+		.pattern = { .min_sz = 2 * MB, .max_sz = ~0UL, .min_nr_accesses = 1,
+			     .max_nr_accesses = ~0U, .min_age = 0, .max_age = ~0U },
+		.action = UKS_DAMOS_HUGEPAGE,
+	};
+	struct uks_damos_stats st;
+	struct uks_damon_ctx *ctx;
+	unsigned char *raw, *buf;
+	long huge = 0;
+	unsigned long id;
+	char why[200], thp[64] = "";
+	int status;
+	pid_t pid;
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+
+	if (f) {
+		if (!fgets(thp, sizeof(thp), f))
+			thp[0] = '\0';
+		fclose(f);
+	}
+	if (!strstr(thp, "[always]") && !strstr(thp, "[madvise]"))
+		SKIP(return, "transparent huge pages are off here: %s", thp);
+	if (uks_damos_check_scheme(&s, why, sizeof(why)))
+		SKIP(return, "%s", why);
+	ASSERT_NE(MAP_FAILED, (void *)sh);
+	/* a mapping of its own: PROT_NONE pages at both ends keep neighbours off */
+	raw = mmap(NULL, sz + 2 * MB + 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	ASSERT_NE(MAP_FAILED, (void *)raw);
+	mprotect(raw, 4096, PROT_NONE);
+	mprotect(raw + sz + 2 * MB + 4096, 4096, PROT_NONE);
+	buf = (unsigned char *)(((unsigned long)raw + 4096 + 2 * MB - 1) & ~(2 * MB - 1));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		sigset_t set;
+		struct timespec zero = { 0, 0 };
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		for (unsigned long i = 0; i < sz; i++)
+			buf[i] = pattern_at(i);
+		while (sigtimedwait(&set, NULL, &zero) != SIGUSR1) {
+			for (unsigned long i = 0; i < sz; i += 4096)
+				buf[i] = pattern_at(i);
+			sh->passes++;
+		}
+		sh->verdict = 1;
+		for (unsigned long i = 0; i < sz; i++)
+			if (buf[i] != pattern_at(i))
+				sh->verdict = -1;
+		_exit(0);
+	}
+	while (!sh->passes)
+		usleep(1000);
+	ASSERT_EQ(0, uks_damon_ctx_create(&ctx));
+	ASSERT_EQ(0, uks_damon_set_attrs(ctx, 5000, 100000, 1000000, 10, 1000));
+	id = (unsigned long)pid;
+	ASSERT_EQ(0, uks_damon_set_targets(ctx, &id, 1));
+	ASSERT_EQ(0, uks_damos_add_scheme(ctx, &s));
+	ASSERT_EQ(0, uks_damon_start(&ctx, 1));
+	for (int i = 0; i < 200 && huge < (long)(2 * MB); i++) {
+		usleep(50000);
+		huge = mapping_field(pid, (unsigned long)raw + 4096, "AnonHugePages");
+	}
+	uks_damon_stop(&ctx, 1);
+	ASSERT_EQ(0, uks_damos_get_stats(ctx, 0, &st));
+	kill(pid, SIGUSR1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	TH_LOG("%s: AnonHugePages %ld KiB; tried %lu regions %lu KiB, applied %lu KiB",
+	       uks_damon_primitive_name(ctx), huge >> 10, st.nr_tried, st.sz_tried >> 10,
+	       st.sz_applied >> 10);
+	EXPECT_GE(huge, (long)(2 * MB));
+	EXPECT_GT(st.sz_applied, 0UL);
+	EXPECT_EQ(1, sh->verdict);
+	uks_damon_ctx_destroy(ctx);
+	munmap(raw, sz + 2 * MB + 8192);
 	munmap(sh, 4096);
 }
 

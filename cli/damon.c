@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * uks damon: the record and report subcommands (git-style dispatch), and
+ * uks damon: the record, report and reclaim subcommands (git-style dispatch), and
  * damo's number formats that the reports print.
  */
 #include <math.h>
@@ -16,11 +16,13 @@ static void damon_usage(FILE *out)
 	fputs("Usage: uks damon record [OPTIONS] (-p PID... | [--] COMMAND [ARGS...])\n"
 	      "       uks damon report raw|heats|wss|nr_regions [OPTIONS] [FILE]\n"
 	      "       uks damon convert -f FORMAT [-i INPUT] -o OUTPUT\n"
+	      "       uks damon reclaim -p PID... [--duration SEC] [PARAMETERS]\n"
 	      "\n"
 	      "DAMON data access monitoring, damo-compatible: 'record' writes a damo record\n"
 	      "file (json_compressed by default, json, or damo v1's binary) from our\n"
 	      "damon:damon_aggregated events, 'report' prints one as damo does, 'convert'\n"
-	      "rewrites one in another format.  'uks damon COMMAND --help' describes each.\n"
+	      "rewrites one in another format; 'reclaim' pages out the processes' cold\n"
+	      "memory as DAMON_RECLAIM.  'uks damon COMMAND --help' describes each.\n"
 	      "See docs/DAMON.md.\n",
 	      out);
 }
@@ -37,6 +39,8 @@ int cli_damon(int argc, char **argv)
 		return cli_damon_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "convert"))
 		return cli_damon_convert(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "reclaim"))
+		return cli_damon_reclaim(argc - 1, argv + 1);
 	fprintf(stderr, "uks damon: unknown command %s\n", argv[1]);
 	damon_usage(stderr);
 	return 2;

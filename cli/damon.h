@@ -12,6 +12,7 @@
 int cli_damon_record(int argc, char **argv);
 int cli_damon_report(int argc, char **argv);
 int cli_damon_convert(int argc, char **argv);
+int cli_damon_reclaim(int argc, char **argv);
 
 /* damo's _fmt_nr: "12.000 KiB" / "1 m 3.000 s" (or plain numbers if @raw) */
 const char *damon_fmt_sz(char *buf, size_t len, double sz, bool raw);

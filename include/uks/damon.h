@@ -31,6 +31,12 @@
  * address space with a scripted access pattern and known ground truth).
  * By default a context uses uks_damon_default_primitive().  See
  * docs/DAMON.md for what each one sees and where uks differs from 5.15.
+ *
+ * Regions also have 6.12's age, and a context may hold DAMOS operation
+ * schemes with 6.12's semantics (uks_damos_*, below): at each aggregation
+ * the regions matching a scheme's access pattern get its action (madvise
+ * hints through process_madvise(2) for real processes), within its quota
+ * and watermarks.
  */
 #ifndef UKS_DAMON_H
 #define UKS_DAMON_H
@@ -88,11 +94,19 @@ struct uks_damon_attrs {
 	unsigned long max_nr_regions;
 };
 
-/** struct uks_damon_region_info - one region, as read by the caller */
+/**
+ * struct uks_damon_region_info - one region, as read by the caller
+ * @start:	first address
+ * @end:	one past the last
+ * @nr_accesses: the accesses seen in the current aggregation interval
+ * @age:	aggregation intervals its count stayed within the merge
+ *		threshold of the one before (6.12's region age)
+ */
 struct uks_damon_region_info {
 	unsigned long start;
 	unsigned long end;
 	unsigned int nr_accesses;
+	unsigned int age;
 };
 
 /**
@@ -157,6 +171,221 @@ int uks_damon_start(struct uks_damon_ctx **ctxs, int nr);
 int uks_damon_stop(struct uks_damon_ctx **ctxs, int nr);
 bool uks_damon_is_running(struct uks_damon_ctx *ctx);
 pid_t uks_damon_kdamond_pid(struct uks_damon_ctx *ctx);
+
+/* ------------------------------------------------ DAMOS (operation schemes, 6.12) */
+
+/**
+ * enum uks_damos_action - what a scheme does to the regions it matches
+ * (6.12's enum damos_action, in its order)
+ *
+ * On the primitives for real processes (vaddr-sd, vaddr-refs) the
+ * actions go through process_madvise(2) on the target's pidfd:
+ * WILLNEED, COLD and PAGEOUT as MADV_*, HUGEPAGE as MADV_COLLAPSE (where
+ * the kernel has it).  NOHUGEPAGE needs a kernel whose process_madvise()
+ * takes MADV_NOHUGEPAGE; LRU_PRIO, LRU_DEPRIO, MIGRATE_HOT and
+ * MIGRATE_COLD are physical-address (paddr) actions: a scheme with one
+ * of them is refused (-EINVAL).  STAT only counts.  See docs/DAMON.md.
+ */
+enum uks_damos_action {
+	UKS_DAMOS_WILLNEED,
+	UKS_DAMOS_COLD,
+	UKS_DAMOS_PAGEOUT,
+	UKS_DAMOS_HUGEPAGE,
+	UKS_DAMOS_NOHUGEPAGE,
+	UKS_DAMOS_LRU_PRIO,
+	UKS_DAMOS_LRU_DEPRIO,
+	UKS_DAMOS_MIGRATE_HOT,
+	UKS_DAMOS_MIGRATE_COLD,
+	UKS_DAMOS_STAT,
+	UKS_DAMOS_NR_ACTIONS
+};
+
+/** enum uks_damos_wmark_metric - what the watermarks watch */
+enum uks_damos_wmark_metric {
+	UKS_DAMOS_WMARK_NONE,		/* always active */
+	UKS_DAMOS_WMARK_FREE_MEM_RATE,	/* MemFree / MemTotal, per thousand */
+	UKS_DAMOS_NR_WMARK_METRICS
+};
+
+/** enum uks_damos_goal_metric - what a quota goal measures */
+enum uks_damos_goal_metric {
+	UKS_DAMOS_GOAL_USER_INPUT,	/* current_value given by the caller */
+	UKS_DAMOS_GOAL_SOME_MEM_PSI_US,	/* /proc/pressure/memory "some" us per reset interval */
+	UKS_DAMOS_NR_GOAL_METRICS
+};
+
+/**
+ * enum uks_damos_filter_type - 6.12's filter types; only ADDR and TARGET
+ * (handled by the core) are taken, the others are paddr's (-EINVAL)
+ */
+enum uks_damos_filter_type {
+	UKS_DAMOS_FILTER_ANON,
+	UKS_DAMOS_FILTER_MEMCG,
+	UKS_DAMOS_FILTER_YOUNG,
+	UKS_DAMOS_FILTER_ADDR,
+	UKS_DAMOS_FILTER_TARGET,
+	UKS_DAMOS_NR_FILTER_TYPES
+};
+
+#define UKS_DAMOS_MAX_GOALS	8
+#define UKS_DAMOS_MAX_FILTERS	16
+#define UKS_DAMOS_MAX_SCHEMES	256	/* per context */
+
+/**
+ * struct uks_damos_access_pattern - the regions a scheme wants (closed ranges)
+ * @min_sz:		region size, bytes
+ * @max_sz:
+ * @min_nr_accesses:	accesses per aggregation interval (samples seen)
+ * @max_nr_accesses:
+ * @min_age:		age, in aggregation intervals
+ * @max_age:
+ */
+struct uks_damos_access_pattern {
+	unsigned long min_sz, max_sz;
+	unsigned int min_nr_accesses, max_nr_accesses;
+	unsigned int min_age, max_age;
+};
+
+/**
+ * struct uks_damos_quota_goal - a feedback goal of the quota auto-tuning
+ * @metric:		enum uks_damos_goal_metric
+ * @target_value:	what the metric should be (not 0)
+ * @current_value:	the last value (USER_INPUT: the caller's, given with
+ *			uks_damos_set_goal_current(); PSI: measured)
+ */
+struct uks_damos_quota_goal {
+	unsigned int metric;
+	unsigned long target_value;
+	unsigned long current_value;
+};
+
+/**
+ * struct uks_damos_quota - how much a scheme may do per reset interval
+ * @ms:			time quota (0: none)
+ * @sz:			size quota, bytes (0: none)
+ * @reset_interval_ms:	the charge window
+ * @weight_sz:		prioritisation weights, per thousand (6.12 scores
+ * @weight_nr_accesses:	regions by access frequency and age only; the
+ * @weight_age:		size weight is kept and shown, as the kernel's)
+ * @nr_goals:		goals in @goals (the best-achieved one drives the tuning)
+ * @goals:
+ */
+struct uks_damos_quota {
+	unsigned long ms;
+	unsigned long sz;
+	unsigned long reset_interval_ms;
+	unsigned int weight_sz, weight_nr_accesses, weight_age;
+	unsigned int nr_goals;
+	struct uks_damos_quota_goal goals[UKS_DAMOS_MAX_GOALS];
+};
+
+/**
+ * struct uks_damos_watermarks - when a scheme is active
+ * @metric:	enum uks_damos_wmark_metric
+ * @interval_us: how often the metric is read
+ * @high:	above it: inactive
+ * @mid:	an inactive scheme activates below it (and above @low)
+ * @low:	below it: inactive
+ */
+struct uks_damos_watermarks {
+	unsigned int metric;
+	unsigned long interval_us;
+	unsigned long high, mid, low;
+};
+
+/**
+ * struct uks_damos_filter - leave some memory out of a scheme
+ * @type:	enum uks_damos_filter_type (ADDR or TARGET)
+ * @matching:	true: filter out what matches; false: what does not
+ * @addr_start:	ADDR: the range [start, end)
+ * @addr_end:
+ * @target_idx:	TARGET: the index of the target in the context
+ */
+struct uks_damos_filter {
+	unsigned int type;
+	bool matching;
+	unsigned long addr_start, addr_end;
+	unsigned int target_idx;
+};
+
+/**
+ * struct uks_damos_scheme - one operation scheme
+ * @pattern:		the regions it wants
+ * @action:		enum uks_damos_action
+ * @apply_interval_us:	how often it applies (0: each aggregation)
+ * @quota:
+ * @wmarks:
+ * @nr_filters:		filters in @filters, evaluated in order
+ * @filters:
+ */
+struct uks_damos_scheme {
+	struct uks_damos_access_pattern pattern;
+	unsigned int action;
+	unsigned long apply_interval_us;
+	struct uks_damos_quota quota;
+	struct uks_damos_watermarks wmarks;
+	unsigned int nr_filters;
+	struct uks_damos_filter filters[UKS_DAMOS_MAX_FILTERS];
+};
+
+/**
+ * struct uks_damos_stats - what a scheme did, since it was added
+ * @nr_tried:	regions it was tried on (pattern, quota and filters passed)
+ * @sz_tried:	their bytes
+ * @nr_applied:	regions the action succeeded on (STAT: none, as 6.12's vaddr)
+ * @sz_applied:	their bytes
+ * @qt_exceeds:	charge windows that ended with the quota used up
+ */
+struct uks_damos_stats {
+	unsigned long nr_tried, sz_tried;
+	unsigned long nr_applied, sz_applied;
+	unsigned long qt_exceeds;
+};
+
+/**
+ * struct uks_damos_tried_region - a region a scheme was tried on in its
+ * last application (6.12's tried_regions/<N>/)
+ * @start:	first address
+ * @end:	one past the last
+ * @nr_accesses: its count then
+ * @age:	its age then
+ * @target_idx:	the index of its target in the context
+ */
+struct uks_damos_tried_region {
+	unsigned long start, end;
+	unsigned int nr_accesses, age;
+	unsigned int target_idx;
+};
+
+/*
+ * The scheme functions take the context's scheme lock (never held with
+ * any other uks lock) and may be called while the context runs, from any
+ * thread and from the context's hooks; the monitor holds the lock while
+ * it checks watermarks and applies the schemes (process_madvise() calls
+ * included), so a call may wait that long.
+ */
+int uks_damos_add_scheme(struct uks_damon_ctx *ctx, const struct uks_damos_scheme *s);
+int uks_damos_set_schemes(struct uks_damon_ctx *ctx, const struct uks_damos_scheme *s,
+			  unsigned int nr);
+int uks_damos_update_scheme(struct uks_damon_ctx *ctx, unsigned int idx,
+			    const struct uks_damos_scheme *s);
+int uks_damos_remove_scheme(struct uks_damon_ctx *ctx, unsigned int idx);
+int uks_damos_nr_schemes(struct uks_damon_ctx *ctx);
+int uks_damos_get_scheme(struct uks_damon_ctx *ctx, unsigned int idx,
+			 struct uks_damos_scheme *out);
+int uks_damos_get_stats(struct uks_damon_ctx *ctx, unsigned int idx,
+			struct uks_damos_stats *out);
+int uks_damos_get_tried_regions(struct uks_damon_ctx *ctx, unsigned int idx,
+				struct uks_damos_tried_region *out, unsigned int max,
+				unsigned long *total_bytes);
+int uks_damos_get_state(struct uks_damon_ctx *ctx, unsigned int idx, bool *active,
+			unsigned long *effective_sz);
+int uks_damos_set_goal_current(struct uks_damon_ctx *ctx, unsigned int idx,
+			       unsigned int goal, unsigned long value);
+int uks_damos_check_scheme(const struct uks_damos_scheme *s, char *why, size_t len);
+const char *uks_damos_action_name(unsigned int action);
+int uks_damon_may_act_on(pid_t pid);
+int uks_damos_action_from_name(const char *name);
 
 /* ------------------------------------------------ the self primitive */
 

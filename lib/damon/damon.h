@@ -37,6 +37,8 @@ struct damon_region {
 	struct damon_addr_range ar;
 	unsigned long sampling_addr;
 	unsigned int nr_accesses;
+	unsigned int age;		/* aggregations with a steady count (6.12) */
+	unsigned int last_nr_accesses;	/* the count of the last aggregation */
 	struct list_head list;
 };
 
@@ -86,6 +88,9 @@ struct damon_primitive {
 	/* init may run again while monitoring, for targets a commit added or
 	   gave another id (it skips the targets it has set up) */
 	bool init_again;
+	/* DAMOS: apply @action to @r of @t; return the bytes it was applied to */
+	unsigned long (*apply_scheme)(struct uks_damon_ctx *ctx, struct damon_target *t,
+				      struct damon_region *r, unsigned int action);
 };
 
 /* 6.15's struct damon_intervals_goal: what the interval tuner aims at */
@@ -127,6 +132,39 @@ struct damon_tune {
 	uint64_t samples, samples_seen;	/* samples taken (kdamond.c counts) */
 };
 
+/* A scheme and its run state (6.12's struct damos), on ctx->schemes. */
+struct damos {
+	struct uks_damos_scheme s;		/* the caller's parameters */
+	struct uks_damos_stats stat;
+	/* quota */
+	unsigned long esz;			/* effective size quota, 0: none */
+	unsigned long esz_bp;			/* the goal tuning's, x10000 */
+	unsigned long charged_sz, total_charged_sz;
+	uint64_t total_charged_ns;
+	struct timespec charged_from;
+	bool window_started;
+	unsigned int min_score;
+	struct damon_target *charge_target_from;	/* where the last window stopped */
+	unsigned long charge_addr_from;
+	uint64_t goal_last_psi[UKS_DAMOS_MAX_GOALS];
+	/* watermarks */
+	bool activated;
+	bool wmark_read;
+	struct timespec wmark_last;
+	unsigned long wmark_wait_us;		/* the last check's answer */
+	/* apply interval */
+	struct timespec last_apply;
+	bool due;				/* applies in this aggregation */
+	/* tried regions: the last application's, and the one being made */
+	struct uks_damos_tried_region *tried, *building;
+	unsigned int nr_tried, nr_building, room_tried, room_building;
+	unsigned long tried_bytes, building_bytes;
+	struct list_head list;
+};
+
+#define damon_for_each_scheme(s, ctx) \
+	list_for_each_entry(s, &(ctx)->schemes, list)
+
 struct uks_damon_ctx {
 	unsigned long sample_interval;		/* us */
 	unsigned long aggr_interval;
@@ -160,6 +198,14 @@ struct uks_damon_ctx {
 	struct damon_intervals_goal intervals_goal;	/* for the interval tuner */
 	struct damon_commit *pending_commit;	/* posted, not applied yet */
 	struct damon_tune tune;
+	/*
+	 * DAMOS: the schemes, their stats and tried regions.  schemes_lock is
+	 * taken alone (never with ctx->lock), by the monitor thread around
+	 * the watermark checks and each application, and by the scheme API.
+	 */
+	pthread_mutex_t schemes_lock;
+	struct list_head schemes;
+	unsigned int nr_schemes;
 };
 
 #define damon_for_each_region(r, t) \
@@ -243,6 +289,18 @@ int __uks_damon_set_regions(struct uks_damon_ctx *ctx, struct damon_target *t,
 			    const struct damon_addr_range *ranges, unsigned int nr);
 int __uks_damon_commit(struct uks_damon_ctx *ctx, struct damon_commit *c);
 void __uks_damon_apply_commit(struct uks_damon_ctx *ctx);
+/* schemes_api.c (the list), schemes.c (the engine) */
+void __uks_damos_init_ctx(struct uks_damon_ctx *ctx);
+void __uks_damos_free_ctx(struct uks_damon_ctx *ctx);
+void __uks_damos_start(struct uks_damon_ctx *ctx);
+unsigned long __uks_damos_wmark_wait_us(struct uks_damon_ctx *ctx);
+void __uks_damos_apply(struct uks_damon_ctx *ctx);
+int __uks_damos_hot_score(struct uks_damon_ctx *ctx, const struct damon_region *r,
+			  const struct uks_damos_scheme *s);
+/* schemes_vaddr.c: the actions on a real process, through process_madvise(2) */
+int __uks_damos_action_supported(unsigned int action, char *why, size_t len);
+unsigned long __uks_damos_va_apply(struct uks_damon_ctx *ctx, struct damon_target *t,
+				   struct damon_region *r, unsigned int action);
 
 /* kdamond.c */
 extern __thread struct uks_damon_ctx *__uks_damon_current;	/* in a monitor thread */

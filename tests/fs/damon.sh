@@ -19,7 +19,7 @@ work=$! extra_pids=$!
 
 ok "debugfs/damon has 5.15's files, mode 0600" -- bash -c "
 	[ \"\$(ls '$mnt/sys/kernel/debug' | tr '\n' ' ')\" = 'damon tracing ' ] &&
-	[ \"\$(ls '$D' | sort | tr '\n' ' ')\" = 'attrs kdamond_pid mk_contexts monitor_on rm_contexts target_ids ' ] &&
+	[ \"\$(ls '$D' | sort | tr '\n' ' ')\" = 'attrs kdamond_pid mk_contexts monitor_on rm_contexts schemes target_ids ' ] &&
 	[ \"\$(stat -c %a '$D/attrs' '$D/monitor_on')\" = \"\$(printf '600\n600')\" ]"
 ok "defaults: attrs, target_ids, kdamond_pid, monitor_on" -- bash -c "
 	cd '$D' && [ \"\$(cat attrs)\" = '5000 100000 60000000 10 1000' ] &&
@@ -59,7 +59,7 @@ ok "bad input: EINVAL (attrs, a pid that does not exist, monitor_on words)" -- b
 	echo '$work abc 1' > target_ids && [ \"\$(cat target_ids)\" = $work ] &&
 	echo abc > target_ids && [ \"\$(cat target_ids)\" = '' ]"
 ok "mk_contexts / rm_contexts: a directory with its own files; EEXIST, ENOENT" -- bash -c "
-	cd '$D' && echo ctx1 > mk_contexts && [ \"\$(ls ctx1 | sort | tr '\n' ' ')\" = 'attrs kdamond_pid target_ids ' ] &&
+	cd '$D' && echo ctx1 > mk_contexts && [ \"\$(ls ctx1 | sort | tr '\n' ' ')\" = 'attrs kdamond_pid schemes target_ids ' ] &&
 	[ \"\$(cat ctx1/attrs)\" = '5000 100000 60000000 10 1000' ] &&
 	e=\$( { echo ctx1 > mk_contexts; } 2>&1) ; [[ \$e == *'File exists'* ]] &&
 	e=\$( { echo nosuch > rm_contexts; } 2>&1) ; [[ \$e == *'No such file'* ]] &&
@@ -95,5 +95,10 @@ ok "monitoring stops by itself when every target exits" -- bash -c "
 wait "$work" 2>/dev/null
 work=
 echo 0 > "$T/events/damon/damon_aggregated/enable" 2>/dev/null
+ok "schemes (6.12's format): usage.rst's example reads back with its stats; garbage clears; bad action EINVAL" -- bash -c "
+	cd '$D' && echo '4096 8192  0 5    10 20    2 10 1073741824 1000 0 0 100 1 5000000 600 500 300' > schemes &&
+	[ \"\$(cat schemes)\" = '4096 8192 0 5 10 20 2 10 1073741824 1000 0 0 100 1 5000000 600 500 300 0 0 0 0 0' ] &&
+	e=\$( { echo 0 1 0 1 0 1 7 0 0 0 0 0 0 0 0 0 0 0 > schemes; } 2>&1) ; [[ \$e == *'Invalid argument'* ]] &&
+	[ -n \"\$(cat schemes)\" ] && echo garbage > schemes && [ -z \"\$(cat schemes)\" ]"
 
 tap_done

@@ -68,6 +68,8 @@ struct damon_region *__uks_damon_new_region(unsigned long start, unsigned long e
 	r->ar.end = end;
 	r->sampling_addr = start;
 	r->nr_accesses = 0;
+	r->age = 0;
+	r->last_nr_accesses = 0;
 	INIT_LIST_HEAD(&r->list);
 	return r;
 }
@@ -169,6 +171,7 @@ UKS_EXPORT int uks_damon_ctx_create(struct uks_damon_ctx **out)
 	pthread_cond_init(&ctx->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	INIT_LIST_HEAD(&ctx->adaptive_targets);
+	__uks_damos_init_ctx(ctx);
 	uks_damon_set_seed(ctx, (uint64_t)ctx->last_aggregation.tv_nsec ^
 			   (uint64_t)(uintptr_t)ctx);
 	*out = ctx;
@@ -193,6 +196,7 @@ UKS_EXPORT void uks_damon_ctx_destroy(struct uks_damon_ctx *ctx)
 	}
 	damon_for_each_target_safe(t, next, ctx)
 		__uks_damon_destroy_target(t);
+	__uks_damos_free_ctx(ctx);
 	pthread_cond_destroy(&ctx->wake);
 	pthread_mutex_destroy(&ctx->lock);
 	uks_kfree(ctx);
@@ -517,6 +521,7 @@ UKS_EXPORT int uks_damon_target_regions(const struct uks_damon_target *t,
 			out[i].start = r->ar.start;
 			out[i].end = r->ar.end;
 			out[i].nr_accesses = r->nr_accesses;
+			out[i].age = r->age;
 		}
 		i++;
 	}
@@ -532,6 +537,7 @@ void __uks_damon_merge_two_regions(struct damon_target *t, struct damon_region *
 
 	l->nr_accesses = (unsigned int)((l->nr_accesses * sz_l + r->nr_accesses * sz_r) /
 					(sz_l + sz_r));
+	l->age = (unsigned int)((l->age * sz_l + r->age * sz_r) / (sz_l + sz_r));
 	l->ar.end = r->ar.end;
 	__uks_damon_destroy_region(r, t);
 }
@@ -547,6 +553,11 @@ void __uks_damon_merge_regions_of(struct damon_target *t, unsigned int thres,
 	struct damon_region *r, *prev = NULL, *next;
 
 	damon_for_each_region_safe(r, next, t) {
+		/* 6.12: a region ages while its count holds within the threshold */
+		if (diff_of(r->nr_accesses, r->last_nr_accesses) > thres)
+			r->age = 0;
+		else
+			r->age++;
 		if (prev && prev->ar.end == r->ar.start &&
 		    diff_of(prev->nr_accesses, r->nr_accesses) <= thres &&
 		    damon_sz_region(prev) + damon_sz_region(r) <= sz_limit)
@@ -572,6 +583,8 @@ void __uks_damon_split_region_at(struct uks_damon_ctx *ctx, struct damon_target 
 
 	if (!n)
 		return;
+	n->age = r->age;
+	n->last_nr_accesses = r->last_nr_accesses;
 	r->ar.end = n->ar.start;
 	__uks_damon_insert_region(n, r, damon_next_region(r), t);
 }
@@ -638,6 +651,7 @@ void __uks_damon_kdamond_reset_aggregated(struct uks_damon_ctx *ctx)
 		damon_for_each_region(r, t) {
 			uks_trace_damon_damon_aggregated(t->id, t->nr_regions, r->ar.start,
 							 r->ar.end, r->nr_accesses);
+			r->last_nr_accesses = r->nr_accesses;
 			r->nr_accesses = 0;
 		}
 	}

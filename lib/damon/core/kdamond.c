@@ -9,11 +9,13 @@
  *
  *	init; before_start; sz_limit = total / min_nr_regions
  *	while not stopped and some target is valid:
+ *		while every scheme is inactive (watermarks): sleep
  *		prepare_access_checks; after_sampling
  *		sleep one sampling interval
  *		max = check_accesses
  *		if an aggregation interval passed:
  *			merge(max / 10, sz_limit); after_aggregation
+ *			apply the schemes (6.12's DAMOS, schemes.c)
  *			tune the intervals (goal, budget: tune.c)
  *			emit damon_aggregated per region, zero the counts
  *			split into 2 or 3; primitive reset_aggregated
@@ -206,6 +208,23 @@ static void kdamond_usleep(struct uks_damon_ctx *ctx, unsigned long us)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
+/*
+ * 6.12's kdamond_wait_activation(): while every scheme is inactive by its
+ * watermarks, sleep instead of sampling.  Return: non-zero to stop.
+ */
+static int kdamond_wait_activation(struct uks_damon_ctx *ctx)
+{
+	while (!kdamond_need_stop(ctx)) {
+		unsigned long us = __uks_damos_wmark_wait_us(ctx);
+
+		if (!us)
+			return 0;
+		kdamond_usleep(ctx, us);
+		__uks_damon_apply_commit(ctx);	/* a commit ends the sleep: apply it */
+	}
+	return -EBUSY;
+}
+
 static void *kdamond_fn(void *arg)
 {
 	struct uks_damon_ctx *ctx = arg;
@@ -234,11 +253,15 @@ static void *kdamond_fn(void *arg)
 		set_kdamond_stop(ctx);
 	__uks_damon_tune_start(ctx);
 	sz_limit = __uks_damon_region_sz_limit(ctx);
+	__uks_damos_start(ctx);
 
 	while (!kdamond_need_stop(ctx)) {
 		unsigned int max_nr_accesses = 0;
 
 		__uks_damon_apply_commit(ctx);	/* a sysfs "commit" (commit.c) */
+		if (kdamond_wait_activation(ctx))
+			break;
+
 		if (prim->prepare_access_checks)
 			prim->prepare_access_checks(ctx);
 		if (ctx->callback.after_sampling && ctx->callback.after_sampling(ctx))
@@ -256,6 +279,7 @@ static void *kdamond_fn(void *arg)
 			if (ctx->callback.after_aggregation &&
 			    ctx->callback.after_aggregation(ctx))
 				set_kdamond_stop(ctx);
+			__uks_damos_apply(ctx);
 			__uks_damon_tune(ctx);		/* goal and budget (tune.c) */
 			__uks_damon_kdamond_reset_aggregated(ctx);
 			__uks_damon_kdamond_split_regions(ctx);

@@ -4,7 +4,8 @@
  * (core/kfs.h), which uksfs attaches at <debugfs>/damon
  * (uks_vfs_add_damon()): attrs, target_ids, kdamond_pid of the root
  * context, mk_contexts, rm_contexts, monitor_on, and one directory per
- * context made with mk_contexts (its own attrs, target_ids, kdamond_pid).
+ * context made with mk_contexts (its own attrs, target_ids, kdamond_pid),
+ * and 6.12's schemes file in each (dbgfs_schemes.c).
  *
  * The files take and give what 5.15's do:
  *  - every write is one command from offset 0; a second write on the same
@@ -24,6 +25,7 @@
  *    with other users; debugfs is root's alone), then -EBUSY while on; the targets are removed when monitoring ends, so the file
  *    reads "\n" after "off" or after every target exited;
  *  - kdamond_pid: the monitor thread's id, or "none";
+ *  - schemes: 6.12's (5.15 had none), see dbgfs_schemes.c;
  *  - monitor_on: "on" if any context runs; "on" starts one monitor per
  *    context (-EBUSY if on), "off" stops them (-EPERM if off), matched
  *    with strncmp(word, "on", count) as 5.15 does, so "echo -n o" is on;
@@ -72,7 +74,7 @@
 #define DBGFS_TEXT_MAX	4096
 #define DBGFS_MAX_IDS	32	/* 5.15's str_to_target_ids */
 
-enum dbgfs_kind { F_ATTRS, F_TARGET_IDS, F_KDAMOND_PID, F_MK, F_RM, F_MONITOR_ON };
+enum dbgfs_kind { F_ATTRS, F_TARGET_IDS, F_KDAMOND_PID, F_SCHEMES, F_MK, F_RM, F_MONITOR_ON };
 
 /* A context's directory; the serial tells a removed one from its namesake. */
 struct dbgfs_dir {
@@ -130,7 +132,7 @@ static bool any_running(struct damon_fs *fs)
 }
 
 /* The files: every one of them is one of these (ops below). */
-static const struct kfs_ops text_ops, kdamond_pid_ops;
+static const struct kfs_ops text_ops, kdamond_pid_ops, schemes_ops;
 
 /* damon_dbgfs_open() is nonseekable_open(): lseek, pread are -ESPIPE */
 #define CTX_FILES \
@@ -139,7 +141,9 @@ static const struct kfs_ops text_ops, kdamond_pid_ops;
 	{ .name = "target_ids", .mode = S_IFREG | 0600, .flags = KFS_STREAM, .ops = &text_ops, \
 	  .data = F_TARGET_IDS }, \
 	{ .name = "kdamond_pid", .mode = S_IFREG | 0600, .flags = KFS_STREAM, \
-	  .ops = &kdamond_pid_ops, .data = F_KDAMOND_PID }
+	  .ops = &kdamond_pid_ops, .data = F_KDAMOND_PID }, \
+	{ .name = "schemes", .mode = S_IFREG | 0600, .flags = KFS_STREAM, \
+	  .ops = &schemes_ops, .data = F_SCHEMES }
 
 static const struct kfs_node ctx_files[] = {
 	CTX_FILES,
@@ -164,7 +168,7 @@ static int format(const struct kfs_open_file *of, char *text, size_t size)
 	struct uks_damon_attrs a;
 	pid_t pid;
 
-	if (!c && kind <= F_KDAMOND_PID)
+	if (!c && kind <= F_SCHEMES)
 		return -EIO;
 	switch (kind) {
 	case F_ATTRS:
@@ -179,6 +183,8 @@ static int format(const struct kfs_open_file *of, char *text, size_t size)
 			       : snprintf(text, size, "none\n");
 	case F_MONITOR_ON:
 		return snprintf(text, size, any_running(of->ref.obj) ? "on\n" : "off\n");
+	case F_SCHEMES:
+		return (int)__uks_damon_dbgfs_sprint_schemes(c, text, size);
 	case F_MK:
 	case F_RM:
 		break;
@@ -220,6 +226,38 @@ static ssize_t kdamond_pid_read(struct kfs_open_file *of, void *buf, size_t len)
 	if (len > tlen - pos)
 		len = tlen - pos;
 	memcpy(buf, text + pos, len);
+	return (ssize_t)len;
+}
+
+/*
+ * 6.12's schemes file formats into a buffer of each read's size (its
+ * kmalloc(count)), from which the read copies at the file position.
+ */
+#define SCHEMES_READ_MAX	(1 << 20)
+
+static ssize_t schemes_read(struct kfs_open_file *of, void *buf, size_t len)
+{
+	struct damon_fs *fs = of->ref.obj;
+	size_t pos = (size_t)of->pos, room = len < SCHEMES_READ_MAX ? len : SCHEMES_READ_MAX;
+	char *text;
+	int n;
+
+	if (!len)
+		return 0;
+	text = uks_kmalloc(room);
+	if (!text)
+		return -ENOMEM;
+	pthread_mutex_lock(&fs->lock);
+	n = format(of, text, room);
+	pthread_mutex_unlock(&fs->lock);
+	if (n < 0 || pos >= (size_t)n) {
+		uks_kfree(text);
+		return n < 0 ? n : 0;
+	}
+	if (len > (size_t)n - pos)
+		len = (size_t)n - pos;
+	memcpy(buf, text + pos, len);
+	uks_kfree(text);
 	return (ssize_t)len;
 }
 
@@ -368,7 +406,7 @@ static int command(struct kfs_open_file *of, const char *kbuf, size_t count,
 	char *word;
 	int ret;
 
-	if (!c && kind <= F_KDAMOND_PID)
+	if (!c && kind <= F_SCHEMES)
 		return -EIO;
 	switch (kind) {
 	case F_ATTRS:
@@ -380,6 +418,8 @@ static int command(struct kfs_open_file *of, const char *kbuf, size_t count,
 		return write_target_ids(c, kbuf, writer);
 	case F_KDAMOND_PID:
 		return -EINVAL;		/* read-only in 5.15 (no write op) */
+	case F_SCHEMES:
+		return __uks_damon_dbgfs_write_schemes(c, kbuf, count);
 	default:
 		break;
 	}
@@ -454,6 +494,13 @@ static const struct kfs_ops text_ops = {
 static const struct kfs_ops kdamond_pid_ops = {
 	.open = dbgfs_open,
 	.read = kdamond_pid_read,
+	.write = dbgfs_write,
+	.release = dbgfs_release,
+};
+
+static const struct kfs_ops schemes_ops = {
+	.open = dbgfs_open,
+	.read = schemes_read,
 	.write = dbgfs_write,
 	.release = dbgfs_release,
 };

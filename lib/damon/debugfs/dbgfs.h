@@ -14,4 +14,12 @@
  */
 int __uks_damon_dbgfs_root(const char *primitive, struct kfs_root *root);
 
+/* dbgfs_schemes.c: the schemes file of 6.12 */
+struct uks_damon_ctx;
+struct uks_damos_scheme;
+int __uks_damon_dbgfs_parse_schemes(const char *str, size_t len,
+				    struct uks_damos_scheme **out, unsigned int *nr);
+ssize_t __uks_damon_dbgfs_sprint_schemes(struct uks_damon_ctx *c, char *buf, size_t len);
+int __uks_damon_dbgfs_write_schemes(struct uks_damon_ctx *c, const char *kbuf, size_t count);
+
 #endif

@@ -288,6 +288,16 @@ static bool synth_target_valid(struct uks_damon_ctx *ctx, struct damon_target *t
 	return t->priv != NULL;
 }
 
+/* DAMOS on a simulated space: every action succeeds on the whole region. */
+static unsigned long synth_apply(struct uks_damon_ctx *ctx, struct damon_target *t,
+				 struct damon_region *r, unsigned int action)
+{
+	(void)ctx;
+	(void)t;
+	(void)action;
+	return damon_sz_region(r);
+}
+
 const struct damon_primitive __uks_damon_synthetic = {
 	.name = "synthetic",
 	.init = synth_init,
@@ -295,6 +305,7 @@ const struct damon_primitive __uks_damon_synthetic = {
 	.prepare_access_checks = synth_prepare,
 	.check_accesses = synth_check,
 	.target_valid = synth_target_valid,
+	.apply_scheme = synth_apply,
 };
 
 /* ------------------------------------------------- masim configurations */

@@ -275,6 +275,7 @@ const struct damon_primitive __uks_damon_vaddr_refs = {
 	.target_valid = __uks_damon_va_target_valid,
 	.cleanup = __uks_damon_va_cleanup,
 	.init_again = true,
+	.apply_scheme = __uks_damos_va_apply,
 };
 
 /* fvaddr: the same checks on fixed ranges (the kernel's fvaddr ops) */
@@ -287,4 +288,5 @@ const struct damon_primitive __uks_damon_fvaddr_refs = {
 	.target_valid = __uks_damon_va_target_valid,
 	.cleanup = __uks_damon_va_cleanup,
 	.init_again = true,
+	.apply_scheme = __uks_damos_va_apply,
 };

@@ -175,6 +175,7 @@ const struct damon_primitive __uks_damon_vaddr_sd = {
 	.target_valid = __uks_damon_va_target_valid,
 	.cleanup = __uks_damon_va_cleanup,
 	.init_again = true,
+	.apply_scheme = __uks_damos_va_apply,
 };
 
 /* fvaddr: the same checks on fixed ranges (the kernel's fvaddr ops) */
@@ -187,4 +188,5 @@ const struct damon_primitive __uks_damon_fvaddr_sd = {
 	.target_valid = __uks_damon_va_target_valid,
 	.cleanup = __uks_damon_va_cleanup,
 	.init_again = true,
+	.apply_scheme = __uks_damos_va_apply,
 };

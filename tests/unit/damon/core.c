@@ -161,6 +161,55 @@ TEST(damon_test_split_regions_of)
 	uks_damon_ctx_destroy(ctx);
 }
 
+/*
+ * 6.12's region age: one more each aggregation whose count is within the
+ * threshold of the last one, zero when it moved further; a merge takes
+ * the size-weighted mean (ages 9 and 3 over 100 and 200 bytes give 5), a
+ * split copies it.
+ */
+TEST(age_grows_resets_merges_and_splits)
+{
+	struct uks_damon_ctx *ctx = kunit_ctx();
+	struct damon_target *t = __uks_damon_new_target(42);
+	struct damon_region *r = __uks_damon_new_region(0, 100), *r2;
+	struct uks_damon_region_info info[4];
+
+	ASSERT_NONNULL(ctx);
+	__uks_damon_add_target(ctx, t);
+	__uks_damon_add_region(r, t);
+	r2 = __uks_damon_new_region(200, 400);	/* not adjacent: never merged */
+	__uks_damon_add_region(r2, t);
+	/* counts 5 then 6 (threshold 1): older; 5 then 9: reset */
+	r->last_nr_accesses = 5;
+	r->nr_accesses = 6;
+	r->age = 3;
+	r2->last_nr_accesses = 5;
+	r2->nr_accesses = 9;
+	r2->age = 7;
+	__uks_damon_merge_regions_of(t, 1, 1000);
+	EXPECT_EQ(4U, r->age);
+	EXPECT_EQ(0U, r2->age);
+	/* the reset keeps the count as the last one */
+	__uks_damon_kdamond_reset_aggregated(ctx);
+	EXPECT_EQ(6U, r->last_nr_accesses);
+	EXPECT_EQ(0U, r->nr_accesses);
+	EXPECT_EQ(9U, r2->last_nr_accesses);
+	/* merge: (9 * 100 + 3 * 200) / 300 */
+	r->age = 9;
+	r2->age = 3;
+	r2->ar.start = 100;
+	r2->ar.end = 300;
+	__uks_damon_merge_two_regions(t, r, r2);
+	EXPECT_EQ(5U, r->age);
+	/* split: both pieces keep it */
+	__uks_damon_split_region_at(ctx, t, r, 50);
+	ASSERT_EQ(2, uks_damon_target_regions((struct uks_damon_target *)t, info, 4));
+	EXPECT_EQ(5U, info[0].age);
+	EXPECT_EQ(5U, info[1].age);
+	EXPECT_EQ(6U, damon_next_region(r)->last_nr_accesses);
+	uks_damon_ctx_destroy(ctx);
+}
+
 /* ---------------------------------------------- the rules around them */
 
 TEST(attrs_defaults_and_checks)

@@ -2,7 +2,8 @@
 /*
  * Golden tests of the DAMON debugfs files (lib/damon/debugfs/dbgfs.c)
  * through the uksfs API: every file's text, accepted input and errno as
- * Linux 5.15's mm/damon/dbgfs.c, and the selftest debugfs_attrs.sh.
+ * Linux 5.15's mm/damon/dbgfs.c, and the selftest debugfs_attrs.sh; the
+ * schemes file as 6.12's (usage.rst's example, its errnos, garbage).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -79,13 +80,14 @@ TEST_F(dbgfs, tree_and_modes)
 	struct uks_vfs_stat st;
 
 	ASSERT_EQ(0, uks_vfs_list(self->vfs, D, add_name, &n));
-	ASSERT_STREQ("attrs target_ids kdamond_pid mk_contexts rm_contexts monitor_on ", n.all);
+	ASSERT_STREQ("attrs target_ids kdamond_pid schemes mk_contexts rm_contexts monitor_on ", n.all);
 	ASSERT_EQ(0, uks_vfs_stat(self->vfs, D "attrs", &st));
 	ASSERT_EQ(UKS_VFS_REG, st.type);
 	ASSERT_EQ(0600U, st.mode);
 	ASSERT_EQ(0, uks_vfs_stat(self->vfs, D, &st));
 	ASSERT_EQ(0755U, st.mode);
-	ASSERT_EQ(-ENOENT, uks_vfs_stat(self->vfs, D "schemes", &st));	/* 5.16 */
+	ASSERT_EQ(0, uks_vfs_stat(self->vfs, D "schemes", &st));	/* 6.12's */
+	ASSERT_EQ(0600U, st.mode);
 	ASSERT_EQ(-ENOENT, uks_vfs_stat(self->vfs, D "init_regions", &st));
 }
 
@@ -244,11 +246,11 @@ TEST_F(dbgfs, mk_and_rm_contexts)
 	ASSERT_EQ(-EEXIST, put(self->vfs, D "mk_contexts", "foo"));
 	ASSERT_EQ(-EEXIST, put(self->vfs, D "mk_contexts", "attrs"));
 	ASSERT_EQ(0, uks_vfs_list(self->vfs, D, add_name, &n));
-	ASSERT_STREQ("attrs target_ids kdamond_pid mk_contexts rm_contexts monitor_on foo/ bar/ ",
+	ASSERT_STREQ("attrs target_ids kdamond_pid schemes mk_contexts rm_contexts monitor_on foo/ bar/ ",
 		     n.all);
 	n.all[0] = '\0';
 	ASSERT_EQ(0, uks_vfs_list(self->vfs, D "foo", add_name, &n));
-	ASSERT_STREQ("attrs target_ids kdamond_pid ", n.all);
+	ASSERT_STREQ("attrs target_ids kdamond_pid schemes ", n.all);
 	ASSERT_STREQ("5000 100000 60000000 10 1000\n", get(self->vfs, D "foo/attrs", self->buf,
 							   4096));
 	ASSERT_EQ(0, put(self->vfs, D "foo/attrs", "1000 20000 1000000 5 100"));
@@ -267,7 +269,7 @@ TEST_F(dbgfs, mk_and_rm_contexts)
 	ASSERT_EQ(0, put(self->vfs, D "rm_contexts", "bar"));
 	n.all[0] = '\0';
 	ASSERT_EQ(0, uks_vfs_list(self->vfs, D, add_name, &n));
-	ASSERT_STREQ("attrs target_ids kdamond_pid mk_contexts rm_contexts monitor_on ", n.all);
+	ASSERT_STREQ("attrs target_ids kdamond_pid schemes mk_contexts rm_contexts monitor_on ", n.all);
 	ASSERT_EQ(-EACCES, put(self->vfs, D "mk_contexts", "a/b"));
 }
 
@@ -534,6 +536,121 @@ TEST_F(dbgfs, a_thread_id_is_a_target_while_the_thread_lives)
 		ASSERT_EQ(0, put(self->vfs, D "monitor_on", "off"));
 	close(fds[0]);
 	close(fds[1]);
+}
+
+/* usage.rst's example scheme, and its line when read back with zero stats */
+#define EXAMPLE	"4096 8192  0 5    10 20    2 10 1073741824 1000 0 0 100 1 5000000 600 500 300"
+#define EXAMPLE_READ "4096 8192 0 5 10 20 2 10 1073741824 1000 0 0 100 1 5000000 600 500 300 0 0 0 0 0\n"
+
+TEST_F(dbgfs, schemes_take_and_show_the_612_format)
+{
+	char two[512];
+
+	ASSERT_STREQ("", get(self->vfs, D "schemes", self->buf, 4096));
+	ASSERT_EQ(0, put(self->vfs, D "schemes", EXAMPLE "\n"));
+	ASSERT_STREQ(EXAMPLE_READ, get(self->vfs, D "schemes", self->buf, 4096));
+	/* two lines, actions by debugfs number: 5 is stat, 0 willneed */
+	snprintf(two, sizeof(two), "%s\n%s\n", "1 2 3 4 5 6 5 7 8 9 10 11 12 0 13 16 15 14",
+		 "0 18446744073709551615 0 4294967296 0 0 0 0 0 0 0 0 0 0 0 0 0 0");
+	ASSERT_EQ(0, put(self->vfs, D "schemes", two));
+	/* "%u" wraps: 4294967296 reads 0 */
+	ASSERT_STREQ("1 2 3 4 5 6 5 7 8 9 10 11 12 0 13 16 15 14 0 0 0 0 0\n"
+		     "0 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		     get(self->vfs, D "schemes", self->buf, 4096));
+	ASSERT_EQ(0, put(self->vfs, D "schemes", EXAMPLE));
+	ASSERT_EQ(0, put(self->vfs, D "mk_contexts", "c"));
+	ASSERT_STREQ("", get(self->vfs, D "c/schemes", self->buf, 4096));	/* its own */
+	ASSERT_EQ(0, put(self->vfs, D "c/schemes", EXAMPLE));
+	ASSERT_STREQ(EXAMPLE_READ, get(self->vfs, D "c/schemes", self->buf, 4096));
+	/* an empty write, or one with no scheme in it, removes them */
+	ASSERT_EQ(0, put(self->vfs, D "c/schemes", " \n"));
+	ASSERT_STREQ("", get(self->vfs, D "c/schemes", self->buf, 4096));
+	ASSERT_EQ(0, put(self->vfs, D "c/schemes", EXAMPLE));
+	ASSERT_EQ(0, put(self->vfs, D "c/schemes", "1 2 3"));
+	ASSERT_STREQ("", get(self->vfs, D "c/schemes", self->buf, 4096));
+}
+
+TEST_F(dbgfs, schemes_errnos)
+{
+	ASSERT_EQ(0, put(self->vfs, D "schemes", EXAMPLE));
+	/* action 6 and up are not in debugfs's numbering */
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "schemes",
+			       "0 1 0 1 0 1 6 0 0 0 0 0 0 0 0 0 0 0"));
+	/* minimum above maximum: size, accesses, age */
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "schemes", "2 1 0 1 0 1 5 0 0 0 0 0 0 0 0 0 0 0"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "schemes", "0 1 2 1 0 1 5 0 0 0 0 0 0 0 0 0 0 0"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "schemes", "0 1 0 1 2 1 5 0 0 0 0 0 0 0 0 0 0 0"));
+	/* watermarks: high >= mid >= low */
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "schemes", "0 1 0 1 0 1 5 0 0 0 0 0 0 1 0 5 6 1"));
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "schemes", "0 1 0 1 0 1 5 0 0 0 0 0 0 1 0 5 4 6"));
+	/* a bad second scheme fails the write whole: the example stays */
+	ASSERT_EQ(-EINVAL, put(self->vfs, D "schemes",
+			       EXAMPLE "\n0 1 0 1 0 1 9 0 0 0 0 0 0 0 0 0 0 0"));
+	ASSERT_STREQ(EXAMPLE_READ, get(self->vfs, D "schemes", self->buf, 4096));
+	/* an unknown watermark metric is taken (it never activates the scheme) */
+	ASSERT_EQ(0, put(self->vfs, D "schemes", "0 1 0 1 0 1 5 0 0 0 0 0 0 9 0 0 0 0"));
+	ASSERT_STREQ("0 1 0 1 0 1 5 0 0 0 0 0 0 9 0 0 0 0 0 0 0 0 0\n",
+		     get(self->vfs, D "schemes", self->buf, 4096));
+}
+
+TEST_F(dbgfs, schemes_read_formats_into_the_reads_size)
+{
+	struct uks_vfs_file *f;
+	char b[512];
+
+	ASSERT_EQ(0, put(self->vfs, D "schemes", EXAMPLE));
+	ASSERT_EQ(0, uks_vfs_open(self->vfs, D "schemes", O_RDONLY, &f));
+	ASSERT_EQ(9, uks_vfs_read(f, b, 10, 0));	/* scnprintf(kbuf, 10) */
+	ASSERT_EQ(0, memcmp(b, "4096 8192", 9));
+	uks_vfs_close(f);
+	/* two schemes, the first line fills a short read: the second finds one byte, -ENOMEM */
+	ASSERT_EQ(0, put(self->vfs, D "schemes", EXAMPLE "\n" EXAMPLE));
+	ASSERT_EQ(0, uks_vfs_open(self->vfs, D "schemes", O_RDONLY, &f));
+	ASSERT_EQ(-ENOMEM, uks_vfs_read(f, b, 10, 0));
+	ASSERT_EQ((ssize_t)(2 * strlen(EXAMPLE_READ)), uks_vfs_read(f, b, sizeof(b), 0));
+	uks_vfs_close(f);
+}
+
+/* Garbage: any bytes give a scheme list or -EINVAL, and the file reads back well-formed. */
+TEST_F(dbgfs, schemes_garbage)
+{
+	static const char *const inputs[] = {
+		"", "\n", "x", "-1 2 3 4 5 6 5 7 8 9 10 11 12 0 13 16 15 14",
+		"1 2 3 4 5 6 5 7 8 9 10 11 12 0 13 16 15", "1,2,3,4,5,6,5,7,8,9,10,11,12,0,13,16,15,14",
+		"99999999999999999999999999 0 0 0 0 0 5 0 0 0 0 0 0 0 0 0 0 0",
+		"0 0 0 0 0 0 5 0 0 0 0 0 0 0 0 0 0 0 garbage 1 2",
+		"\xff\xfe\x01 0 0 0", "0 0 0 0 0 0 5 0 0 0 0 0 0 0 0 0 0 0\0 1 2 3",
+	};
+	unsigned int seed = 12345;
+	char in[600];
+
+	for (size_t i = 0; i < ARRAY_SIZE(inputs); i++) {
+		int ret = put(self->vfs, D "schemes", inputs[i]);
+
+		ASSERT_TRUE(ret == 0 || ret == -EINVAL);
+		get(self->vfs, D "schemes", self->buf, 4096);
+		ASSERT_EQ(strspn(self->buf, "0123456789 -\n"), strlen(self->buf));
+	}
+	/* what follows the last whole scheme is ignored */
+	ASSERT_EQ(0, put(self->vfs, D "schemes",
+			 "0 0 0 0 0 0 5 0 0 0 0 0 0 0 0 0 0 0 garbage 1 2"));
+	ASSERT_STREQ("0 0 0 0 0 0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		     get(self->vfs, D "schemes", self->buf, 4096));
+	for (int round = 0; round < 2000; round++) {
+		size_t len = (size_t)(rand_r(&seed) % (sizeof(in) - 1));
+		int ret;
+
+		for (size_t k = 0; k < len; k++) {
+			unsigned int r = (unsigned int)rand_r(&seed);
+
+			in[k] = r % 4 ? "0123456789 \n"[r % 12] : (char)(r >> 8);
+		}
+		in[len] = '\0';
+		ret = put(self->vfs, D "schemes", in);
+		ASSERT_TRUE(ret == 0 || ret == -EINVAL);
+		get(self->vfs, D "schemes", self->buf, 4096);
+		ASSERT_EQ(strspn(self->buf, "0123456789 -\n"), strlen(self->buf));
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -17,10 +17,15 @@
  *    threshold max_nr_accesses / 10 and the size limit (total size /
  *    min_nr_regions), counts not yet reset, and damon:damon_aggregated
  *    then reports the same regions and counts;
+ *  - at an aggregation, before its merge decision, a region's age (6.12)
+ *    grows by one when its count is within that threshold of its count
+ *    at the last aggregation and is zeroed otherwise; a merge takes the
+ *    size-weighted mean of the two ages, as of the counts;
  *  - the next sample sees each of those regions split (not at all above
  *    max_nr_regions / 2; in three if the count equals the last split's and
  *    is below max_nr_regions / 3; else in two), each cut at a page-aligned
- *    tenth of the piece it cuts, and all counts zero.
+ *    tenth of the piece it cuts, all counts zero, and each piece has the
+ *    age of the region it comes from and its count as the last one.
  * How many samples an aggregation gets depends on timing, so the model
  * does not predict a whole run: it follows each sample, and takes the
  * random cuts once it has checked them.  A check can only fail if its case
@@ -87,16 +92,20 @@ enum loop_case {
 	SPLIT_IN_THREE,		/* as many regions as at the last split, under max / 3 */
 	SPLIT_AT_HALF,		/* exactly max / 2 regions: split all the same */
 	TWO_AT_A_THIRD,		/* as many as at the last split, but exactly max / 3 */
+	AGED,			/* a region with a steady count grew older */
+	AGE_RESET,		/* a count moved past the threshold: age zero */
 	NR_LOOP_CASES
 };
 
 static const char *const loop_case_names[NR_LOOP_CASES] = {
 	"merged unequal", "kept by the threshold", "kept by the size", "not split",
 	"split in two", "split in three", "split at max/2", "in two at max/3",
+	"aged", "age reset",
 };
 
 #define CASE(c)		(1U << (c))
 #define MERGE_CASES	(CASE(MERGED_UNEQUAL) | CASE(KEPT_BY_THRESHOLD) | CASE(KEPT_BY_SIZE))
+#define AGE_CASES	(CASE(AGED) | CASE(AGE_RESET))
 
 struct loop_config {
 	uint64_t seed;
@@ -108,6 +117,7 @@ struct loop_config {
 struct model_region {
 	unsigned long start, end;
 	unsigned int nr_accesses;
+	unsigned int age, last_nr_accesses;
 };
 
 /* The model: the hooks' private data, used by the monitor thread while it runs. */
@@ -190,6 +200,8 @@ static bool read_regions(struct damon_target *t, struct model_region *out, unsig
 		}
 		out[*nr].start = r->ar.start;
 		out[*nr].end = r->ar.end;
+		out[*nr].age = r->age;
+		out[*nr].last_nr_accesses = r->last_nr_accesses;
 		out[(*nr)++].nr_accesses = r->nr_accesses;
 	}
 	return true;
@@ -209,10 +221,10 @@ static bool regions_are(struct damon_target *t, const struct model_region *want,
 			return false;
 		}
 		if (r->ar.start != want[i].start || r->ar.end != want[i].end ||
-		    r->nr_accesses != want[i].nr_accesses) {
-			TH_LOG("%s %lu: region %u is %lx-%lx: %u, the model's %lx-%lx: %u", when,
-			       at, i, r->ar.start, r->ar.end, r->nr_accesses, want[i].start,
-			       want[i].end, want[i].nr_accesses);
+		    r->nr_accesses != want[i].nr_accesses || r->age != want[i].age) {
+			TH_LOG("%s %lu: region %u is %lx-%lx: %u age %u, the model's %lx-%lx: %u age %u",
+			       when, at, i, r->ar.start, r->ar.end, r->nr_accesses, r->age,
+			       want[i].start, want[i].end, want[i].nr_accesses, want[i].age);
 			return false;
 		}
 		i++;
@@ -257,8 +269,8 @@ static bool initial_regions(const struct model_region *regions, unsigned int nr)
 		return false;
 	}
 	for (i = 0; i < nr; i++) {
-		if (regions[i].nr_accesses) {
-			TH_LOG("initial region %lx-%lx has a count", regions[i].start,
+		if (regions[i].nr_accesses || regions[i].age || regions[i].last_nr_accesses) {
+			TH_LOG("initial region %lx-%lx has a count or an age", regions[i].start,
 			       regions[i].end);
 			return false;
 		}
@@ -339,6 +351,14 @@ static bool split_as_decided(struct loop_model *m, struct damon_target *t)
 				TH_LOG("aggregation %u: piece %lx-%lx: %u unaligned or not reset",
 				       m->nr_aggregations, pieces[p].start, pieces[p].end,
 				       pieces[p].nr_accesses);
+				return false;
+			}
+			if (pieces[p].age != whole->age ||
+			    pieces[p].last_nr_accesses != whole->nr_accesses) {
+				TH_LOG("aggregation %u: piece %lx-%lx has age %u, last count %u; its region %u, %u",
+				       m->nr_aggregations, pieces[p].start, pieces[p].end,
+				       pieces[p].age, pieces[p].last_nr_accesses, whole->age,
+				       whole->nr_accesses);
 				return false;
 			}
 		}
@@ -458,11 +478,22 @@ static void model_merge(struct loop_model *m)
 	m->busy_aggregations += max_nr_accesses > 0;
 	m->nr_aggregated = 0;
 	for (unsigned int i = 0; i < m->nr_now; i++) {
-		const struct model_region *r = &m->now[i];
+		struct model_region *r = &m->now[i];
 		struct model_region *prev;
 		unsigned long sz_prev, sz_r = r->end - r->start;
-		unsigned int diff;
+		unsigned int diff, moved;
 		bool close, small;
+
+		moved = r->nr_accesses > r->last_nr_accesses ?
+			r->nr_accesses - r->last_nr_accesses :
+			r->last_nr_accesses - r->nr_accesses;
+		if (moved > threshold) {
+			m->seen[AGE_RESET] += r->age > 0;
+			r->age = 0;
+		} else {
+			r->age++;
+			m->seen[AGED]++;
+		}
 
 		if (!m->nr_aggregated || m->aggregated[m->nr_aggregated - 1].end != r->start) {
 			m->aggregated[m->nr_aggregated++] = *r;
@@ -478,6 +509,8 @@ static void model_merge(struct loop_model *m)
 			prev->nr_accesses = (unsigned int)((prev->nr_accesses * sz_prev +
 							    r->nr_accesses * sz_r) /
 							   (sz_prev + sz_r));
+			prev->age = (unsigned int)((prev->age * sz_prev + r->age * sz_r) /
+						   (sz_prev + sz_r));
 			prev->end = r->end;
 			m->seen[MERGED_UNEQUAL] += diff > 0;
 			continue;
@@ -582,7 +615,7 @@ TEST(seed_1_max_1000_splits_in_two_and_three)
 {
 	static const struct loop_config config = {
 		.seed = 1, .min_nr_regions = 10, .max_nr_regions = 1000, .nr_samples = 700,
-		.must_see = MERGE_CASES | CASE(SPLIT_IN_TWO) | CASE(SPLIT_IN_THREE),
+		.must_see = MERGE_CASES | AGE_CASES | CASE(SPLIT_IN_TWO) | CASE(SPLIT_IN_THREE),
 	};
 
 	run_against_the_model(_th_r, &config);
@@ -593,7 +626,7 @@ TEST(seed_2_max_24_splits_every_way)
 {
 	static const struct loop_config config = {
 		.seed = 2, .min_nr_regions = 3, .max_nr_regions = 24, .nr_samples = 700,
-		.must_see = MERGE_CASES | CASE(NOT_SPLIT) | CASE(SPLIT_IN_TWO) |
+		.must_see = MERGE_CASES | AGE_CASES | CASE(NOT_SPLIT) | CASE(SPLIT_IN_TWO) |
 			    CASE(SPLIT_IN_THREE),
 	};
 
@@ -605,7 +638,7 @@ TEST(seed_3_max_18_holds_at_a_third)
 {
 	static const struct loop_config config = {
 		.seed = 3, .min_nr_regions = 4, .max_nr_regions = 18, .nr_samples = 700,
-		.must_see = MERGE_CASES | CASE(NOT_SPLIT) | CASE(SPLIT_IN_TWO) |
+		.must_see = MERGE_CASES | AGE_CASES | CASE(NOT_SPLIT) | CASE(SPLIT_IN_TWO) |
 			    CASE(TWO_AT_A_THIRD),
 	};
 

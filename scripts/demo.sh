@@ -133,10 +133,12 @@ else
 	echo "(needs root, FUSE and mount namespaces: see docs/CONFORMANCE.md)"
 fi
 echo
-echo "== DAMON: uks damon record -- uks-masim configs/masim/zigzag.cfg (10 s, two 64 MiB"
-echo "   regions, the hot one alternating every 1.5 s), then damo's reports of the record"
+echo "== DAMON: uks damon record --budget 0 -- uks-masim configs/masim/zigzag.cfg (10 s,"
+echo "   two 64 MiB regions, the hot one alternating every 1.5 s), then damo's reports"
+echo "   (--budget 0: damo's fixed 5 ms sampling, for a sharp picture; by default the"
+echo "   sampling interval grows until monitoring costs at most 3% of a CPU)"
 rec=$(mktemp -d)
-"$O/uks" damon record -o "$rec/damon.data" -- "$O/uks-masim" configs/masim/zigzag.cfg >"$rec/masim.out"
+"$O/uks" damon record --budget 0 -o "$rec/damon.data" -- "$O/uks-masim" configs/masim/zigzag.cfg >"$rec/masim.out"
 # the heat map of the two regions uks-masim allocated (it prints where they are)
 range=$(awk '$1 == "region" { print $3 }' "$rec/masim.out" | tr '-' '\n' | sort | sed -n '1p;$p' |
 	while read -r a; do printf '%d ' "0x$a"; done)

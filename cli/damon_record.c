@@ -158,7 +158,9 @@ static int parse_record(int argc, char **argv, struct rec_args *a)
 			char tail;
 			int n = sscanf(optarg, "%lf,%lf%c", &m, &t, &tail);
 
-			if ((n != 2 && !(n == 1 && m == 0)) || m < 0 || t < 0 || m > 100 || t > 100) {
+			/* written so that NaN fails too */
+			if ((n != 2 && !(n == 1 && m == 0)) || !(m >= 0 && m <= 100) ||
+			    !(t >= 0 && t <= 100)) {
 				fprintf(stderr, "uks damon record: --budget wants MONITOR,TARGET "
 					"in percent (or 0): %s\n", optarg);
 				return 2;

@@ -184,6 +184,15 @@ ok "uks-masim names the bad line" -- bash -c "! '$M' '$tmp/bad.cfg' 2>&1 && '$M'
 head -c 500 /dev/urandom >"$tmp/junk.cfg"
 ok "uks-masim refuses a garbage config" -- bash -c "'$M' '$tmp/junk.cfg' >/dev/null 2>&1; [ \$? = 1 ]"
 ok "record without a command or pid is a usage error" -- bash -c "'$U' damon record -o '$tmp/x' 2>/dev/null; [ \$? = 2 ]"
+ok "record --budget and --intervals-goal garbage is a usage error naming the option, no file written" -- bash -c "
+	for b in nan,1 3 101,2 3,2x -1,2 ''; do
+		'$U' damon record -o '$tmp/bud' --budget \"\$b\" -- true 2>'$tmp/bud.err'
+		[ \$? = 2 ] && grep -q -- --budget '$tmp/bud.err' && [ ! -e '$tmp/bud' ] || exit 1
+	done
+	for g in 400 '400 1 2' '400 1 2 x' 'a b c d'; do
+		'$U' damon record -o '$tmp/bud' --intervals-goal \"\$g\" -- true 2>'$tmp/bud.err'
+		[ \$? = 2 ] && grep -q -- --intervals-goal '$tmp/bud.err' && [ ! -e '$tmp/bud' ] || exit 1
+	done"
 ok "record -p of a process that does not exist fails and writes no file" -- bash -c "
 	'$U' damon record -o '$tmp/nopid.data' -p 999999999 2>&1 | grep -q 'no such process' &&
 	! '$U' damon record -o '$tmp/nopid.data' -p 999999999 2>/dev/null && [ ! -e '$tmp/nopid.data' ] &&
